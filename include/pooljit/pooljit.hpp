@@ -1,0 +1,101 @@
+// pooljit: a JIT compiler for max-pooling kernels. The one header a user includes.
+//
+//   pooljit::MaxPoolDesc d;
+//   d.src = {pooljit::DType::f32, pooljit::Layout::nxc, {8, 64, 112, 112}};
+//   d.kernel = {3, 3}; d.strides = {2, 2}; d.pads_begin = {1, 1}; d.pads_end = {1, 1};
+//   pooljit::Primitive p = pooljit::Primitive::create(d);
+//   p.execute(src, dst);
+#pragma once
+
+#include <pooljit/types.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace pooljit {
+
+namespace detail {
+struct PrimitiveState;
+}
+
+// A cheap, copyable handle to immutable compiled code for one configuration. execute() is const and may be
+// called from many threads at once on different buffers.
+class Primitive {
+public:
+    Primitive() = default;  // empty: execute() throws
+
+    static Primitive create(const MaxPoolDesc& desc);
+    static Primitive create(const AdaptiveMaxPoolDesc& desc);
+
+    bool empty() const { return state_ == nullptr; }
+    const Problem& problem() const;
+    const TensorDesc& src_desc() const;
+    const TensorDesc& dst_desc() const;
+    // Same dims and memory layout as dst_desc(); dims are empty when the primitive has no indices output.
+    const TensorDesc& indices_desc() const;
+    bool has_indices() const;
+    // "jit:avx512", "jit:avx2" or "ref".
+    const std::string& impl_name() const;
+    // The problem string this primitive was created from (section 4 of DESIGN.md).
+    const std::string& problem_string() const;
+
+    // src, dst and indices are dense tensors as described by src_desc(), dst_desc() and indices_desc(); no
+    // alignment is required. indices must be non-null exactly when the primitive has an indices output.
+    void execute(const void* src, void* dst, void* indices = nullptr) const;
+
+private:
+    explicit Primitive(std::shared_ptr<const detail::PrimitiveState> state) : state_(std::move(state)) {}
+    const detail::PrimitiveState& state() const;
+
+    std::shared_ptr<const detail::PrimitiveState> state_;
+};
+
+// Problem strings: one line per configuration, e.g.
+//   maxpool dt=f32 layout=nxc src=8x64x112x112 k=3x3 s=2x2 d=1x1 pb=1x1 pe=1x1 pad=explicit round=floor
+//           nan=propagate idx=s64 axis=0 order=row
+//   adaptivemaxpool dt=f32 layout=ncx src=1x3x32x32 out=16x16 idx=s64
+// to_string prints every key; parse accepts omitted keys (defaults) and throws Error naming a bad token.
+std::string to_string(const MaxPoolDesc& desc);
+std::string to_string(const AdaptiveMaxPoolDesc& desc);
+MaxPoolDesc parse_max_pool(std::string_view line);
+AdaptiveMaxPoolDesc parse_adaptive_max_pool(std::string_view line);
+
+using AnyPoolDesc = std::variant<MaxPoolDesc, AdaptiveMaxPoolDesc>;
+// Dispatches on the op name: "maxpool" or "adaptivemaxpool".
+AnyPoolDesc parse_problem(std::string_view line);
+std::string to_string(const AnyPoolDesc& desc);
+Primitive create(const AnyPoolDesc& desc);
+
+// The oracle: a scalar interpreter of the semantics in DESIGN.md section 3. It validates like create().
+namespace reference {
+void execute(const MaxPoolDesc& desc, const void* src, void* dst, void* indices = nullptr);
+void execute(const AdaptiveMaxPoolDesc& desc, const void* src, void* dst, void* indices = nullptr);
+void execute(const Problem& problem, const void* src, void* dst, void* indices = nullptr);
+}  // namespace reference
+
+// The primitive cache. Until the runtime issue lands it is a stub: create() always compiles, stats() counts
+// creations as misses, set_capacity() only records the value, warmup() creates each descriptor once.
+namespace cache {
+struct Stats {
+    std::uint64_t hits = 0;
+    std::uint64_t misses = 0;
+    std::uint64_t entries = 0;
+    std::uint64_t evictions = 0;
+    double compile_microseconds = 0.0;
+};
+Stats stats();
+void set_capacity(std::size_t capacity);
+std::size_t capacity();
+void clear();
+void warmup(const std::vector<AnyPoolDesc>& descs);
+}  // namespace cache
+
+// Threads used by execute(); 0 restores the default (all cores, or POOLJIT_NUM_THREADS).
+void set_num_threads(int n);
+int num_threads();
+
+}  // namespace pooljit

@@ -1,0 +1,147 @@
+// The reference interpreter: the oracle for every test. Written to be obviously right, not fast: one output
+// element at a time, one tap at a time, padding skipped (never read as a value).
+#include "runtime/dtype.hpp"
+
+#include <pooljit/pooljit.hpp>
+
+#include <cmath>
+#include <cstring>
+
+namespace pooljit::reference {
+namespace {
+
+// Offset of logical element (n, c, spatial flat index s) in a dense tensor of this layout.
+std::int64_t offset(Layout layout, std::int64_t n, std::int64_t c, std::int64_t s, std::int64_t channels,
+                    std::int64_t spatial) {
+    return layout == Layout::ncx ? (n * channels + c) * spatial + s : (n * spatial + s) * channels + c;
+}
+
+// A window along each spatial axis: the input positions it covers, as start + j * step for j in [0, taps).
+// Positions outside [0, in) are padding and are skipped by the caller.
+struct AxisWindow {
+    std::int64_t start, step, taps;
+};
+
+AxisWindow window_of(const Problem& p, int axis, std::int64_t o) {
+    const auto a = static_cast<std::size_t>(axis);
+    if (p.op == OpKind::adaptive_max_pool) {
+        const std::int64_t in = p.in[a], out = p.out[a];
+        const std::int64_t begin = o * in / out;
+        const std::int64_t end = ((o + 1) * in + out - 1) / out;  // exclusive
+        return {begin, 1, end - begin};
+    }
+    return {o * p.stride[a] - p.pad_begin[a], p.dilation[a], p.kernel[a]};
+}
+
+template <DType D>
+void run(const Problem& p, const void* src_v, void* dst_v, void* idx_v) {
+    using T = typename dtype_traits<D>::storage;
+    const auto* src = static_cast<const T*>(src_v);
+    auto* dst = static_cast<T*>(dst_v);
+    const std::int64_t C = p.channels;
+    const std::int64_t in_size = p.spatial_in_size();
+    const std::int64_t out_size = p.spatial_out_size();
+    const std::int64_t modulus = p.index_modulus();
+
+    auto store_index = [&](std::int64_t at, std::int64_t value) {
+        if (!p.has_indices) return;
+        if (p.index_dtype == DType::s32) {
+            const auto v32 = static_cast<std::int32_t>(value);
+            std::memcpy(static_cast<char*>(idx_v) + at * 4, &v32, 4);
+        } else {
+            std::memcpy(static_cast<char*>(idx_v) + at * 8, &value, 8);
+        }
+    };
+
+    for (std::int64_t n = 0; n < p.batch; ++n) {
+        for (std::int64_t c = 0; c < C; ++c) {
+            for (std::int64_t o0 = 0; o0 < p.out[0]; ++o0) {
+                for (std::int64_t o1 = 0; o1 < p.out[1]; ++o1) {
+                    for (std::int64_t o2 = 0; o2 < p.out[2]; ++o2) {
+                        const AxisWindow w0 = window_of(p, 0, o0), w1 = window_of(p, 1, o1), w2 = window_of(p, 2, o2);
+                        bool found = false, found_nan = false;
+                        T best{};
+                        std::int64_t best_i[3] = {0, 0, 0};
+                        for (std::int64_t t0 = 0; t0 < w0.taps; ++t0) {
+                            const std::int64_t i0 = w0.start + t0 * w0.step;
+                            if (i0 < 0 || i0 >= p.in[0]) continue;
+                            for (std::int64_t t1 = 0; t1 < w1.taps; ++t1) {
+                                const std::int64_t i1 = w1.start + t1 * w1.step;
+                                if (i1 < 0 || i1 >= p.in[1]) continue;
+                                for (std::int64_t t2 = 0; t2 < w2.taps; ++t2) {
+                                    const std::int64_t i2 = w2.start + t2 * w2.step;
+                                    if (i2 < 0 || i2 >= p.in[2]) continue;
+                                    const std::int64_t s = (i0 * p.in[1] + i1) * p.in[2] + i2;
+                                    const T v = src[offset(p.layout, n, c, s, C, in_size)];
+                                    const auto cv = to_compare<D>(v);
+                                    bool take;
+                                    if constexpr (std::is_floating_point_v<decltype(cv)>) {
+                                        if (std::isnan(cv)) {
+                                            if (p.nan == NanPolicy::ignore) continue;
+                                            take = !found_nan;  // the first NaN wins and nothing replaces it
+                                            found_nan = true;
+                                        } else {
+                                            take = !found_nan && (!found || cv > to_compare<D>(best));
+                                        }
+                                    } else {
+                                        take = !found || cv > to_compare<D>(best);
+                                    }
+                                    if (take) {
+                                        best = v;
+                                        best_i[0] = i0;
+                                        best_i[1] = i1;
+                                        best_i[2] = i2;
+                                    }
+                                    found = true;
+                                }
+                            }
+                        }
+                        const std::int64_t o = (o0 * p.out[1] + o1) * p.out[2] + o2;
+                        const std::int64_t at = offset(p.layout, n, c, o, C, out_size);
+                        dst[at] = found ? best : empty_window_value<D>();
+                        if (!found) {
+                            store_index(at, -1);
+                            continue;
+                        }
+                        const std::int64_t spatial_flat = (best_i[0] * p.in[1] + best_i[1]) * p.in[2] + best_i[2];
+                        if (p.op == OpKind::adaptive_max_pool) {
+                            store_index(at, spatial_flat);
+                        } else if (p.order == StorageOrder::column_major) {
+                            // Only the spatial part is column-major: the first spatial axis varies fastest.
+                            const auto sr = static_cast<std::size_t>(p.spatial_rank);
+                            std::int64_t column = 0, scale = 1;
+                            for (std::size_t a = 0; a < sr; ++a) {
+                                column += best_i[a] * scale;
+                                scale *= p.in[a];
+                            }
+                            store_index(at, (n * C + c) * in_size + column);
+                        } else {
+                            store_index(at, ((n * C + c) * in_size + spatial_flat) % modulus);
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+
+void execute(const Problem& problem, const void* src, void* dst, void* indices) {
+    const bool empty = problem.batch == 0 || problem.channels == 0;
+    if (!empty && (src == nullptr || dst == nullptr))
+        throw Error(std::string("reference::execute: ") + (src == nullptr ? "src" : "dst") + " = nullptr, must point to the tensor");
+    if (!empty && problem.has_indices && indices == nullptr)
+        throw Error("reference::execute: indices = nullptr, the problem has an indices output");
+    dispatch_dtype(problem.dtype, [&](auto d) { run<decltype(d)::value>(problem, src, dst, indices); });
+}
+
+void execute(const MaxPoolDesc& desc, const void* src, void* dst, void* indices) {
+    execute(resolve(desc), src, dst, indices);
+}
+
+void execute(const AdaptiveMaxPoolDesc& desc, const void* src, void* dst, void* indices) {
+    execute(resolve(desc), src, dst, indices);
+}
+
+}  // namespace pooljit::reference

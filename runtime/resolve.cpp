@@ -1,0 +1,275 @@
+// Validation and shape inference: descriptor -> canonical Problem (DESIGN.md section 3).
+#include "runtime/dtype.hpp"
+
+#include <limits>
+#include <string>
+
+namespace pooljit {
+namespace {
+
+__extension__ typedef __int128 i128;
+constexpr i128 max_bytes = std::numeric_limits<std::int64_t>::max();  // 63-bit byte sizes
+
+std::string str(i128 v) {
+    if (v >= std::numeric_limits<std::int64_t>::min() && v <= std::numeric_limits<std::int64_t>::max())
+        return std::to_string(static_cast<std::int64_t>(v));
+    return v < 0 ? "-huge" : "huge";
+}
+
+class Checker {
+public:
+    explicit Checker(const char* op) : op_(op) {}
+
+    [[noreturn]] void fail(const std::string& what) const { throw Error(std::string(op_) + ": " + what); }
+
+    void check_dtype(const char* field, DType dtype) const {
+        if (static_cast<unsigned>(dtype) > static_cast<unsigned>(DType::s64))
+            fail(std::string(field) + " = " + std::to_string(static_cast<int>(dtype)) +
+                 ", must be one of f32, f64, f16, bf16, s8, u8, s32, s64");
+    }
+
+    template <typename E>
+    void check_enum(const char* field, E value, E last, const char* allowed) const {
+        if (static_cast<unsigned>(value) > static_cast<unsigned>(last))
+            fail(std::string(field) + " = " + std::to_string(static_cast<int>(value)) + ", must be one of " + allowed);
+    }
+
+    // Checks src rank, dims and enums; returns the spatial rank.
+    int check_src(const TensorDesc& src) const {
+        check_dtype("src.dtype", src.dtype);
+        check_enum("src.layout", src.layout, Layout::nxc, "ncx, nxc");
+        const auto rank = src.dims.size();
+        if (rank < 3 || rank > 5)
+            fail("src.dims has rank " + std::to_string(rank) + ", must be 3, 4 or 5 (N, C and 1 to 3 spatial dims)");
+        for (std::size_t i = 0; i < rank; ++i) {
+            const std::int64_t minimum = i < 2 ? 0 : 1;
+            if (src.dims[i] < minimum)
+                fail("src.dims[" + std::to_string(i) + "] = " + std::to_string(src.dims[i]) + ", must be >= " +
+                     std::to_string(minimum) + (i < 2 ? " (N and C may be 0)" : " (spatial dims)"));
+        }
+        return static_cast<int>(rank) - 2;
+    }
+
+    // An attribute vector: empty is allowed when `may_be_empty`, otherwise exactly `spatial_rank` entries.
+    void check_length(const char* field, const std::vector<std::int64_t>& v, int spatial_rank, bool may_be_empty) const {
+        if (v.empty() && may_be_empty) return;
+        if (static_cast<int>(v.size()) != spatial_rank)
+            fail(std::string(field) + " has " + std::to_string(v.size()) + " entries, must have " +
+                 std::to_string(spatial_rank) + " (one per spatial axis of src.dims)" +
+                 (may_be_empty ? " or be empty" : ""));
+    }
+
+    void check_min(const char* field, const std::vector<std::int64_t>& v, std::int64_t minimum) const {
+        for (std::size_t i = 0; i < v.size(); ++i)
+            if (v[i] < minimum)
+                fail(std::string(field) + "[" + std::to_string(i) + "] = " + std::to_string(v[i]) + ", must be >= " +
+                     std::to_string(minimum));
+    }
+
+    // prod(dims) * element size must fit in 63 bits; checked without wrapping.
+    void check_bytes(const char* tensor, const Problem::Spatial& spatial, int spatial_rank, std::int64_t n,
+                     std::int64_t c, DType dtype) const {
+        i128 bytes = static_cast<i128>(size_of(dtype));
+        auto mul = [&](std::int64_t d) {
+            bytes *= d;
+            if (bytes > max_bytes)
+                fail(std::string(tensor) + " byte size exceeds 2^63-1 (dims too large for " + to_string(dtype) + ")");
+        };
+        mul(n);
+        mul(c);
+        for (int i = 0; i < spatial_rank; ++i) mul(spatial[i]);
+        // A zero-size tensor can still overflow in its other factors: check them without the zero.
+        i128 nonzero = static_cast<i128>(size_of(dtype));
+        for (std::int64_t d : {n, c}) nonzero *= d == 0 ? 1 : d;
+        for (int i = 0; i < spatial_rank; ++i) {
+            nonzero *= spatial[i];
+            if (nonzero > max_bytes) break;
+        }
+        if (nonzero > max_bytes)
+            fail(std::string(tensor) + " byte size exceeds 2^63-1 (dims too large for " + to_string(dtype) + ")");
+    }
+
+private:
+    const char* op_;
+};
+
+std::int64_t ceil_div(i128 a, i128 b) { return static_cast<std::int64_t>((a + b - 1) / b); }
+
+void check_problem_sizes(const Checker& check, const Problem& p) {
+    check.check_bytes("src", p.in, p.spatial_rank, p.batch, p.channels, p.dtype);
+    check.check_bytes("dst", p.out, p.spatial_rank, p.batch, p.channels, p.dtype);
+    if (!p.has_indices) return;
+    check.check_bytes("indices", p.out, p.spatial_rank, p.batch, p.channels, p.index_dtype);
+    if (p.index_dtype == DType::s32) {
+        // The largest index is prod(src dims[axis:]) - 1 (for adaptive pooling: the spatial size - 1).
+        const i128 largest = static_cast<i128>(p.index_modulus()) - 1;
+        if (largest > std::numeric_limits<std::int32_t>::max())
+            check.fail("indices dtype = s32, but the largest possible index " + str(largest) +
+                       " exceeds INT32_MAX; use s64");
+    }
+}
+
+}  // namespace
+
+TensorDesc Problem::src_desc() const {
+    TensorDesc d{dtype, layout, {batch, channels}};
+    for (int i = 0; i < spatial_rank; ++i) d.dims.push_back(in[i]);
+    return d;
+}
+
+TensorDesc Problem::dst_desc() const {
+    TensorDesc d{dtype, layout, {batch, channels}};
+    for (int i = 0; i < spatial_rank; ++i) d.dims.push_back(out[i]);
+    return d;
+}
+
+TensorDesc Problem::indices_desc() const {
+    if (!has_indices) return TensorDesc{index_dtype, layout, {}};
+    TensorDesc d = dst_desc();
+    d.dtype = index_dtype;
+    return d;
+}
+
+std::int64_t Problem::index_modulus() const {
+    if (op == OpKind::adaptive_max_pool) return spatial_in_size();
+    std::int64_t m = 1;
+    const std::int64_t dims[5] = {batch, channels, in[0], in[1], in[2]};
+    for (int i = axis; i < rank(); ++i) m *= dims[i];
+    return m;
+}
+
+Problem resolve(const MaxPoolDesc& desc) {
+    const Checker check("MaxPool");
+    const int sr = check.check_src(desc.src);
+    check.check_enum("auto_pad", desc.auto_pad, AutoPad::same_lower, "explicit, valid, same_upper, same_lower");
+    check.check_enum("rounding", desc.rounding, Rounding::ceil_torch, "floor, ceil, ceil_torch");
+    check.check_enum("nan", desc.nan, NanPolicy::ignore, "propagate, ignore");
+
+    if (desc.kernel.empty())
+        check.fail("kernel is empty, must have " + std::to_string(sr) + " entries (one per spatial axis of src.dims)");
+    check.check_length("kernel", desc.kernel, sr, false);
+    check.check_length("strides", desc.strides, sr, true);
+    check.check_length("dilations", desc.dilations, sr, true);
+    check.check_min("kernel", desc.kernel, 1);
+    check.check_min("strides", desc.strides, 1);
+    check.check_min("dilations", desc.dilations, 1);
+    const bool explicit_pads = desc.auto_pad == AutoPad::explicit_pads;
+    if (explicit_pads) {
+        check.check_length("pads_begin", desc.pads_begin, sr, true);
+        check.check_length("pads_end", desc.pads_end, sr, true);
+        check.check_min("pads_begin", desc.pads_begin, 0);
+        check.check_min("pads_end", desc.pads_end, 0);
+    }
+
+    Problem p;
+    p.op = OpKind::max_pool;
+    p.dtype = desc.src.dtype;
+    p.layout = desc.src.layout;
+    p.spatial_rank = sr;
+    p.batch = desc.src.dims[0];
+    p.channels = desc.src.dims[1];
+    p.nan = desc.nan;
+
+    for (int i = 0; i < sr; ++i) {
+        const auto is = static_cast<std::size_t>(i);
+        const std::int64_t in = desc.src.dims[is + 2];
+        const std::int64_t k = desc.kernel[is];
+        const std::int64_t s = desc.strides.empty() ? 1 : desc.strides[is];
+        const std::int64_t d = desc.dilations.empty() ? 1 : desc.dilations[is];
+        const i128 ek = static_cast<i128>(k - 1) * d + 1;
+        i128 pb = 0, pe = 0;
+        std::int64_t out = 0;
+        if (desc.auto_pad == AutoPad::same_upper || desc.auto_pad == AutoPad::same_lower) {
+            out = ceil_div(in, s);
+            const i128 need = static_cast<i128>(out - 1) * s + ek - in;
+            const i128 total = need > 0 ? need : 0;
+            const i128 smaller = total / 2;
+            pb = desc.auto_pad == AutoPad::same_upper ? smaller : total - smaller;
+            pe = total - pb;
+            if (pb > max_bytes || pe > max_bytes)
+                check.fail("kernel[" + std::to_string(i) + "] = " + std::to_string(k) + " with dilations[" +
+                           std::to_string(i) + "] = " + std::to_string(d) + " needs a padding that overflows 64 bits");
+        } else {
+            if (explicit_pads) {
+                pb = desc.pads_begin.empty() ? 0 : desc.pads_begin[is];
+                pe = desc.pads_end.empty() ? 0 : desc.pads_end[is];
+            }
+            const i128 padded = in + pb + pe;
+            if (ek > padded)
+                check.fail("kernel[" + std::to_string(i) + "] = " + std::to_string(k) + " with dilations[" +
+                           std::to_string(i) + "] = " + std::to_string(d) + " spans " + str(ek) +
+                           ", must not exceed the padded input " + str(padded) + " (src.dims[" +
+                           std::to_string(i + 2) + "] = " + std::to_string(in) + " + pads " + str(pb) + " + " +
+                           str(pe) + ")");
+            const i128 span = padded - ek;
+            i128 o = desc.rounding == Rounding::floor ? span / s + 1 : (span + s - 1) / s + 1;
+            if (desc.rounding == Rounding::ceil_torch && (o - 1) * s >= in + pb) o -= 1;
+            if (o > max_bytes) check.fail("output size on spatial axis " + std::to_string(i) + " overflows 64 bits");
+            out = static_cast<std::int64_t>(o);
+        }
+        if (out < 1)
+            check.fail("output size on spatial axis " + std::to_string(i) + " = " + std::to_string(out) +
+                       ", must be >= 1");
+        p.in[is] = in;
+        p.out[is] = out;
+        p.kernel[is] = k;
+        p.stride[is] = s;
+        p.dilation[is] = d;
+        p.pad_begin[is] = static_cast<std::int64_t>(pb);
+        p.pad_end[is] = static_cast<std::int64_t>(pe);
+    }
+
+    if (desc.indices) {
+        const IndexSpec& ix = *desc.indices;
+        check.check_dtype("indices.dtype", ix.dtype);
+        if (!is_index_dtype(ix.dtype))
+            check.fail(std::string("indices.dtype = ") + to_string(ix.dtype) + ", must be s32 or s64");
+        check.check_enum("indices.order", ix.order, StorageOrder::column_major, "row_major, column_major");
+        const std::int64_t rank = sr + 2;
+        if (ix.axis < -rank || ix.axis > rank - 1)
+            check.fail("indices.axis = " + std::to_string(ix.axis) + ", must be in [" + std::to_string(-rank) + ", " +
+                       std::to_string(rank - 1) + "] for a rank-" + std::to_string(rank) + " input");
+        const int axis = static_cast<int>(ix.axis < 0 ? ix.axis + rank : ix.axis);
+        if (ix.order == StorageOrder::column_major && axis != 0)
+            check.fail("indices.order = column_major requires indices.axis = 0, got axis = " + std::to_string(ix.axis));
+        p.has_indices = true;
+        p.index_dtype = ix.dtype;
+        p.axis = axis;
+        p.order = ix.order;
+    }
+    check_problem_sizes(check, p);
+    return p;
+}
+
+Problem resolve(const AdaptiveMaxPoolDesc& desc) {
+    const Checker check("AdaptiveMaxPool");
+    const int sr = check.check_src(desc.src);
+    if (desc.output_size.empty())
+        check.fail("output_size is empty, must have " + std::to_string(sr) + " entries (one per spatial axis of src.dims)");
+    check.check_length("output_size", desc.output_size, sr, false);
+    check.check_min("output_size", desc.output_size, 1);
+
+    Problem p;
+    p.op = OpKind::adaptive_max_pool;
+    p.dtype = desc.src.dtype;
+    p.layout = desc.src.layout;
+    p.spatial_rank = sr;
+    p.batch = desc.src.dims[0];
+    p.channels = desc.src.dims[1];
+    for (int i = 0; i < sr; ++i) {
+        const auto is = static_cast<std::size_t>(i);
+        p.in[is] = desc.src.dims[is + 2];
+        p.out[is] = desc.output_size[is];
+    }
+    if (desc.index_dtype) {
+        check.check_dtype("index_dtype", *desc.index_dtype);
+        if (!is_index_dtype(*desc.index_dtype))
+            check.fail(std::string("index_dtype = ") + to_string(*desc.index_dtype) + ", must be s32 or s64");
+        p.has_indices = true;
+        p.index_dtype = *desc.index_dtype;
+    }
+    check_problem_sizes(check, p);
+    return p;
+}
+
+}  // namespace pooljit

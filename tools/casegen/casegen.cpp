@@ -1,0 +1,266 @@
+#include "casegen/casegen.hpp"
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstring>
+#include <limits>
+
+namespace pooljit::casegen {
+namespace {
+
+constexpr std::array<DType, 8> all_dtypes = {DType::f32, DType::f64, DType::f16,  DType::bf16,
+                                             DType::s8,  DType::u8,  DType::s32,  DType::s64};
+
+// Channel counts and widths around vector lengths (4, 8, 16, 32, 64 lanes) and 1.
+constexpr std::array<std::int64_t, 16> awkward_sizes = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 65};
+
+// f16 bits of a small integer (|v| < 2048), exact.
+std::uint16_t f16_of_int(int v) {
+    if (v == 0) return 0;
+    const unsigned sign = v < 0 ? 0x8000u : 0u;
+    const auto a = static_cast<unsigned>(v < 0 ? -v : v);
+    const int e = std::bit_width(a) - 1;
+    const unsigned mantissa = (a << (10 - e)) & 0x3FFu;
+    return static_cast<std::uint16_t>(sign | static_cast<unsigned>(e + 15) << 10 | mantissa);
+}
+
+std::uint16_t bf16_of_int(int v) {  // exact for |v| <= 256
+    return static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(static_cast<float>(v)) >> 16);
+}
+
+template <typename T>
+void put(std::uint8_t* at, T v) {
+    std::memcpy(at, &v, sizeof(T));
+}
+
+// One element: a small integer (ties are common), or a special value of the type.
+void draw_element(DType dt, std::uint8_t* at, std::mt19937_64& rng, int mode) {
+    std::uniform_int_distribution<int> small(-6, 6);
+    std::uniform_int_distribution<int> percent(0, 99);
+    const int roll = percent(rng);
+    // mode 1: mostly the lowest value, so that whole windows hold nothing else.
+    const bool lowest = (mode == 1 && roll < 85) || roll < 4;
+    const bool special = !lowest && roll < 22;
+    const int s = static_cast<int>(rng() % 8);
+    switch (dt) {
+        case DType::f32: {
+            const float specials[8] = {std::numeric_limits<float>::infinity(), -0.0f, 0.0f,
+                                       std::bit_cast<float>(0x7FC00001u), std::bit_cast<float>(0xFFC00000u),
+                                       std::numeric_limits<float>::denorm_min(), -std::numeric_limits<float>::denorm_min(),
+                                       std::numeric_limits<float>::max()};
+            put(at, lowest ? -std::numeric_limits<float>::infinity() : special ? specials[s] : static_cast<float>(small(rng)));
+            break;
+        }
+        case DType::f64: {
+            const double specials[8] = {std::numeric_limits<double>::infinity(), -0.0, 0.0,
+                                        std::bit_cast<double>(0x7FF8000000000001ull),
+                                        std::bit_cast<double>(0xFFF8000000000000ull),
+                                        std::numeric_limits<double>::denorm_min(), -std::numeric_limits<double>::denorm_min(),
+                                        std::numeric_limits<double>::lowest()};
+            put(at, lowest ? -std::numeric_limits<double>::infinity() : special ? specials[s] : static_cast<double>(small(rng)));
+            break;
+        }
+        case DType::f16: {
+            const std::uint16_t specials[8] = {0x7C00, 0x8000, 0x0000, 0x7E01, 0xFE00, 0x0001, 0x8001, 0x7BFF};
+            put<std::uint16_t>(at, lowest ? std::uint16_t{0xFC00} : special ? specials[s] : f16_of_int(small(rng)));
+            break;
+        }
+        case DType::bf16: {
+            const std::uint16_t specials[8] = {0x7F80, 0x8000, 0x0000, 0x7FC1, 0xFFC0, 0x0001, 0x8001, 0x7F7F};
+            put<std::uint16_t>(at, lowest ? std::uint16_t{0xFF80} : special ? specials[s] : bf16_of_int(small(rng)));
+            break;
+        }
+        case DType::s8: {
+            const std::int8_t specials[4] = {127, -127, 0, -1};
+            put<std::int8_t>(at, lowest ? std::int8_t{-128} : special ? specials[s % 4] : static_cast<std::int8_t>(small(rng)));
+            break;
+        }
+        case DType::u8: {
+            const std::uint8_t specials[4] = {255, 254, 1, 128};
+            put<std::uint8_t>(at, lowest ? std::uint8_t{0} : special ? specials[s % 4] : static_cast<std::uint8_t>(small(rng) + 6));
+            break;
+        }
+        case DType::s32: {
+            const std::int32_t specials[4] = {std::numeric_limits<std::int32_t>::max(), -2147483647, 1 << 24, -(1 << 24) - 1};
+            put<std::int32_t>(at, lowest ? std::numeric_limits<std::int32_t>::min() : special ? specials[s % 4] : small(rng));
+            break;
+        }
+        case DType::s64: {
+            const std::int64_t specials[4] = {std::numeric_limits<std::int64_t>::max(), -9223372036854775807ll,
+                                              (1ll << 53) + 1, -(1ll << 40)};
+            put<std::int64_t>(at, lowest ? std::numeric_limits<std::int64_t>::min() : special ? specials[s % 4]
+                                                                                             : std::int64_t{small(rng)});
+            break;
+        }
+    }
+}
+
+}  // namespace
+
+std::size_t byte_size(const TensorDesc& desc) {
+    std::uint64_t n = size_of(desc.dtype);
+    for (std::int64_t d : desc.dims) {
+        if (d < 0 || (d != 0 && n > std::numeric_limits<std::int64_t>::max() / static_cast<std::uint64_t>(d)))
+            throw Error("casegen: tensor byte size overflows");
+        n *= static_cast<std::uint64_t>(d);
+    }
+    return static_cast<std::size_t>(n);
+}
+
+std::vector<std::uint8_t> adversarial_data(const TensorDesc& desc, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint8_t> bytes(byte_size(desc));
+    const std::size_t elem = size_of(desc.dtype);
+    // Per tensor: mode 0 mixes everything; mode 1 is mostly the lowest value; blocks switch modes so that
+    // runs of lowest values sit next to ordinary data.
+    const std::size_t block = 1 + rng() % 64;
+    int mode = 0;
+    for (std::size_t i = 0; i * elem < bytes.size(); ++i) {
+        if (i % block == 0) mode = rng() % 4 == 0 ? 1 : 0;
+        draw_element(desc.dtype, bytes.data() + i * elem, rng, mode);
+    }
+    return bytes;
+}
+
+Generator::Generator(std::uint64_t seed, Bounds bounds) : rng_(seed), bounds_(bounds) {}
+
+std::int64_t Generator::uniform(std::int64_t lo, std::int64_t hi) {
+    return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng_);
+}
+
+bool Generator::chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+
+TensorDesc Generator::source(int spatial_rank) {
+    TensorDesc t;
+    t.dtype = all_dtypes[static_cast<std::size_t>(uniform(0, 7))];
+    t.layout = chance(0.5) ? Layout::nxc : Layout::ncx;
+    const auto pick_awkward = [&](std::int64_t limit) {
+        std::int64_t v;
+        do v = awkward_sizes[static_cast<std::size_t>(uniform(0, awkward_sizes.size() - 1))];
+        while (v > limit);
+        return v;
+    };
+    t.dims.push_back(chance(0.03) ? 0 : uniform(1, bounds_.max_batch));
+    t.dims.push_back(chance(0.03) ? 0 : chance(0.6) ? pick_awkward(bounds_.max_channels) : uniform(1, bounds_.max_channels));
+    for (int i = 0; i < spatial_rank; ++i) {
+        const std::int64_t limit = spatial_rank == 1 ? bounds_.max_spatial_1d : bounds_.max_spatial;
+        t.dims.push_back(chance(0.5) ? pick_awkward(limit) : uniform(1, limit));
+    }
+    // Keep the case small: shrink channels, then batch, then spatial dims until it fits.
+    auto elements = [&] {
+        std::int64_t e = 1;
+        for (std::int64_t d : t.dims) e *= std::max<std::int64_t>(d, 1);
+        return e;
+    };
+    for (std::size_t i = 1; elements() > bounds_.max_src_elements; i = i % (t.dims.size() - 1) + 1)
+        t.dims[i] = std::max<std::int64_t>(1, t.dims[i] / 2);
+    return t;
+}
+
+MaxPoolDesc Generator::max_pool_attempt() {
+    const int sr = static_cast<int>(uniform(1, 3));
+    MaxPoolDesc d;
+    d.src = source(sr);
+    const auto modes = std::array{AutoPad::explicit_pads, AutoPad::explicit_pads, AutoPad::valid, AutoPad::same_upper,
+                                  AutoPad::same_lower};
+    d.auto_pad = modes[static_cast<std::size_t>(uniform(0, 4))];
+    d.rounding = std::array{Rounding::floor, Rounding::ceil, Rounding::ceil_torch}[static_cast<std::size_t>(uniform(0, 2))];
+    d.nan = chance(0.5) ? NanPolicy::propagate : NanPolicy::ignore;
+    const bool empty_strides = chance(0.1), empty_dilations = chance(0.3), empty_pads = chance(0.1);
+    for (int i = 0; i < sr; ++i) {
+        const std::int64_t in = d.src.dims[static_cast<std::size_t>(i) + 2];
+        const std::int64_t kmax = sr == 1 ? std::min<std::int64_t>(in + 4, 220) : bounds_.max_kernel;
+        std::int64_t k = chance(0.7) ? uniform(1, std::min<std::int64_t>(kmax, 5)) : uniform(1, kmax);
+        const std::int64_t dil = empty_dilations || chance(0.7) ? 1 : uniform(2, 3);
+        const std::int64_t pb = empty_pads ? 0 : chance(0.5) ? 0 : uniform(0, k + 1);
+        const std::int64_t pe = empty_pads ? 0 : chance(0.5) ? pb : uniform(0, k + 1);
+        const std::int64_t padded = in + (d.auto_pad == AutoPad::explicit_pads ? pb + pe : 0);
+        // The dilated kernel must fit in the padded input (same_* pads itself).
+        while (d.auto_pad != AutoPad::same_upper && d.auto_pad != AutoPad::same_lower && k > 1 && (k - 1) * dil + 1 > padded)
+            --k;
+        d.kernel.push_back(k);
+        if (!empty_strides) d.strides.push_back(chance(0.5) ? 1 : uniform(1, 4));
+        if (!empty_dilations) d.dilations.push_back(dil);
+        if (!empty_pads) {
+            d.pads_begin.push_back(pb);
+            d.pads_end.push_back(pe);
+        }
+    }
+    if (chance(0.6)) {
+        IndexSpec ix;
+        ix.dtype = chance(0.5) ? DType::s32 : DType::s64;
+        const std::int64_t rank = sr + 2;
+        ix.axis = chance(0.6) ? 0 : uniform(-rank, rank - 1);
+        if ((ix.axis == 0 || ix.axis == -rank) && chance(0.3)) ix.order = StorageOrder::column_major;
+        d.indices = ix;
+    }
+    return d;
+}
+
+MaxPoolDesc Generator::max_pool() {
+    for (;;) {
+        MaxPoolDesc d = max_pool_attempt();
+        try {
+            (void)resolve(d);
+            return d;
+        } catch (const Error&) {
+            // A rare draw (a dilated kernel larger than the input under valid): draw again.
+        }
+    }
+}
+
+AdaptiveMaxPoolDesc Generator::adaptive_max_pool() {
+    const int sr = static_cast<int>(uniform(1, 3));
+    AdaptiveMaxPoolDesc a;
+    a.src = source(sr);
+    for (int i = 0; i < sr; ++i) {
+        const std::int64_t in = a.src.dims[static_cast<std::size_t>(i) + 2];
+        // Mostly smaller than the input; sometimes larger (allowed: windows overlap and repeat).
+        a.output_size.push_back(chance(0.8) ? uniform(1, in) : uniform(in, in + 5));
+    }
+    if (chance(0.7)) a.index_dtype = chance(0.5) ? DType::s32 : DType::s64;
+    return a;
+}
+
+AnyPoolDesc Generator::any() {
+    if (chance(0.15)) return adaptive_max_pool();
+    return max_pool();
+}
+
+InvalidCase Generator::invalid() {
+    MaxPoolDesc d = max_pool();
+    const std::size_t sr = d.src.dims.size() - 2;
+    const auto i = static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(sr) - 1));
+    const std::string at = "[" + std::to_string(i) + "]";
+    switch (uniform(0, 11)) {
+        case 0: d.kernel[i] = uniform(-3, 0); return {d, "kernel" + at};
+        case 1: d.strides.assign(sr, 1); d.strides[i] = uniform(-3, 0); return {d, "strides" + at};
+        case 2: d.dilations.assign(sr, 1); d.dilations[i] = uniform(-3, 0); return {d, "dilations" + at};
+        case 3:
+            d.auto_pad = AutoPad::explicit_pads;
+            d.pads_begin.assign(sr, 0);
+            d.pads_begin[i] = uniform(-5, -1);
+            return {d, "pads_begin" + at};
+        case 4: d.kernel.push_back(1); return {d, "kernel"};
+        case 5: d.src.dims.resize(chance(0.5) ? 2 : 6, 1); return {d, "src.dims"};
+        case 6: d.src.dims[i + 2] = 0; return {d, "src.dims[" + std::to_string(i + 2) + "]"};
+        case 7:
+            d.indices = IndexSpec{DType::s64, chance(0.5) ? static_cast<std::int64_t>(sr) + 2 : -static_cast<std::int64_t>(sr) - 3};
+            return {d, "indices.axis"};
+        case 8: d.indices = IndexSpec{DType::s64, 1, StorageOrder::column_major}; return {d, "indices.order"};
+        case 9:
+            d.auto_pad = AutoPad::valid;
+            d.dilations.assign(sr, 1);
+            d.kernel[i] = d.src.dims[i + 2] + uniform(1, 3);
+            return {d, "kernel" + at};
+        case 10: d.src.dims[0] = -1; return {d, "src.dims[0]"};
+        default: {
+            AdaptiveMaxPoolDesc a = adaptive_max_pool();
+            a.output_size[0] = uniform(-2, 0);
+            return {a, "output_size[0]"};
+        }
+    }
+}
+
+}  // namespace pooljit::casegen
