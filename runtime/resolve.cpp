@@ -66,27 +66,22 @@ public:
                      std::to_string(minimum));
     }
 
-    // prod(dims) * element size must fit in 63 bits; checked without wrapping.
+    // prod(dims) * element size must fit in 63 bits; checked without wrapping, and also when a zero dim
+    // makes the product small (the other factors still describe an absurd tensor).
     void check_bytes(const char* tensor, const Problem::Spatial& spatial, int spatial_rank, std::int64_t n,
                      std::int64_t c, DType dtype) const {
+        std::vector<std::int64_t> dims{n, c};
+        for (int i = 0; i < spatial_rank; ++i) dims.push_back(spatial[static_cast<std::size_t>(i)]);
         i128 bytes = static_cast<i128>(size_of(dtype));
-        auto mul = [&](std::int64_t d) {
-            bytes *= d;
-            if (bytes > max_bytes)
-                fail(std::string(tensor) + " byte size exceeds 2^63-1 (dims too large for " + to_string(dtype) + ")");
-        };
-        mul(n);
-        mul(c);
-        for (int i = 0; i < spatial_rank; ++i) mul(spatial[i]);
-        // A zero-size tensor can still overflow in its other factors: check them without the zero.
-        i128 nonzero = static_cast<i128>(size_of(dtype));
-        for (std::int64_t d : {n, c}) nonzero *= d == 0 ? 1 : d;
-        for (int i = 0; i < spatial_rank; ++i) {
-            nonzero *= spatial[i];
-            if (nonzero > max_bytes) break;
+        for (std::int64_t d : dims) {
+            bytes *= d == 0 ? 1 : d;
+            if (bytes > max_bytes) {
+                std::string shape;
+                for (std::int64_t x : dims) shape += (shape.empty() ? "" : "x") + std::to_string(x);
+                fail(std::string(tensor) + " dims = " + shape + " of " + to_string(dtype) +
+                     ": the byte size must fit in 63 bits (<= 2^63-1)");
+            }
         }
-        if (nonzero > max_bytes)
-            fail(std::string(tensor) + " byte size exceeds 2^63-1 (dims too large for " + to_string(dtype) + ")");
     }
 
 private:
@@ -104,8 +99,8 @@ void check_problem_sizes(const Checker& check, const Problem& p) {
         // The largest index is prod(src dims[axis:]) - 1 (for adaptive pooling: the spatial size - 1).
         const i128 largest = static_cast<i128>(p.index_modulus()) - 1;
         if (largest > std::numeric_limits<std::int32_t>::max())
-            check.fail("indices dtype = s32, but the largest possible index " + str(largest) +
-                       " exceeds INT32_MAX; use s64");
+            check.fail("indices.dtype = s32, but the largest possible index " + str(largest) +
+                       " exceeds INT32_MAX (2147483647); use s64");
     }
 }
 
@@ -195,6 +190,10 @@ Problem resolve(const MaxPoolDesc& desc) {
                 pe = desc.pads_end.empty() ? 0 : desc.pads_end[is];
             }
             const i128 padded = in + pb + pe;
+            if (padded > max_bytes)
+                check.fail("pads_begin[" + std::to_string(i) + "] = " + str(pb) + " and pads_end[" + std::to_string(i) +
+                           "] = " + str(pe) + " with src.dims[" + std::to_string(i + 2) + "] = " + std::to_string(in) +
+                           ": the padded size must fit in 63 bits");
             if (ek > padded)
                 check.fail("kernel[" + std::to_string(i) + "] = " + std::to_string(k) + " with dilations[" +
                            std::to_string(i) + "] = " + std::to_string(d) + " spans " + str(ek) +

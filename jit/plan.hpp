@@ -1,0 +1,88 @@
+// The planner: a pure function (Problem, Isa) -> KernelPlan. A plan is data: the emitters translate it into
+// instructions and make no decisions of their own; tests assert plans without running code.
+#pragma once
+
+#include "jit/isa.hpp"
+
+#include <pooljit/types.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pooljit::jit {
+
+enum class Strategy {
+    nxc_channels,  // channels-last: lanes are channels; one call per (n, channel block, output row)
+    ncx_width,     // planar: lanes are consecutive outputs along the innermost axis; one call per (n, c, row)
+};
+
+// The type that comparisons happen in. Narrow types are widened to 32-bit lanes on load and narrowed back
+// on store: bf16 by a 16-bit shift (exact, NaN payloads included), f16 through F16C with the raw bits carried
+// beside the compared value (so a selected signalling NaN keeps its bits), s8/u8 by sign/zero extension.
+enum class CompareType { f32, f64, s32, u32, s64 };
+
+// A run of consecutive outputs along the innermost spatial axis whose windows all cover the same valid taps
+// [tap_begin, tap_end) along that axis. The interior run has tap_begin = 0, tap_end = kernel; runs that touch
+// padding have fewer taps; a run with tap_begin == tap_end has empty windows along this axis.
+struct WidthRun {
+    std::int64_t out_begin = 0, out_end = 0;
+    std::int64_t tap_begin = 0, tap_end = 0;
+
+    friend bool operator==(const WidthRun&, const WidthRun&) = default;
+};
+
+struct KernelPlan {
+    Isa isa = Isa::ref;
+    Strategy strategy = Strategy::nxc_channels;
+    DType dtype = DType::f32;
+    CompareType compare = CompareType::f32;
+    NanPolicy nan = NanPolicy::propagate;
+    bool is_float = true;
+
+    int vector_bytes = 64;     // 64 (zmm) or 32 (ymm)
+    int lanes = 16;            // compare-type lanes per vector
+    int vectors_per_block = 1; // nxc: vectors of channels per block (register blocking)
+    std::int64_t channel_block = 16;  // nxc: channels per call (vectors_per_block * lanes, or fewer)
+    std::int64_t channel_tail = 0;    // nxc: channels in the last, partial block (0: none)
+
+    // Innermost spatial axis, in elements of the window (same meaning for both strategies).
+    std::int64_t out_width = 1, in_width = 1;
+    std::int64_t kernel_w = 1, stride_w = 1, dilation_w = 1, pad_w = 0;
+    std::vector<WidthRun> width_runs;
+    // Above this many taps along the width, the tap loop is a loop, not unrolled code.
+    bool unroll_width_taps = true;
+
+    // Byte strides the kernel walks (src, dst): between outputs along the width, between taps along width /
+    // outer axes.
+    std::int64_t src_tap_stride_w = 0;   // bytes between consecutive width taps (dilation included)
+    std::int64_t src_out_stride_w = 0;   // bytes between the first taps of consecutive outputs
+    std::int64_t src_tap_stride_h = 0;   // bytes between consecutive taps along axis -2 (0 for 1-D)
+    std::int64_t src_tap_stride_d = 0;   // bytes between consecutive taps along axis -3 (0 for 1-D, 2-D)
+    std::int64_t dst_out_stride_w = 0;   // bytes between consecutive outputs along the width
+
+    // Indices: the index of an element is channel_term + i0*m0 + i1*m1 + i2*m2 (spatial position i, linear
+    // for every axis and storage order; axes dropped by the modulus have multiplier 0). The kernel carries
+    // the spatial part; channel_term is added at the store.
+    bool has_indices = false;
+    DType index_dtype = DType::s64;
+    bool index_lanes_64 = false;  // track the spatial part in 64-bit lanes (it can exceed INT32_MAX)
+    std::int64_t index_mult[3] = {0, 0, 0};
+    std::int64_t index_tap_step_w = 0, index_tap_step_h = 0, index_tap_step_d = 0;
+    std::int64_t index_out_step_w = 0;
+    std::int64_t channel_index_stride = 0;  // index difference between neighbouring channels (nxc lanes)
+
+    friend bool operator==(const KernelPlan&, const KernelPlan&) = default;
+};
+
+// Throws nothing for a valid Problem. isa must be avx2 or avx512.
+KernelPlan make_plan(const Problem& problem, Isa isa);
+
+// One line per fact, for POOLJIT_VERBOSE=2 and for tests.
+std::string to_string(const KernelPlan& plan);
+
+// The runs of WidthRun for one axis: outputs grouped by their valid tap range.
+std::vector<WidthRun> width_runs(std::int64_t out, std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                                 std::int64_t dilation, std::int64_t pad_begin);
+
+}  // namespace pooljit::jit
