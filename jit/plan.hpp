@@ -55,6 +55,7 @@ struct KernelPlan {
 
     // Byte strides the kernel walks (src, dst): between outputs along the width, between taps along width /
     // outer axes.
+    std::int64_t src_step_w = 0;         // bytes between neighbouring positions along the width
     std::int64_t src_tap_stride_w = 0;   // bytes between consecutive width taps (dilation included)
     std::int64_t src_out_stride_w = 0;   // bytes between the first taps of consecutive outputs
     std::int64_t src_tap_stride_h = 0;   // bytes between consecutive taps along axis -2 (0 for 1-D)
@@ -68,6 +69,8 @@ struct KernelPlan {
     DType index_dtype = DType::s64;
     bool index_lanes_64 = false;  // track the spatial part in 64-bit lanes (it can exceed INT32_MAX)
     std::int64_t index_mult[3] = {0, 0, 0};
+    std::int64_t index_mult_w = 0;  // index_mult of the innermost axis
+    bool wide_index_math = false;   // channel offsets and the final add in 64 bits (s64 output or 64-bit lanes)
     std::int64_t index_tap_step_w = 0, index_tap_step_h = 0, index_tap_step_d = 0;
     std::int64_t index_out_step_w = 0;
     std::int64_t channel_index_stride = 0;  // index difference between neighbouring channels (nxc lanes)

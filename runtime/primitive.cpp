@@ -1,10 +1,47 @@
 // Primitive: creation (validate, choose an implementation) and execution.
 #include "runtime/primitive_state.hpp"
 
+#include "jit/isa.hpp"
+#include "runtime/executor.hpp"
+
 #include <memory>
 
 namespace pooljit {
 namespace {
+
+// Implementations in order jit:avx512, jit:avx2, ref; each one that declines says why in the dispatch log.
+void choose_implementation(detail::PrimitiveState& s) {
+    const Problem& p = s.problem;
+    const jit::Isa cap = jit::max_isa();
+    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
+        const std::string name = std::string("jit:") + jit::to_string(isa);
+        auto decline = [&](const std::string& why) { s.dispatch_log += name + " declined: " + why + "\n"; };
+        if (isa > cap) {
+            decline(jit::max_isa() < isa && isa <= (jit::cpu_features().avx512 ? jit::Isa::avx512 : jit::Isa::avx2)
+                        ? "capped by POOLJIT_MAX_ISA"
+                        : "the CPU (or the OS) lacks it");
+            continue;
+        }
+        if (p.op != OpKind::max_pool) {
+            decline("the adaptive emitter is not built yet");
+            continue;
+        }
+        if (p.layout != Layout::nxc) {
+            decline("the ncx emitter is not built yet");
+            continue;
+        }
+        try {
+            jit::KernelPlan plan = jit::make_plan(p, isa);
+            s.kernel = jit::compile(plan);
+            s.plan = std::move(plan);
+            s.impl_name = name;
+            return;
+        } catch (const Error& e) {
+            decline(e.what());
+        }
+    }
+    s.impl_name = "ref";
+}
 
 std::shared_ptr<detail::PrimitiveState> make_state(const Problem& problem, std::string problem_string) {
     auto s = std::make_shared<detail::PrimitiveState>();
@@ -12,9 +49,8 @@ std::shared_ptr<detail::PrimitiveState> make_state(const Problem& problem, std::
     s->src = problem.src_desc();
     s->dst = problem.dst_desc();
     s->indices = problem.indices_desc();
-    // Until the JIT lands the reference interpreter is the only implementation.
-    s->impl_name = "ref";
     s->problem_string = std::move(problem_string);
+    choose_implementation(*s);
     return s;
 }
 
@@ -63,7 +99,8 @@ void Primitive::execute(const void* src, void* dst, void* indices) const {
     if (dst == nullptr) throw Error("execute: dst = nullptr, must point to the destination tensor");
     if (p.has_indices && indices == nullptr)
         throw Error("execute: indices = nullptr, the primitive was created with an indices output");
-    reference::execute(p, src, dst, p.has_indices ? indices : nullptr);
+    if (s.kernel) execute_nxc_rows(p, s.plan, *s.kernel, src, dst, p.has_indices ? indices : nullptr);
+    else reference::execute(p, src, dst, p.has_indices ? indices : nullptr);
 }
 
 }  // namespace pooljit

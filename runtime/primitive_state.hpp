@@ -1,7 +1,11 @@
 // What a Primitive handle shares: the resolved problem, its tensor descriptors and the chosen implementation.
 #pragma once
 
+#include "jit/kernel.hpp"
+
 #include <pooljit/pooljit.hpp>
+
+#include <memory>
 
 #include <string>
 
@@ -12,6 +16,9 @@ struct PrimitiveState {
     TensorDesc src, dst, indices;
     std::string impl_name;
     std::string problem_string;
+    std::string dispatch_log;  // why each implementation before the chosen one declined
+    jit::KernelPlan plan;      // meaningful when kernel is set
+    std::shared_ptr<const jit::CompiledKernel> kernel;  // null: the reference interpreter runs
 };
 
 }  // namespace pooljit::detail

@@ -1,0 +1,40 @@
+// The ABI between the runtime and generated code. The runtime knows a kernel only as this function type and
+// the plan's tiling facts; it never sees an instruction.
+#pragma once
+
+#include "jit/plan.hpp"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace pooljit::jit {
+
+// One call computes one output row along the innermost axis for one block of channels (nxc).
+struct KernelArgs {
+    const std::uint8_t* src;  // element (n, first real d tap, first real h tap, w = 0, first channel)
+    std::uint8_t* dst;        // element (n, od, oh, w = 0, first channel)
+    std::uint8_t* indices;    // the same element of the indices tensor (unused without indices)
+    std::int64_t taps_h;      // real taps along h for this row (1 when there is no h axis); 0: empty windows
+    std::int64_t taps_d;      // real taps along d (1 when there is no d axis); 0: empty windows
+    std::int64_t index_base;  // spatial index part of the src element above (w = 0)
+    std::int64_t channel_index_base;  // channel index part of the first channel
+};
+
+using KernelFn = void (*)(const KernelArgs*);
+
+// Generated code for one plan: the entry for full channel blocks and, when the plan has a tail, the entry
+// for the last partial block. Owns its executable memory (never writable and executable at once).
+class CompiledKernel {
+public:
+    virtual ~CompiledKernel() = default;
+    virtual KernelFn full_block() const = 0;
+    virtual KernelFn tail_block() const = 0;  // null when plan.channel_tail == 0
+    virtual std::size_t code_size() const = 0;
+};
+
+// Emits code for the plan. Throws pooljit::Error when the emitter does not serve the plan (the message is the
+// dispatch reason).
+std::unique_ptr<CompiledKernel> compile(const KernelPlan& plan);
+
+}  // namespace pooljit::jit
