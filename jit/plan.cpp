@@ -57,6 +57,9 @@ KernelPlan make_plan(const Problem& p, Isa isa) {
     plan.dilation_w = p.dilation[wa];
     plan.pad_w = p.pad_begin[wa];
     plan.width_runs = width_runs(plan.out_width, plan.in_width, plan.kernel_w, plan.stride_w, plan.dilation_w, plan.pad_w);
+    if (plan.width_runs.empty())
+        throw Error("planner: more than " + std::to_string(default_max_width_runs) +
+                    " distinct border windows along the width (a window far wider than the input)");
     plan.unroll_width_taps = plan.kernel_w <= max_unrolled_width_taps;
 
     const std::int64_t elem = static_cast<std::int64_t>(size_of(p.dtype));

@@ -78,14 +78,25 @@ struct KernelPlan {
     friend bool operator==(const KernelPlan&, const KernelPlan&) = default;
 };
 
-// Throws nothing for a valid Problem. isa must be avx2 or avx512.
+// isa must be avx2 or avx512. Throws pooljit::Error (the dispatch reason) for a plan it will not make.
 KernelPlan make_plan(const Problem& problem, Isa isa);
 
 // One line per fact, for POOLJIT_VERBOSE=2 and for tests.
 std::string to_string(const KernelPlan& plan);
 
-// The runs of WidthRun for one axis: outputs grouped by their valid tap range.
+// The real taps [begin, end) of output o along one axis ({0, 0}: none). Exact for any valid descriptor.
+struct WindowTaps {
+    std::int64_t begin = 0, end = 0;
+    friend bool operator==(const WindowTaps&, const WindowTaps&) = default;
+};
+WindowTaps window_taps(std::int64_t o, std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                       std::int64_t dilation, std::int64_t pad_begin);
+
+// Outputs along one axis grouped into maximal runs of equal real-tap ranges. Empty when there would be more
+// than max_runs runs (each run is code: such a plan is declined rather than emitted).
+inline constexpr std::size_t default_max_width_runs = 256;
 std::vector<WidthRun> width_runs(std::int64_t out, std::int64_t in, std::int64_t kernel, std::int64_t stride,
-                                 std::int64_t dilation, std::int64_t pad_begin);
+                                 std::int64_t dilation, std::int64_t pad_begin,
+                                 std::size_t max_runs = default_max_width_runs);
 
 }  // namespace pooljit::jit

@@ -1,48 +1,58 @@
 #include "jit/plan.hpp"
 
 #include <algorithm>
+#include <limits>
 
 namespace pooljit::jit {
 namespace {
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return a >= 0 ? (a + b - 1) / b : -(-a / b); }
-std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+// Descriptors may hold values near INT64_MAX: window arithmetic is done in 128 bits.
+__extension__ typedef __int128 i128;
+
+i128 ceil_div(i128 a, i128 b) { return a >= 0 ? (a + b - 1) / b : -(-a / b); }
+
+constexpr i128 never = std::numeric_limits<std::int64_t>::max();
 
 }  // namespace
 
-std::vector<WidthRun> width_runs(std::int64_t out, std::int64_t in, std::int64_t kernel, std::int64_t stride,
-                                 std::int64_t dilation, std::int64_t pad_begin) {
-    const std::int64_t span = (kernel - 1) * dilation;  // last tap's offset from the first
-    // Taps t with 0 <= first + t * dilation < in are real elements; the others are padding.
-    const auto taps_of = [&](std::int64_t o) {
-        const std::int64_t first = o * stride - pad_begin;
-        const std::int64_t begin = first >= 0 ? 0 : ceil_div(-first, dilation);
-        const std::int64_t end = in - first <= 0 ? 0 : std::min(kernel, ceil_div(in - first, dilation));
-        return begin < end ? std::pair{begin, end} : std::pair<std::int64_t, std::int64_t>{0, 0};
-    };
-    // Outputs whose whole window is real (interior), and those whose window lies wholly before or after the
-    // input, come in closed form, so planning costs O(kernel span / stride), not O(out).
-    const std::int64_t interior_begin = std::max<std::int64_t>(0, ceil_div(pad_begin, stride));
-    const std::int64_t interior_end = std::min(out, floor_div(in - 1 - span + pad_begin, stride) + 1);
-    const std::int64_t before_end = std::clamp<std::int64_t>(ceil_div(pad_begin - span, stride), 0, out);
-    const std::int64_t after_begin = std::clamp<std::int64_t>(ceil_div(in + pad_begin, stride), 0, out);
+WindowTaps window_taps(std::int64_t o, std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                       std::int64_t dilation, std::int64_t pad_begin) {
+    const i128 first = static_cast<i128>(o) * stride - pad_begin;
+    const i128 begin = first >= 0 ? 0 : ceil_div(-first, dilation);
+    const i128 end = in - first <= 0 ? 0 : std::min<i128>(kernel, ceil_div(in - first, dilation));
+    if (begin >= end) return {0, 0};
+    return {static_cast<std::int64_t>(begin), static_cast<std::int64_t>(end)};
+}
 
+std::vector<WidthRun> width_runs(std::int64_t out, std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                                 std::int64_t dilation, std::int64_t pad_begin, std::size_t max_runs) {
     std::vector<WidthRun> runs;
-    auto add = [&](std::int64_t o, std::int64_t end, std::pair<std::int64_t, std::int64_t> taps) {
-        if (!runs.empty() && runs.back().out_end == o && runs.back().tap_begin == taps.first &&
-            runs.back().tap_end == taps.second) {
-            runs.back().out_end = end;
-        } else {
-            runs.push_back({o, end, taps.first, taps.second});
+    for (i128 o = 0; o < out;) {
+        const WindowTaps taps = window_taps(static_cast<std::int64_t>(o), in, kernel, stride, dilation, pad_begin);
+        // The tap range changes only when the window's first position crosses a threshold: jump to the first
+        // output past the nearest one, so planning costs O(runs), not O(out).
+        const i128 first = o * stride - pad_begin;
+        i128 change = never;
+        const i128 begin_raw = first >= 0 ? 0 : ceil_div(-first, dilation);
+        // begin drops once first reaches this (begin beyond the kernel behaves as the kernel: no real tap yet)
+        const i128 begin_clamped = std::min<i128>(begin_raw, kernel);
+        if (begin_clamped > 0) change = std::min(change, -(begin_clamped - 1) * dilation);
+        const i128 end_raw = in - first <= 0 ? 0 : ceil_div(in - first, dilation);
+        if (end_raw > 0) {
+            const i128 end = std::min<i128>(end_raw, kernel);
+            change = std::min(change, in - (end - 1) * dilation);  // end drops once first reaches this
         }
-    };
-    for (std::int64_t o = 0; o < out;) {
-        std::int64_t end = o + 1;
-        if (o >= interior_begin && o < interior_end) end = interior_end;
-        else if (o < before_end) end = before_end;
-        else if (o >= after_begin) end = out;
-        add(o, end, taps_of(o));
-        o = end;
+        i128 next = change >= never ? out : ceil_div(change + pad_begin, stride);
+        next = std::clamp<i128>(next, o + 1, out);
+        const auto o64 = static_cast<std::int64_t>(o), next64 = static_cast<std::int64_t>(next);
+        if (!runs.empty() && runs.back().out_end == o64 && runs.back().tap_begin == taps.begin &&
+            runs.back().tap_end == taps.end) {
+            runs.back().out_end = next64;
+        } else {
+            if (runs.size() == max_runs) return {};
+            runs.push_back({o64, next64, taps.begin, taps.end});
+        }
+        o = next;
     }
     return runs;
 }

@@ -11,12 +11,9 @@ struct AxisTaps {
 };
 
 AxisTaps real_taps(const Problem& p, std::size_t a, std::int64_t o) {
-    const std::int64_t k = p.kernel[a], s = p.stride[a], d = p.dilation[a], in = p.in[a];
-    const std::int64_t first = o * s - p.pad_begin[a];
-    const std::int64_t begin = first >= 0 ? 0 : (-first + d - 1) / d;
-    const std::int64_t end = in - first <= 0 ? 0 : std::min(k, (in - first + d - 1) / d);
-    if (begin >= end) return {0, 0};
-    return {end - begin, first + begin * d};
+    const jit::WindowTaps t = jit::window_taps(o, p.in[a], p.kernel[a], p.stride[a], p.dilation[a], p.pad_begin[a]);
+    if (t.begin == t.end) return {0, 0};
+    return {t.end - t.begin, o * p.stride[a] - p.pad_begin[a] + t.begin * p.dilation[a]};
 }
 
 }  // namespace

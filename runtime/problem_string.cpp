@@ -45,8 +45,14 @@ const char* rounding_name(Rounding r) {
     return "invalid";
 }
 
-const char* nan_name(NanPolicy n) { return n == NanPolicy::ignore ? "ignore" : "propagate"; }
-const char* order_name(StorageOrder o) { return o == StorageOrder::column_major ? "col" : "row"; }
+// Out-of-range enum values print as "invalid", which parse rejects: an invalid descriptor never prints as a
+// valid line.
+const char* nan_name(NanPolicy n) {
+    return n == NanPolicy::ignore ? "ignore" : n == NanPolicy::propagate ? "propagate" : "invalid";
+}
+const char* order_name(StorageOrder o) {
+    return o == StorageOrder::column_major ? "col" : o == StorageOrder::row_major ? "row" : "invalid";
+}
 
 // Parses "key=value" tokens after the op name, rejecting unknown and repeated keys.
 class Tokens {
@@ -203,7 +209,7 @@ AdaptiveMaxPoolDesc parse_adaptive_max_pool(std::string_view line) {
 }
 
 AnyPoolDesc parse_problem(std::string_view line) {
-    const auto start = line.find_first_not_of(" \t");
+    const auto start = line.find_first_not_of(" \t\r\n");
     const std::string_view rest = start == std::string_view::npos ? std::string_view{} : line.substr(start);
     const std::string_view op = rest.substr(0, rest.find_first_of(" \t\r\n"));
     if (op == "maxpool") return parse_max_pool(line);

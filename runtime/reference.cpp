@@ -5,7 +5,9 @@
 #include <pooljit/pooljit.hpp>
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace pooljit::reference {
 namespace {
@@ -16,21 +18,33 @@ std::int64_t offset(Layout layout, std::int64_t n, std::int64_t c, std::int64_t 
     return layout == Layout::ncx ? (n * channels + c) * spatial + s : (n * spatial + s) * channels + c;
 }
 
-// A window along each spatial axis: the input positions it covers, as start + j * step for j in [0, taps).
-// Positions outside [0, in) are padding and are skipped by the caller.
+// A window along one spatial axis: input positions start + t * step for t in [tap_begin, tap_end), all real.
+// Taps in the padding are excluded up front (a huge kernel over a small input costs its real taps only).
+// Descriptors may hold values near INT64_MAX, so the bounds are computed in 128 bits.
 struct AxisWindow {
-    std::int64_t start, step, taps;
+    std::int64_t start, step, tap_begin, tap_end;
 };
+
+__extension__ typedef __int128 i128;
 
 AxisWindow window_of(const Problem& p, int axis, std::int64_t o) {
     const auto a = static_cast<std::size_t>(axis);
+    const i128 in = p.in[a];
     if (p.op == OpKind::adaptive_max_pool) {
-        const std::int64_t in = p.in[a], out = p.out[a];
-        const std::int64_t begin = o * in / out;
-        const std::int64_t end = ((o + 1) * in + out - 1) / out;  // exclusive
-        return {begin, 1, end - begin};
+        const i128 out = p.out[a];
+        const auto begin = static_cast<std::int64_t>(o * in / out);
+        const auto end = static_cast<std::int64_t>(((o + 1) * in + out - 1) / out);  // exclusive
+        return {begin, 1, 0, end - begin};
     }
-    return {o * p.stride[a] - p.pad_begin[a], p.dilation[a], p.kernel[a]};
+    const i128 first = static_cast<i128>(o) * p.stride[a] - p.pad_begin[a];
+    const i128 d = p.dilation[a];
+    i128 begin = 0;
+    if (first < 0) begin = (-first + d - 1) / d;
+    i128 end = 0;
+    if (in - first > 0) end = std::min<i128>(p.kernel[a], (in - first + d - 1) / d);
+    if (begin > end) begin = end;
+    return {static_cast<std::int64_t>(first), p.dilation[a], static_cast<std::int64_t>(begin),
+            static_cast<std::int64_t>(end)};
 }
 
 template <DType D>
@@ -62,13 +76,13 @@ void run(const Problem& p, const void* src_v, void* dst_v, void* idx_v) {
                         bool found = false, found_nan = false;
                         T best{};
                         std::int64_t best_i[3] = {0, 0, 0};
-                        for (std::int64_t t0 = 0; t0 < w0.taps; ++t0) {
+                        for (std::int64_t t0 = w0.tap_begin; t0 < w0.tap_end; ++t0) {
                             const std::int64_t i0 = w0.start + t0 * w0.step;
                             if (i0 < 0 || i0 >= p.in[0]) continue;
-                            for (std::int64_t t1 = 0; t1 < w1.taps; ++t1) {
+                            for (std::int64_t t1 = w1.tap_begin; t1 < w1.tap_end; ++t1) {
                                 const std::int64_t i1 = w1.start + t1 * w1.step;
                                 if (i1 < 0 || i1 >= p.in[1]) continue;
-                                for (std::int64_t t2 = 0; t2 < w2.taps; ++t2) {
+                                for (std::int64_t t2 = w2.tap_begin; t2 < w2.tap_end; ++t2) {
                                     const std::int64_t i2 = w2.start + t2 * w2.step;
                                     if (i2 < 0 || i2 >= p.in[2]) continue;
                                     const std::int64_t s = (i0 * p.in[1] + i1) * p.in[2] + i2;
@@ -128,6 +142,12 @@ void run(const Problem& p, const void* src_v, void* dst_v, void* idx_v) {
 }  // namespace
 
 void execute(const Problem& problem, const void* src, void* dst, void* indices) {
+    // A Problem normally comes from resolve(); a hand-made one is checked for what indexing relies on.
+    if (problem.spatial_rank < 1 || problem.spatial_rank > max_spatial_rank || problem.axis < 0 ||
+        problem.axis >= problem.rank())
+        throw Error("reference::execute: the Problem is not resolved (spatial_rank " +
+                    std::to_string(problem.spatial_rank) + ", axis " + std::to_string(problem.axis) +
+                    "); create it with pooljit::resolve");
     const bool empty = problem.batch == 0 || problem.channels == 0;
     if (!empty && (src == nullptr || dst == nullptr))
         throw Error(std::string("reference::execute: ") + (src == nullptr ? "src" : "dst") + " = nullptr, must point to the tensor");

@@ -88,6 +88,12 @@ private:
     const char* op_;
 };
 
+// A dtype as the user wrote it: its name, or its number when it is not one of the enumerators.
+std::string dtype_value(DType d) {
+    return static_cast<unsigned>(d) <= static_cast<unsigned>(DType::s64) ? to_string(d)
+                                                                           : std::to_string(static_cast<int>(d));
+}
+
 std::int64_t ceil_div(i128 a, i128 b) { return static_cast<std::int64_t>((a + b - 1) / b); }
 
 void check_problem_sizes(const Checker& check, const Problem& p) {
@@ -99,7 +105,8 @@ void check_problem_sizes(const Checker& check, const Problem& p) {
         // The largest index is prod(src dims[axis:]) - 1 (for adaptive pooling: the spatial size - 1).
         const i128 largest = static_cast<i128>(p.index_modulus()) - 1;
         if (largest > std::numeric_limits<std::int32_t>::max())
-            check.fail("indices.dtype = s32, but the largest possible index " + str(largest) +
+            check.fail(std::string(p.op == OpKind::adaptive_max_pool ? "index_dtype" : "indices.dtype") +
+                       " = s32, but the largest possible index " + str(largest) +
                        " exceeds INT32_MAX (2147483647); use s64");
     }
 }
@@ -181,7 +188,7 @@ Problem resolve(const MaxPoolDesc& desc) {
             const i128 smaller = total / 2;
             pb = desc.auto_pad == AutoPad::same_upper ? smaller : total - smaller;
             pe = total - pb;
-            if (pb > max_bytes || pe > max_bytes)
+            if (in + pb + pe > max_bytes)
                 check.fail("kernel[" + std::to_string(i) + "] = " + std::to_string(k) + " with dilations[" +
                            std::to_string(i) + "] = " + std::to_string(d) + " needs a padding that overflows 64 bits");
         } else {
@@ -220,9 +227,8 @@ Problem resolve(const MaxPoolDesc& desc) {
 
     if (desc.indices) {
         const IndexSpec& ix = *desc.indices;
-        check.check_dtype("indices.dtype", ix.dtype);
         if (!is_index_dtype(ix.dtype))
-            check.fail(std::string("indices.dtype = ") + to_string(ix.dtype) + ", must be s32 or s64");
+            check.fail("indices.dtype = " + dtype_value(ix.dtype) + ", must be s32 or s64");
         check.check_enum("indices.order", ix.order, StorageOrder::column_major, "row_major, column_major");
         const std::int64_t rank = sr + 2;
         if (ix.axis < -rank || ix.axis > rank - 1)
@@ -261,9 +267,8 @@ Problem resolve(const AdaptiveMaxPoolDesc& desc) {
         p.out[is] = desc.output_size[is];
     }
     if (desc.index_dtype) {
-        check.check_dtype("index_dtype", *desc.index_dtype);
         if (!is_index_dtype(*desc.index_dtype))
-            check.fail(std::string("index_dtype = ") + to_string(*desc.index_dtype) + ", must be s32 or s64");
+            check.fail("index_dtype = " + dtype_value(*desc.index_dtype) + ", must be s32 or s64");
         p.has_indices = true;
         p.index_dtype = *desc.index_dtype;
     }

@@ -1,0 +1,261 @@
+// Guard-page test: execute() touches exactly the bytes of its dense tensors, never one before the start or
+// past the end, even with vector tails and unaligned pointers. Each of src, dst and indices sits against a
+// PROT_NONE page, once ending right before it (an access past the end faults) and once starting right after
+// it (an access before the start faults). A fault kills the test: that is the point. Results are compared
+// bit for bit with the reference interpreter run on ordinary buffers.
+#include "casegen/casegen.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <variant>
+#include <vector>
+
+namespace pj = pooljit;
+
+namespace {
+
+enum class GuardSide { after_end, before_start };
+
+const char* to_string(GuardSide side) { return side == GuardSide::after_end ? "guard after end" : "guard before start"; }
+
+// `bytes` of read-write memory with a PROT_NONE page directly after its last byte (after_end) or directly
+// before its first byte (before_start). A zero-byte buffer still has a non-null address, at the guard.
+class GuardedBuffer {
+public:
+    GuardedBuffer(std::size_t bytes, GuardSide side) : bytes_(bytes) {
+        const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
+        const std::size_t data_bytes = (bytes + page - 1) / page * page;
+        map_bytes_ = data_bytes + page;
+        void* map = ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (map == MAP_FAILED) throw std::system_error(errno, std::generic_category(), "mmap");
+        map_ = static_cast<std::uint8_t*>(map);
+        std::uint8_t* guard = side == GuardSide::after_end ? map_ + data_bytes : map_;
+        if (::mprotect(guard, page, PROT_NONE) != 0) {
+            const int err = errno;
+            ::munmap(map_, map_bytes_);
+            throw std::system_error(err, std::generic_category(), "mprotect");
+        }
+        data_ = side == GuardSide::after_end ? guard - bytes : guard + page;
+    }
+    ~GuardedBuffer() { ::munmap(map_, map_bytes_); }
+    GuardedBuffer(const GuardedBuffer&) = delete;
+    GuardedBuffer& operator=(const GuardedBuffer&) = delete;
+
+    std::uint8_t* data() const { return data_; }
+    std::size_t size() const { return bytes_; }
+
+private:
+    std::size_t bytes_;
+    std::size_t map_bytes_ = 0;
+    std::uint8_t* map_ = nullptr;
+    std::uint8_t* data_ = nullptr;
+};
+
+constexpr std::uint8_t poison = 0xA5;
+
+// Describes the first byte where `got` differs from `want`, or nothing when they are equal.
+std::optional<std::string> first_difference(const char* what, const std::uint8_t* got, const std::uint8_t* want,
+                                            std::size_t bytes) {
+    const auto [g, w] = std::mismatch(got, got + bytes, want);
+    if (g == got + bytes) return std::nullopt;
+    char text[160];
+    std::snprintf(text, sizeof text, "%s differs at byte %zu of %zu: got 0x%02X, want 0x%02X", what,
+                  static_cast<std::size_t>(g - got), bytes, static_cast<unsigned>(*g), static_cast<unsigned>(*w));
+    return std::string(text);
+}
+
+// Sets POOLJIT_MAX_ISA for one scope; the ISA is read at each create().
+class IsaCap {
+public:
+    explicit IsaCap(const char* isa) { ::setenv("POOLJIT_MAX_ISA", isa, 1); }
+    ~IsaCap() { ::unsetenv("POOLJIT_MAX_ISA"); }
+    IsaCap(const IsaCap&) = delete;
+    IsaCap& operator=(const IsaCap&) = delete;
+};
+
+// Runs cases under one ISA cap, counts which implementation served them and collects failures.
+class GuardRunner {
+public:
+    explicit GuardRunner(const char* isa) : isa_(isa), cap_(isa) {}
+
+    void run(const pj::AnyPoolDesc& desc, std::uint64_t data_seed) {
+        ++cases_;
+        const std::string problem = pj::to_string(desc);
+        pj::Primitive p;
+        try {
+            p = pj::create(desc);
+        } catch (const std::exception& e) {
+            fail(problem, std::string("create threw: ") + e.what());
+            return;
+        }
+        ++served_[p.impl_name()];
+        const bool has_indices = p.has_indices();
+        const std::size_t src_bytes = pj::casegen::byte_size(p.src_desc());
+        const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());
+        const std::size_t index_bytes = has_indices ? pj::casegen::byte_size(p.indices_desc()) : 0;
+        const std::vector<std::uint8_t> src = pj::casegen::adversarial_data(p.src_desc(), data_seed);
+
+        // The oracle, on ordinary buffers (at least one byte each, so that no pointer is null).
+        std::vector<std::uint8_t> want_dst(std::max<std::size_t>(dst_bytes, 1), poison);
+        std::vector<std::uint8_t> want_indices(std::max<std::size_t>(index_bytes, 1), poison);
+        std::vector<std::uint8_t> src_copy(src);
+        src_copy.resize(std::max<std::size_t>(src_bytes, 1));
+        pj::reference::execute(p.problem(), src_copy.data(), want_dst.data(), has_indices ? want_indices.data() : nullptr);
+
+        for (GuardSide side : {GuardSide::after_end, GuardSide::before_start}) {
+            const GuardedBuffer g_src(src_bytes, side), g_dst(dst_bytes, side), g_indices(index_bytes, side);
+            if (src_bytes > 0) std::memcpy(g_src.data(), src.data(), src_bytes);
+            std::memset(g_dst.data(), poison, dst_bytes);
+            std::memset(g_indices.data(), poison, index_bytes);
+            p.execute(g_src.data(), g_dst.data(), has_indices ? g_indices.data() : nullptr);
+            auto diff = first_difference("dst", g_dst.data(), want_dst.data(), dst_bytes);
+            if (!diff) diff = first_difference("indices", g_indices.data(), want_indices.data(), index_bytes);
+            if (diff) {
+                fail(problem, *diff + " (" + to_string(side) + ", impl " + p.impl_name() + ")");
+                return;
+            }
+        }
+    }
+
+    ~GuardRunner() {
+        std::string summary;
+        for (const auto& [impl, n] : served_) summary += " " + impl + "=" + std::to_string(n);
+        std::printf("POOLJIT_MAX_ISA=%s: %d cases served by%s; %d failed\n", isa_, cases_, summary.c_str(), failures_);
+    }
+    GuardRunner(const GuardRunner&) = delete;
+    GuardRunner& operator=(const GuardRunner&) = delete;
+
+private:
+    void fail(const std::string& problem, const std::string& what) {
+        // The first few in full; the count says how many more.
+        if (++failures_ <= 10) ADD_FAILURE() << what << "\n  problem: " << problem;
+    }
+
+    const char* isa_;
+    IsaCap cap_;
+    std::map<std::string, int> served_;
+    int cases_ = 0;
+    int failures_ = 0;
+};
+
+int case_count() {
+    const char* env = std::getenv("POOLJIT_GUARD_CASES");
+    return env ? std::atoi(env) : 4000;
+}
+
+constexpr std::array<pj::DType, 8> all_dtypes = {pj::DType::f32, pj::DType::f64, pj::DType::f16, pj::DType::bf16,
+                                                 pj::DType::s8,  pj::DType::u8,  pj::DType::s32, pj::DType::s64};
+
+// The index outputs cycled through: none, both index dtypes, an OpenVINO axis and ONNX column-major order.
+std::optional<pj::IndexSpec> index_variant(std::size_t i) {
+    switch (i % 5) {
+        case 0: return std::nullopt;
+        case 1: return pj::IndexSpec{pj::DType::s32, 0, pj::StorageOrder::row_major};
+        case 2: return pj::IndexSpec{pj::DType::s64, 0, pj::StorageOrder::row_major};
+        case 3: return pj::IndexSpec{pj::DType::s64, 0, pj::StorageOrder::column_major};
+        default: return pj::IndexSpec{pj::DType::s32, -1, pj::StorageOrder::row_major};
+    }
+}
+
+// Generated configurations; dtype, layout and presence of indices are cycled so that every combination
+// appears often, whatever the generator drew.
+void run_generated(const char* isa, std::uint64_t seed) {
+    GuardRunner runner(isa);
+    pj::casegen::Generator gen(seed);
+    const int count = case_count();
+    for (int i = 0; i < count; ++i) {
+        const auto u = static_cast<std::size_t>(i);
+        const pj::DType dtype = all_dtypes[u % all_dtypes.size()];
+        const pj::Layout layout = (u / all_dtypes.size()) % 2 == 0 ? pj::Layout::nxc : pj::Layout::ncx;
+        const bool with_indices = (u / (2 * all_dtypes.size())) % 2 == 0;
+        pj::AnyPoolDesc desc = gen.any();
+        if (auto* m = std::get_if<pj::MaxPoolDesc>(&desc)) {
+            m->src.dtype = dtype;
+            m->src.layout = layout;
+            if (!with_indices) m->indices.reset();
+            else if (!m->indices) m->indices = pj::IndexSpec{};
+        } else {
+            auto& a = std::get<pj::AdaptiveMaxPoolDesc>(desc);
+            a.src.dtype = dtype;
+            a.src.layout = layout;
+            a.index_dtype = with_indices ? std::optional<pj::DType>(pj::DType::s64) : std::nullopt;
+        }
+        runner.run(desc, seed + u);
+    }
+}
+
+// Window geometry applied to every spatial axis of the edge cases.
+struct Geometry {
+    std::int64_t kernel, stride, dilation, pad_begin, pad_end;
+    pj::Rounding rounding;
+};
+
+// Each is valid for any input size >= 1: the padded input always holds the dilated kernel.
+constexpr std::array<Geometry, 5> geometries = {{
+    {1, 1, 1, 0, 0, pj::Rounding::floor},        // kernel 1
+    {3, 2, 1, 1, 1, pj::Rounding::ceil},         // the ResNet stem's window, ceil
+    {2, 1, 1, 7, 9, pj::Rounding::floor},        // pads far beyond the kernel: whole windows of padding
+    {3, 1, 3, 3, 3, pj::Rounding::ceil_torch},   // dilation
+    {10, 3, 2, 9, 9, pj::Rounding::ceil},        // a window long enough for the width taps to loop
+}};
+
+// Channel counts around every vector length and widths around the window sizes, channels-last, 1-D and 2-D
+// (3 rows, so that whole rows touch padding too).
+void run_edge_shapes(const char* isa) {
+    GuardRunner runner(isa);
+    constexpr std::array<std::int64_t, 9> channel_counts = {1, 3, 15, 16, 17, 31, 33, 63, 65};
+    constexpr std::array<std::int64_t, 4> widths = {1, 2, 7, 17};
+    constexpr std::array<std::size_t, 2> spatial_ranks = {1, 2};
+    std::size_t variant = 0;
+    const auto run_one = [&](const Geometry& g, std::int64_t channels, std::int64_t width, pj::DType dtype,
+                             std::size_t sr) {
+        ++variant;
+        pj::MaxPoolDesc d;
+        d.src = {dtype, pj::Layout::nxc, {2, channels, width}};
+        if (sr == 2) d.src.dims = {2, channels, 3, width};
+        d.kernel.assign(sr, g.kernel);
+        d.strides.assign(sr, g.stride);
+        d.dilations.assign(sr, g.dilation);
+        d.pads_begin.assign(sr, g.pad_begin);
+        d.pads_end.assign(sr, g.pad_end);
+        d.rounding = g.rounding;
+        d.nan = variant % 3 == 0 ? pj::NanPolicy::ignore : pj::NanPolicy::propagate;
+        d.indices = index_variant(variant);
+        runner.run(d, 0xE06E0000u + variant);
+    };
+    for (const Geometry& g : geometries)
+        for (std::int64_t channels : channel_counts)
+            for (std::int64_t width : widths)
+                for (pj::DType dtype : all_dtypes)
+                    for (std::size_t sr : spatial_ranks) run_one(g, channels, width, dtype, sr);
+}
+
+}  // namespace
+
+// The harness itself: one byte past the end, or one before the start, must fault.
+TEST(GuardPages, GuardsFault) {
+    ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+    const auto touch = [](const std::uint8_t* p) { return *static_cast<const volatile std::uint8_t*>(p); };
+    const GuardedBuffer after(100, GuardSide::after_end), before(100, GuardSide::before_start);
+    EXPECT_EQ(touch(after.data()) + touch(after.data() + 99) + touch(before.data()) + touch(before.data() + 99), 0);
+    EXPECT_DEATH(touch(after.data() + 100), "");
+    EXPECT_DEATH(touch(before.data() - 1), "");
+}
+
+TEST(GuardPages, GeneratedAvx512) { run_generated("avx512", 0x6A4D0001); }
+TEST(GuardPages, GeneratedAvx2) { run_generated("avx2", 0x6A4D0002); }
+TEST(GuardPages, EdgeShapesAvx512) { run_edge_shapes("avx512"); }
+TEST(GuardPages, EdgeShapesAvx2) { run_edge_shapes("avx2"); }

@@ -1,0 +1,465 @@
+// The planner as data: width runs against a per-output brute force, and plan facts for given problems. Every
+// expected value below is worked out by hand from the definitions in jit/plan.hpp and DESIGN.md section 3.
+#include "jit/plan.hpp"
+
+#include <pooljit/pooljit.hpp>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pj = pooljit;
+namespace jit = pooljit::jit;
+
+namespace {
+
+// ---- width runs ----------------------------------------------------------------------------------------------
+
+struct Taps {
+    std::int64_t begin = 0, end = 0;
+    friend bool operator==(const Taps&, const Taps&) = default;
+};
+
+// The definition, one output at a time: taps t in [0, k) with 0 <= first + t*d < in are real; none: (0, 0).
+Taps brute_force_taps(std::int64_t o, std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d, std::int64_t pb) {
+    const std::int64_t first = o * s - pb;
+    std::optional<std::int64_t> begin;
+    std::int64_t end = 0;
+    for (std::int64_t t = 0; t < k; ++t) {
+        const std::int64_t position = first + t * d;
+        if (position < 0 || position >= in) continue;
+        if (!begin) begin = t;
+        end = t + 1;
+    }
+    return begin ? Taps{*begin, end} : Taps{0, 0};
+}
+
+struct Axis {
+    std::int64_t out, in, kernel, stride, dilation, pad_begin;
+
+    std::string text() const {
+        return "out=" + std::to_string(out) + " in=" + std::to_string(in) + " k=" + std::to_string(kernel) +
+               " s=" + std::to_string(stride) + " d=" + std::to_string(dilation) + " pb=" + std::to_string(pad_begin);
+    }
+};
+
+std::string runs_string(const std::vector<jit::WidthRun>& runs) {
+    std::string s;
+    for (const jit::WidthRun& r : runs)
+        s += "[" + std::to_string(r.out_begin) + "," + std::to_string(r.out_end) + "):taps[" + std::to_string(r.tap_begin) +
+             "," + std::to_string(r.tap_end) + ") ";
+    return s;
+}
+
+// Runs cover [0, out) in order without gaps, none is empty, neighbours differ (maximal), and each output's taps
+// match the brute force: every output when `every_output`, else the first and last of each run.
+std::optional<std::string> check_runs(const Axis& a, const std::vector<jit::WidthRun>& runs, bool every_output) {
+    const auto fail = [&](const std::string& why) { return a.text() + ": " + why + "; runs " + runs_string(runs); };
+    std::int64_t next = 0;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+        const jit::WidthRun& r = runs[i];
+        if (r.out_begin != next) return fail("run " + std::to_string(i) + " starts at " + std::to_string(r.out_begin));
+        if (r.out_end <= r.out_begin) return fail("run " + std::to_string(i) + " is empty");
+        if (i > 0 && runs[i - 1].tap_begin == r.tap_begin && runs[i - 1].tap_end == r.tap_end)
+            return fail("runs " + std::to_string(i - 1) + " and " + std::to_string(i) + " have the same taps");
+        const Taps got{r.tap_begin, r.tap_end};
+        const auto check_output = [&](std::int64_t o) -> std::optional<std::string> {
+            const Taps want = brute_force_taps(o, a.in, a.kernel, a.stride, a.dilation, a.pad_begin);
+            const jit::WindowTaps one = jit::window_taps(o, a.in, a.kernel, a.stride, a.dilation, a.pad_begin);
+            const std::string want_text = "[" + std::to_string(want.begin) + "," + std::to_string(want.end) + ")";
+            if (one.begin != want.begin || one.end != want.end)
+                return fail("window_taps(" + std::to_string(o) + ") = [" + std::to_string(one.begin) + "," +
+                            std::to_string(one.end) + "), want " + want_text);
+            if (got == want) return std::nullopt;
+            return fail("output " + std::to_string(o) + " has taps " + want_text);
+        };
+        if (every_output) {
+            for (std::int64_t o = r.out_begin; o < r.out_end; ++o)
+                if (auto e = check_output(o)) return e;
+        } else {
+            if (auto e = check_output(r.out_begin)) return e;
+            if (auto e = check_output(r.out_end - 1)) return e;
+        }
+        next = r.out_end;
+    }
+    if (next != a.out) return fail("runs end at " + std::to_string(next));
+    return std::nullopt;
+}
+
+// The output size along one 1-D axis, as shape inference gives it.
+std::int64_t resolved_out(std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d, std::int64_t pb, std::int64_t pe,
+                          pj::Rounding rounding) {
+    pj::MaxPoolDesc desc;
+    desc.src = {pj::DType::f32, pj::Layout::ncx, {1, 1, in}};
+    desc.kernel = {k};
+    desc.strides = {s};
+    desc.dilations = {d};
+    desc.pads_begin = {pb};
+    desc.pads_end = {pe};
+    desc.rounding = rounding;
+    return pj::resolve(desc).out[0];
+}
+
+// No cap on the number of runs: these tests check the grouping itself (the cap has its own test).
+constexpr std::size_t unlimited_runs = std::numeric_limits<std::size_t>::max();
+
+std::vector<jit::WidthRun> runs_of(const Axis& a, std::size_t max_runs = unlimited_runs) {
+    return jit::width_runs(a.out, a.in, a.kernel, a.stride, a.dilation, a.pad_begin, max_runs);
+}
+
+constexpr std::array<pj::Rounding, 3> roundings = {pj::Rounding::floor, pj::Rounding::ceil, pj::Rounding::ceil_torch};
+
+TEST(PlanWidthRuns, MatchBruteForceOnExhaustiveSmallGrid) {
+    int checked = 0, failures = 0;
+    for (pj::Rounding rounding : roundings)
+        for (std::int64_t in = 1; in <= 12; ++in)
+            for (std::int64_t k = 1; k <= 5; ++k)
+                for (std::int64_t s = 1; s <= 4; ++s)
+                    for (std::int64_t d = 1; d <= 3; ++d)
+                        for (std::int64_t pb = 0; pb <= 6; ++pb)
+                            for (std::int64_t pe = 0; pe <= 6; ++pe) {
+                                if ((k - 1) * d + 1 > in + pb + pe) continue;  // rejected by validation
+                                const Axis a{resolved_out(in, k, s, d, pb, pe, rounding), in, k, s, d, pb};
+                                const auto runs = runs_of(a);
+                                ++checked;
+                                if (auto e = check_runs(a, runs, true); e && ++failures <= 10) ADD_FAILURE() << *e;
+                            }
+    EXPECT_EQ(failures, 0);
+    EXPECT_GT(checked, 50000);
+}
+
+TEST(PlanWidthRuns, HugeAxesTakeFewRunsAndLittleTime) {
+    constexpr std::int64_t trillion = 1'000'000'000'000, billion = 1'000'000'000;
+    // A planner that walked every output (or every output in the padding) would need seconds to hours per
+    // case here; closed-form runs take microseconds. The first slow case stops the test, named.
+    constexpr auto slow = std::chrono::milliseconds(500);
+    int failures = 0;
+    for (pj::Rounding rounding : roundings)
+        for (std::int64_t in : {std::int64_t{1}, std::int64_t{5}, trillion})
+            for (std::int64_t pb : {std::int64_t{0}, std::int64_t{1}, std::int64_t{5}, billion})
+                for (std::int64_t pe : {std::int64_t{0}, std::int64_t{3}, billion})
+                    for (std::int64_t k : {1, 2, 3, 4, 5, 200})
+                        for (std::int64_t s = 4; s >= 1; --s)  // the largest stride first: a slow planner fails sooner
+                            for (std::int64_t d = 1; d <= 3; ++d) {
+                                if (in < trillion && pb < billion && pe < billion) continue;  // not huge
+                                if ((k - 1) * d + 1 > in + pb + pe) continue;
+                                const Axis a{resolved_out(in, k, s, d, pb, pe, rounding), in, k, s, d, pb};
+                                const auto start = std::chrono::steady_clock::now();
+                                const auto runs = runs_of(a);
+                                const auto took = std::chrono::steady_clock::now() - start;
+                                ASSERT_LT(took, slow) << a.text() << ": width_runs took "
+                                                      << std::chrono::duration<double>(took).count() << " s";
+                                const auto limit = static_cast<std::size_t>(2 * (k * d / s + 3));
+                                std::optional<std::string> e = check_runs(a, runs, false);
+                                if (!e && runs.size() > limit)
+                                    e = a.text() + ": " + std::to_string(runs.size()) + " runs, more than " + std::to_string(limit);
+                                if (e && ++failures <= 10) ADD_FAILURE() << *e;
+                            }
+    EXPECT_EQ(failures, 0);
+}
+
+TEST(PlanWidthRuns, CapReturnsNothingBeyondMaxRuns) {
+    int failures = 0;
+    for (std::int64_t in = 1; in <= 12; ++in)
+        for (std::int64_t k = 1; k <= 5; ++k)
+            for (std::int64_t d = 1; d <= 3; ++d)
+                for (std::int64_t pad = 0; pad <= 6; ++pad) {
+                    if ((k - 1) * d + 1 > in + 2 * pad) continue;
+                    const Axis a{resolved_out(in, k, 1, d, pad, pad, pj::Rounding::floor), in, k, 1, d, pad};
+                    const auto all = runs_of(a);
+                    const bool exact_ok = runs_of(a, all.size()) == all;
+                    const bool one_less_empty = runs_of(a, all.size() - 1).empty();
+                    if ((!exact_ok || !one_less_empty) && ++failures <= 10)
+                        ADD_FAILURE() << a.text() << ": " << all.size() << " runs; with max_runs = that many "
+                                      << (exact_ok ? "same" : "different") << ", with one less "
+                                      << (one_less_empty ? "empty" : "not empty");
+                }
+    EXPECT_EQ(failures, 0);
+}
+
+// ---- plan facts ----------------------------------------------------------------------------------------------
+
+pj::Problem problem_of(const std::string& line) { return pj::resolve(pj::parse_max_pool(line)); }
+
+jit::KernelPlan plan_of(const std::string& line, jit::Isa isa = jit::Isa::avx512) {
+    return jit::make_plan(problem_of(line), isa);
+}
+
+const std::string resnet_stem = "maxpool dt=f32 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1";
+
+TEST(PlanFacts, ResNetStemAvx512) {
+    const jit::KernelPlan plan = plan_of(resnet_stem);
+    EXPECT_EQ(plan.isa, jit::Isa::avx512);
+    EXPECT_EQ(plan.strategy, jit::Strategy::nxc_channels);
+    EXPECT_EQ(plan.dtype, pj::DType::f32);
+    EXPECT_EQ(plan.compare, jit::CompareType::f32);
+    EXPECT_TRUE(plan.is_float);
+    EXPECT_EQ(plan.nan, pj::NanPolicy::propagate);
+    EXPECT_EQ(plan.vector_bytes, 64);
+    EXPECT_EQ(plan.lanes, 16);               // 64 bytes / 4
+    EXPECT_EQ(plan.vectors_per_block, 4);    // 64 channels / 16 lanes
+    EXPECT_EQ(plan.channel_block, 64);
+    EXPECT_EQ(plan.channel_tail, 0);
+    // out = (112 + 2 - 3) / 2 + 1 = 56. Output 0 starts at -1: taps 1, 2 are real. Output 55 starts at 109:
+    // its last tap, 111, is the last element.
+    EXPECT_EQ(plan.out_width, 56);
+    EXPECT_EQ(plan.in_width, 112);
+    EXPECT_EQ(plan.kernel_w, 3);
+    EXPECT_EQ(plan.stride_w, 2);
+    EXPECT_EQ(plan.dilation_w, 1);
+    EXPECT_EQ(plan.pad_w, 1);
+    EXPECT_EQ(runs_string(plan.width_runs), "[0,1):taps[1,3) [1,56):taps[0,3) ");
+    EXPECT_TRUE(plan.unroll_width_taps);
+    // A pixel is 64 channels x 4 bytes = 256 bytes.
+    EXPECT_EQ(plan.src_step_w, 256);
+    EXPECT_EQ(plan.src_tap_stride_w, 256);
+    EXPECT_EQ(plan.src_out_stride_w, 512);
+    EXPECT_EQ(plan.dst_out_stride_w, 256);
+    EXPECT_EQ(plan.src_tap_stride_h, 112 * 256);
+    EXPECT_EQ(plan.src_tap_stride_d, 0);
+    EXPECT_FALSE(plan.has_indices);
+}
+
+TEST(PlanFacts, ResNetStemAvx2) {
+    const jit::KernelPlan plan = plan_of(resnet_stem, jit::Isa::avx2);
+    EXPECT_EQ(plan.isa, jit::Isa::avx2);
+    EXPECT_EQ(plan.vector_bytes, 32);
+    EXPECT_EQ(plan.lanes, 8);
+    EXPECT_EQ(plan.vectors_per_block, 2);  // 16 ymm registers hold at most 2 vectors of accumulators and indices
+    EXPECT_EQ(plan.channel_block, 16);
+    EXPECT_EQ(plan.channel_tail, 0);       // 64 = 4 blocks of 16
+    EXPECT_EQ(runs_string(plan.width_runs), "[0,1):taps[1,3) [1,56):taps[0,3) ");
+}
+
+TEST(PlanFacts, ChannelBlocksAndTails) {
+    struct Row {
+        std::int64_t channels;
+        jit::Isa isa;
+        const char* dtype;
+        int vectors_per_block;
+        std::int64_t channel_block, channel_tail;
+    };
+    // needed = ceil(C / lanes); vectors = clamp(needed, 1, 4 on AVX-512 | 2 on AVX2);
+    // block = min(vectors * lanes, C); tail = C mod block.
+    const Row rows[] = {
+        {17, jit::Isa::avx512, "f32", 2, 17, 0},  // one block of 17: a full vector and a 1-lane partial one
+        {17, jit::Isa::avx2, "f32", 2, 16, 1},    // 8 lanes: blocks of 16, one channel left over
+        {65, jit::Isa::avx512, "f32", 4, 64, 1},
+        {100, jit::Isa::avx512, "f32", 4, 64, 36},
+        {1, jit::Isa::avx512, "f32", 1, 1, 0},
+        {16, jit::Isa::avx512, "f32", 1, 16, 0},
+        {65, jit::Isa::avx512, "f64", 4, 32, 1},  // 8 lanes of f64
+        {33, jit::Isa::avx2, "s64", 2, 8, 1},     // 4 lanes of s64
+        {40, jit::Isa::avx512, "u8", 3, 40, 0},   // u8 widened to 16 lanes of 32 bits
+    };
+    for (const Row& r : rows) {
+        const std::string line = std::string("maxpool dt=") + r.dtype + " layout=nxc src=1x" + std::to_string(r.channels) +
+                                 "x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1";
+        SCOPED_TRACE(line + " on " + jit::to_string(r.isa));
+        const jit::KernelPlan plan = plan_of(line, r.isa);
+        EXPECT_EQ(plan.vectors_per_block, r.vectors_per_block);
+        EXPECT_EQ(plan.channel_block, r.channel_block);
+        EXPECT_EQ(plan.channel_tail, r.channel_tail);
+    }
+}
+
+TEST(PlanFacts, ZeroChannelsStillHaveAPositiveBlock) {
+    // C = 0 is allowed (execute is a no-op); a zero block would make a channel loop spin forever.
+    const jit::KernelPlan plan = plan_of("maxpool dt=f32 layout=nxc src=1x0x5x5 k=2x2");
+    EXPECT_GE(plan.channel_block, 1);
+    EXPECT_EQ(plan.channel_tail, 0);
+}
+
+TEST(PlanFacts, LongOneDimensionalWindowLoopsOverTaps) {
+    // out = (256 - 200) / 1 + 1 = 57, every window wholly inside the input.
+    const jit::KernelPlan long_window = plan_of("maxpool dt=f32 layout=ncx src=1x1x256 k=200");
+    EXPECT_FALSE(long_window.unroll_width_taps);
+    EXPECT_EQ(long_window.kernel_w, 200);
+    EXPECT_EQ(runs_string(long_window.width_runs), "[0,57):taps[0,200) ");
+    EXPECT_EQ(long_window.src_tap_stride_h, 0);
+
+    const jit::KernelPlan short_window = plan_of("maxpool dt=f32 layout=ncx src=1x1x256 k=3");
+    EXPECT_TRUE(short_window.unroll_width_taps);
+    EXPECT_EQ(runs_string(short_window.width_runs), "[0,254):taps[0,3) ");
+}
+
+TEST(PlanFacts, DeclinesWindowsFarWiderThanTheInput) {
+    // One input element, kernel k, pads k - 1 on both sides: out = (1 + 2(k-1) - k) + 1 = k, and output o
+    // holds the element at tap k-1-o, so every output is a run of its own: k runs.
+    const std::int64_t cap = static_cast<std::int64_t>(jit::default_max_width_runs);
+    const auto line = [](std::int64_t k) {
+        return "maxpool dt=f32 layout=nxc src=1x1x1 k=" + std::to_string(k) + " pb=" + std::to_string(k - 1) +
+               " pe=" + std::to_string(k - 1);
+    };
+    const jit::KernelPlan at_cap = plan_of(line(cap));
+    ASSERT_EQ(at_cap.width_runs.size(), jit::default_max_width_runs);
+    EXPECT_EQ(at_cap.width_runs.front(), (jit::WidthRun{0, 1, cap - 1, cap}));
+    EXPECT_EQ(at_cap.width_runs.back(), (jit::WidthRun{cap - 1, cap, 0, 1}));
+    EXPECT_THROW(plan_of(line(cap + 1)), pj::Error);
+}
+
+TEST(PlanFacts, CompareTypeAndLanesPerDtype) {
+    struct Row {
+        const char* dtype;
+        jit::CompareType compare;
+        bool is_float;
+        int lanes_avx512, lanes_avx2;
+    };
+    // Narrow types are widened to 32-bit lanes; 64-bit types take 64-bit lanes.
+    const Row rows[] = {
+        {"f32", jit::CompareType::f32, true, 16, 8},  {"f64", jit::CompareType::f64, true, 8, 4},
+        {"f16", jit::CompareType::f32, true, 16, 8},  {"bf16", jit::CompareType::f32, true, 16, 8},
+        {"s8", jit::CompareType::s32, false, 16, 8},  {"u8", jit::CompareType::s32, false, 16, 8},
+        {"s32", jit::CompareType::s32, false, 16, 8}, {"s64", jit::CompareType::s64, false, 8, 4},
+    };
+    for (const Row& r : rows) {
+        const std::string line = std::string("maxpool dt=") + r.dtype + " layout=nxc src=1x64x9x9 k=2x2";
+        SCOPED_TRACE(line);
+        const jit::KernelPlan wide = plan_of(line, jit::Isa::avx512);
+        const jit::KernelPlan narrow = plan_of(line, jit::Isa::avx2);
+        EXPECT_EQ(wide.compare, r.compare);
+        EXPECT_EQ(narrow.compare, r.compare);
+        EXPECT_EQ(wide.is_float, r.is_float);
+        EXPECT_EQ(wide.lanes, r.lanes_avx512);
+        EXPECT_EQ(narrow.lanes, r.lanes_avx2);
+        EXPECT_EQ(wide.vector_bytes, 64);
+        EXPECT_EQ(narrow.vector_bytes, 32);
+    }
+}
+
+TEST(PlanFacts, ByteStridesOfNarrowThreeDimensionalInput) {
+    // f16, 3 channels: a pixel is 6 bytes. In 4x5x6, a step along H is 6 pixels and along D 5 x 6 pixels.
+    const jit::KernelPlan plan = plan_of("maxpool dt=f16 layout=nxc src=1x3x4x5x6 k=2x2x2 s=1x1x2 d=2x1x1");
+    EXPECT_EQ(plan.src_step_w, 6);
+    EXPECT_EQ(plan.src_tap_stride_w, 6);
+    EXPECT_EQ(plan.src_out_stride_w, 12);
+    EXPECT_EQ(plan.dst_out_stride_w, 6);
+    EXPECT_EQ(plan.src_tap_stride_h, 36);
+    EXPECT_EQ(plan.src_tap_stride_d, 2 * 180);
+}
+
+TEST(PlanFacts, PlanIsPureAndIgnoresBatch) {
+    // N is a run-time argument, outside the cache key: the plan may not depend on it.
+    const std::string rest = "x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s64";
+    const jit::KernelPlan one = plan_of("maxpool dt=f32 layout=nxc src=1" + rest);
+    EXPECT_EQ(one, plan_of("maxpool dt=f32 layout=nxc src=1" + rest));
+    EXPECT_EQ(one, plan_of("maxpool dt=f32 layout=nxc src=8" + rest));
+}
+
+// ---- indices -------------------------------------------------------------------------------------------------
+
+struct IndexFacts {
+    std::array<std::int64_t, 3> mult;
+    std::int64_t tap_step_w, tap_step_h, tap_step_d, out_step_w, channel_index_stride;
+};
+
+void expect_index_facts(const jit::KernelPlan& plan, const IndexFacts& want) {
+    ASSERT_TRUE(plan.has_indices);
+    EXPECT_EQ(plan.index_mult[0], want.mult[0]);
+    EXPECT_EQ(plan.index_mult[1], want.mult[1]);
+    EXPECT_EQ(plan.index_mult[2], want.mult[2]);
+    EXPECT_EQ(plan.index_tap_step_w, want.tap_step_w);
+    EXPECT_EQ(plan.index_tap_step_h, want.tap_step_h);
+    EXPECT_EQ(plan.index_tap_step_d, want.tap_step_d);
+    EXPECT_EQ(plan.index_out_step_w, want.out_step_w);
+    EXPECT_EQ(plan.channel_index_stride, want.channel_index_stride);
+}
+
+// 2-D: N=2, C=3, H=5, W=7; dilations 2 (H) and 3 (W), stride 2 along W.
+const std::string problem_2d = "maxpool dt=f32 layout=nxc src=2x3x5x7 k=2x2 s=1x2 d=2x3";
+
+TEST(PlanIndices, RowMajorAxis0TwoDimensional) {
+    // flat = ((n*3 + c)*5 + h)*7 + w: spatial part h*7 + w; neighbouring channels 35 apart.
+    const jit::KernelPlan plan = plan_of(problem_2d + " idx=s32");
+    expect_index_facts(plan, {{7, 1, 0}, 3 * 1, 2 * 7, 0, 2 * 1, 35});
+    EXPECT_EQ(plan.index_mult_w, 1);
+    EXPECT_EQ(plan.index_dtype, pj::DType::s32);
+    EXPECT_FALSE(plan.index_lanes_64);
+    EXPECT_FALSE(plan.wide_index_math);
+}
+
+TEST(PlanIndices, OpenVinoAxes) {
+    // axis 1: modulo C*H*W = 105, n drops out, c*35 stays.
+    expect_index_facts(plan_of(problem_2d + " idx=s32 axis=1"), {{7, 1, 0}, 3, 14, 0, 2, 35});
+    // axis 2: modulo H*W = 35, the channel term drops out; h*7 + w < 35 stays whole.
+    expect_index_facts(plan_of(problem_2d + " idx=s32 axis=2"), {{7, 1, 0}, 3, 14, 0, 2, 0});
+    // axis 3: modulo W = 7, h*7 is a multiple of the modulus: the leading spatial multiplier is 0.
+    expect_index_facts(plan_of(problem_2d + " idx=s32 axis=3"), {{0, 1, 0}, 3, 0, 0, 2, 0});
+
+    // axis -1 is axis 3 (rank 4).
+    pj::MaxPoolDesc desc = pj::parse_max_pool(problem_2d);
+    desc.indices = pj::IndexSpec{pj::DType::s32, -1, pj::StorageOrder::row_major};
+    expect_index_facts(jit::make_plan(pj::resolve(desc), jit::Isa::avx512), {{0, 1, 0}, 3, 0, 0, 2, 0});
+}
+
+TEST(PlanIndices, ColumnMajorTwoDimensional) {
+    // spatial part h + w*5 (ONNX storage_order=1).
+    const jit::KernelPlan plan = plan_of(problem_2d + " idx=s64 order=col");
+    expect_index_facts(plan, {{1, 5, 0}, 3 * 5, 2 * 1, 0, 2 * 5, 35});
+    EXPECT_EQ(plan.index_mult_w, 5);
+    EXPECT_TRUE(plan.wide_index_math);  // s64 output
+    EXPECT_FALSE(plan.index_lanes_64);
+}
+
+TEST(PlanIndices, ThreeDimensional) {
+    // D=4, H=5, W=6: S = 120. Unit dilations and strides, so the steps equal the multipliers.
+    const std::string p3 = "maxpool dt=f32 layout=nxc src=1x2x4x5x6 k=2x2x2 idx=s64";
+    expect_index_facts(plan_of(p3), {{30, 6, 1}, 1, 6, 30, 1, 120});
+    expect_index_facts(plan_of(p3 + " axis=2"), {{30, 6, 1}, 1, 6, 30, 1, 0});
+    expect_index_facts(plan_of(p3 + " axis=3"), {{0, 6, 1}, 1, 6, 0, 1, 0});
+    expect_index_facts(plan_of(p3 + " axis=4"), {{0, 0, 1}, 1, 0, 0, 1, 0});
+    // column-major: d + h*4 + w*20.
+    expect_index_facts(plan_of(p3 + " order=col"), {{1, 4, 20}, 20, 4, 1, 20, 120});
+}
+
+TEST(PlanIndices, OneDimensional) {
+    expect_index_facts(plan_of("maxpool dt=s8 layout=nxc src=2x3x9 k=3 s=2 idx=s32"), {{1, 0, 0}, 1, 0, 0, 2, 9});
+}
+
+TEST(PlanIndices, LaneWidth) {
+    struct Row {
+        std::string line;
+        bool index_lanes_64, wide_index_math;
+    };
+    const Row rows[] = {
+        {"maxpool dt=f32 layout=nxc src=1x16x9x9 k=2x2 idx=s32", false, false},
+        {"maxpool dt=f32 layout=nxc src=1x16x9x9 k=2x2 idx=s64", false, true},
+        {"maxpool dt=f64 layout=nxc src=1x16x9x9 k=2x2 idx=s32", true, true},  // 64-bit compare lanes
+        {"maxpool dt=s64 layout=nxc src=1x16x9x9 k=2x2 idx=s32", true, true},
+        {"maxpool dt=bf16 layout=nxc src=1x16x9x9 k=2x2 idx=s32", false, false},
+        // Spatial size 2^31: the largest spatial index 2^31 - 1 still fits 32-bit lanes (and, with N = C = 1,
+        // s32 output); 2^31 + 1 elements do not.
+        {"maxpool dt=f32 layout=nxc src=1x1x2147483648 k=1 idx=s32", false, false},
+        {"maxpool dt=f32 layout=nxc src=1x1x2147483649 k=1 idx=s64", true, true},
+    };
+    for (const Row& r : rows) {
+        SCOPED_TRACE(r.line);
+        const jit::KernelPlan plan = plan_of(r.line);
+        EXPECT_TRUE(plan.has_indices);
+        EXPECT_EQ(plan.index_lanes_64, r.index_lanes_64);
+        EXPECT_EQ(plan.wide_index_math, r.wide_index_math);
+    }
+}
+
+// ---- printing ------------------------------------------------------------------------------------------------
+
+TEST(PlanString, NamesTheKeyFacts) {
+    const std::string text = jit::to_string(plan_of(resnet_stem));
+    for (const char* fact : {"isa=avx512", "strategy=nxc_channels", "dtype=f32", "compare=f32", "lanes=16",
+                             "channel_block=64", "channel_tail=0", "out_width=56", "[0,1):taps[1,3)", "[1,56):taps[0,3)"})
+        EXPECT_NE(text.find(fact), std::string::npos) << "missing " << fact << " in: " << text;
+    EXPECT_EQ(text.find("indices="), std::string::npos) << text;
+
+    const std::string with_indices = jit::to_string(plan_of(problem_2d + " idx=s32 order=col"));
+    for (const char* fact : {"indices=s32", "index_lanes=32", "index_mult=1,5,0", "channel_index_stride=35"})
+        EXPECT_NE(with_indices.find(fact), std::string::npos) << "missing " << fact << " in: " << with_indices;
+    EXPECT_EQ(with_indices.find('\n'), std::string::npos) << "one line";
+}
+
+}  // namespace
