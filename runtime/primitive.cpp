@@ -4,6 +4,7 @@
 #include "jit/isa.hpp"
 #include "runtime/executor.hpp"
 
+#include <exception>
 #include <memory>
 
 namespace pooljit {
@@ -36,7 +37,9 @@ void choose_implementation(detail::PrimitiveState& s) {
             s.plan = std::move(plan);
             s.impl_name = name;
             return;
-        } catch (const Error& e) {
+        } catch (const std::exception& e) {
+            // A planner or emitter refusal (pooljit::Error), or Xbyak / allocation failing: decline, never leave
+            // a half-made primitive; the next implementation serves the problem.
             decline(e.what());
         }
     }
