@@ -31,6 +31,8 @@ constexpr int max_vectors_per_block_avx2 = 2;
 }  // namespace
 
 KernelPlan make_plan(const Problem& p, Isa isa) {
+    if (p.op != OpKind::max_pool) throw Error("planner: the adaptive strategy is not built yet");
+    if (p.layout != Layout::nxc) throw Error("planner: the ncx strategy is not built yet");
     KernelPlan plan;
     plan.isa = isa;
     plan.strategy = Strategy::nxc_channels;  // ncx_width: planned in the ncx emitter's issue

@@ -16,8 +16,6 @@ AxisTaps real_taps(const Problem& p, std::size_t a, std::int64_t o) {
     return {t.end - t.begin, o * p.stride[a] - p.pad_begin[a] + t.begin * p.dilation[a]};
 }
 
-}  // namespace
-
 void execute_nxc_rows(const Problem& p, const jit::KernelPlan& plan, const jit::CompiledKernel& kernel,
                       const void* src, void* dst, void* indices) {
     const int sr = p.spatial_rank;
@@ -58,6 +56,16 @@ void execute_nxc_rows(const Problem& p, const jit::KernelPlan& plan, const jit::
             }
         }
     }
+}
+
+}  // namespace
+
+void execute_problem(const Problem& p, const detail::Implementation& impl, const void* src, void* dst, void* indices) {
+    if (!impl.kernel) {
+        reference::execute(p, src, dst, indices);
+        return;
+    }
+    execute_nxc_rows(p, impl.plan, *impl.kernel, src, dst, indices);
 }
 
 }  // namespace pooljit

@@ -1,50 +1,13 @@
 // Primitive: creation (validate, choose an implementation) and execution.
 #include "runtime/primitive_state.hpp"
 
-#include "jit/isa.hpp"
+#include "runtime/dispatch.hpp"
 #include "runtime/executor.hpp"
 
-#include <exception>
 #include <memory>
 
 namespace pooljit {
 namespace {
-
-// Implementations in order jit:avx512, jit:avx2, ref; each one that declines says why in the dispatch log.
-void choose_implementation(detail::PrimitiveState& s) {
-    const Problem& p = s.problem;
-    const jit::Isa cap = jit::max_isa();
-    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
-        const std::string name = std::string("jit:") + jit::to_string(isa);
-        auto decline = [&](const std::string& why) { s.dispatch_log += name + " declined: " + why + "\n"; };
-        if (isa > cap) {
-            decline(jit::max_isa() < isa && isa <= (jit::cpu_features().avx512 ? jit::Isa::avx512 : jit::Isa::avx2)
-                        ? "capped by POOLJIT_MAX_ISA"
-                        : "the CPU (or the OS) lacks it");
-            continue;
-        }
-        if (p.op != OpKind::max_pool) {
-            decline("the adaptive emitter is not built yet");
-            continue;
-        }
-        if (p.layout != Layout::nxc) {
-            decline("the ncx emitter is not built yet");
-            continue;
-        }
-        try {
-            jit::KernelPlan plan = jit::make_plan(p, isa);
-            s.kernel = jit::compile(plan);
-            s.plan = std::move(plan);
-            s.impl_name = name;
-            return;
-        } catch (const std::exception& e) {
-            // A planner or emitter refusal (pooljit::Error), or Xbyak / allocation failing: decline, never leave
-            // a half-made primitive; the next implementation serves the problem.
-            decline(e.what());
-        }
-    }
-    s.impl_name = "ref";
-}
 
 std::shared_ptr<detail::PrimitiveState> make_state(const Problem& problem, std::string problem_string) {
     auto s = std::make_shared<detail::PrimitiveState>();
@@ -53,7 +16,7 @@ std::shared_ptr<detail::PrimitiveState> make_state(const Problem& problem, std::
     s->dst = problem.dst_desc();
     s->indices = problem.indices_desc();
     s->problem_string = std::move(problem_string);
-    choose_implementation(*s);
+    s->impl = detail::choose_implementation(problem);
     return s;
 }
 
@@ -91,7 +54,7 @@ const TensorDesc& Primitive::src_desc() const { return state().src; }
 const TensorDesc& Primitive::dst_desc() const { return state().dst; }
 const TensorDesc& Primitive::indices_desc() const { return state().indices; }
 bool Primitive::has_indices() const { return state().problem.has_indices; }
-const std::string& Primitive::impl_name() const { return state().impl_name; }
+const std::string& Primitive::impl_name() const { return state().impl->impl_name; }
 const std::string& Primitive::problem_string() const { return state().problem_string; }
 
 void Primitive::execute(const void* src, void* dst, void* indices) const {
@@ -102,8 +65,7 @@ void Primitive::execute(const void* src, void* dst, void* indices) const {
     if (dst == nullptr) throw Error("execute: dst = nullptr, must point to the destination tensor");
     if (p.has_indices && indices == nullptr)
         throw Error("execute: indices = nullptr, the primitive was created with an indices output");
-    if (s.kernel) execute_nxc_rows(p, s.plan, *s.kernel, src, dst, p.has_indices ? indices : nullptr);
-    else reference::execute(p, src, dst, p.has_indices ? indices : nullptr);
+    execute_problem(p, *s.impl, src, dst, p.has_indices ? indices : nullptr);
 }
 
 }  // namespace pooljit

@@ -1,24 +1,31 @@
 // What a Primitive handle shares: the resolved problem, its tensor descriptors and the chosen implementation.
+// The implementation does not depend on the batch size, so one cached Implementation serves every N.
 #pragma once
 
 #include "jit/kernel.hpp"
 
 #include <pooljit/pooljit.hpp>
 
+#include <cstdint>
 #include <memory>
-
 #include <string>
 
 namespace pooljit::detail {
 
-struct PrimitiveState {
-    Problem problem;
-    TensorDesc src, dst, indices;
-    std::string impl_name;
-    std::string problem_string;
+// The batch-independent result of dispatch: what the cache stores.
+struct Implementation {
+    std::string impl_name;     // "jit:avx512", "jit:avx2" or "ref"
     std::string dispatch_log;  // why each implementation before the chosen one declined
     jit::KernelPlan plan;      // meaningful when kernel is set
     std::shared_ptr<const jit::CompiledKernel> kernel;  // null: the reference interpreter runs
+    std::int64_t compile_microseconds = 0;
+};
+
+struct PrimitiveState {
+    Problem problem;
+    TensorDesc src, dst, indices;
+    std::string problem_string;
+    std::shared_ptr<const Implementation> impl;  // never null in a created primitive
 };
 
 }  // namespace pooljit::detail

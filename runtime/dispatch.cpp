@@ -1,0 +1,46 @@
+#include "runtime/dispatch.hpp"
+
+#include "jit/isa.hpp"
+
+#include <chrono>
+#include <exception>
+
+namespace pooljit::detail {
+
+std::shared_ptr<const Implementation> choose_implementation(const Problem& p) {
+    const auto start = std::chrono::steady_clock::now();
+    auto impl = std::make_shared<Implementation>();
+    const jit::Isa cap = jit::max_isa();
+    const jit::Isa cpu_best = jit::cpu_features().avx512 ? jit::Isa::avx512
+                              : jit::cpu_features().avx2  ? jit::Isa::avx2
+                                                          : jit::Isa::ref;
+    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
+        const std::string name = std::string("jit:") + jit::to_string(isa);
+        auto decline = [&](const std::string& why) { impl->dispatch_log += name + " declined: " + why + "\n"; };
+        if (isa > cpu_best) {
+            decline("the CPU (or the OS) lacks it");
+            continue;
+        }
+        if (isa > cap) {
+            decline("capped by POOLJIT_MAX_ISA");
+            continue;
+        }
+        try {
+            jit::KernelPlan plan = jit::make_plan(p, isa);
+            impl->kernel = jit::compile(plan);
+            impl->plan = std::move(plan);
+            impl->impl_name = name;
+            break;
+        } catch (const std::exception& e) {
+            // A planner or emitter refusal (pooljit::Error), or Xbyak / allocation failing: decline, never leave
+            // a half-made primitive; the next implementation serves the problem.
+            decline(e.what());
+        }
+    }
+    if (!impl->kernel) impl->impl_name = "ref";
+    impl->compile_microseconds =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+    return impl;
+}
+
+}  // namespace pooljit::detail

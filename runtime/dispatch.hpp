@@ -1,0 +1,14 @@
+// Dispatch: the implementations in order jit:avx512, jit:avx2, ref. Each one that declines says why.
+#pragma once
+
+#include "runtime/primitive_state.hpp"
+
+#include <memory>
+
+namespace pooljit::detail {
+
+// Plans and compiles code for the problem (its batch size is ignored). Never throws for a valid problem:
+// the reference serves whatever the JIT declines.
+std::shared_ptr<const Implementation> choose_implementation(const Problem& problem);
+
+}  // namespace pooljit::detail
