@@ -325,6 +325,11 @@ public:
     KernelFn full_block() const override { return full_.entry(); }
     KernelFn tail_block() const override { return tail_ ? tail_->entry() : nullptr; }
     std::size_t code_size() const override { return full_.getSize() + (tail_ ? tail_->getSize() : 0); }
+    std::vector<CodeRegion> code_regions() const override {
+        std::vector<CodeRegion> regions{{"full", full_.getCode(), full_.getSize()}};
+        if (tail_) regions.push_back({"tail", tail_->getCode(), tail_->getSize()});
+        return regions;
+    }
 
 private:
     KernelPlan plan_;  // the emitters keep references into it

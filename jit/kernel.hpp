@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace pooljit::jit {
 
@@ -31,6 +32,14 @@ public:
     virtual KernelFn full_block() const = 0;
     virtual KernelFn tail_block() const = 0;  // null when plan.channel_tail == 0
     virtual std::size_t code_size() const = 0;
+
+    // The executable bytes of each entry, for POOLJIT_JIT_DUMP and perf maps. Named "full" and "tail".
+    struct CodeRegion {
+        std::string name;
+        const void* code = nullptr;
+        std::size_t size = 0;
+    };
+    virtual std::vector<CodeRegion> code_regions() const = 0;
 };
 
 // Emits code for the plan. Throws pooljit::Error when the emitter does not serve the plan (the message is the
