@@ -23,81 +23,184 @@ bool is_64bit(CompareType c) { return c == CompareType::f64 || c == CompareType:
 
 // Width taps up to this count are unrolled; longer windows (a 1-D kernel of 200 taps) loop.
 constexpr std::int64_t max_unrolled_width_taps = 8;
-// Vectors of channels per block: enough independent dependency chains to hide the compare latency,
-// few enough to keep accumulators, raw bits and indices in registers (16 ymm on AVX2, 32 zmm on AVX-512).
+// Vectors per block: enough independent dependency chains to hide the compare latency, few enough to keep
+// accumulators, raw bits and indices in registers (16 ymm on AVX2, 32 zmm on AVX-512).
 constexpr int max_vectors_per_block_avx512 = 4;
 constexpr int max_vectors_per_block_avx2 = 2;
+// Each segment is straight-line code: beyond this many the row is walked from a table instead.
+constexpr std::size_t max_segments = 2 * default_max_width_runs;
+
+struct WidthAxis {
+    std::int64_t out, in, kernel, stride, dilation, pad;
+};
+
+// Adaptive windows along one axis: [o*in/out, ceil((o+1)*in/out)).
+WindowTaps adaptive_window(std::int64_t o, std::int64_t in, std::int64_t out) {
+    __extension__ typedef __int128 i128;
+    const auto begin = static_cast<std::int64_t>(static_cast<i128>(o) * in / out);
+    const auto end = static_cast<std::int64_t>((static_cast<i128>(o + 1) * in + out - 1) / out);
+    return {begin, end};
+}
+
+// Runs of outputs whose windows have one tap count and whose first taps advance by one step; each becomes a
+// segment of its own.
+struct PositionRun {
+    std::int64_t out_begin, out_end, taps, first_position, step;
+};
+
+std::vector<PositionRun> max_pool_runs(const WidthAxis& a) {
+    std::vector<PositionRun> runs;
+    for (const WidthRun& r : width_runs(a.out, a.in, a.kernel, a.stride, a.dilation, a.pad)) {
+        const std::int64_t first = r.out_begin * a.stride - a.pad + r.tap_begin * a.dilation;
+        runs.push_back({r.out_begin, r.out_end, r.tap_end - r.tap_begin, first, a.stride});
+    }
+    return runs;
+}
+
+std::vector<PositionRun> adaptive_runs(const WidthAxis& a, std::size_t max_runs) {
+    std::vector<PositionRun> runs;
+    for (std::int64_t o = 0; o < a.out; ++o) {
+        const WindowTaps t = adaptive_window(o, a.in, a.out);
+        if (!runs.empty()) {
+            PositionRun& r = runs.back();
+            const std::int64_t step = t.begin - (r.first_position + (r.out_end - 1 - r.out_begin) * r.step);
+            const bool single = r.out_end - r.out_begin == 1;
+            if (r.taps == t.end - t.begin && (single || step == r.step)) {
+                if (single) r.step = step;
+                ++r.out_end;
+                continue;
+            }
+        }
+        if (runs.size() == max_runs) return {};
+        runs.push_back({o, o + 1, t.end - t.begin, t.begin, 0});
+    }
+    return runs;
+}
+
+// nxc: one item per output. ncx: items of `group` outputs, the last one partial.
+std::vector<Segment> segments_of(const std::vector<PositionRun>& runs, bool lanes_are_outputs, std::int64_t group) {
+    std::vector<Segment> segments;
+    for (const PositionRun& r : runs) {
+        const std::int64_t count = r.out_end - r.out_begin;
+        if (!lanes_are_outputs) {
+            segments.push_back({r.out_begin, count, 1, r.taps, r.first_position, r.step, 0});
+            continue;
+        }
+        const std::int64_t full = count / group, rest = count % group;
+        if (full > 0) segments.push_back({r.out_begin, full, group, r.taps, r.first_position, group * r.step, r.step});
+        if (rest > 0)
+            segments.push_back({r.out_begin + full * group, 1, rest, r.taps, r.first_position + full * group * r.step,
+                                0, r.step});
+    }
+    return segments;
+}
 
 }  // namespace
 
 KernelPlan make_plan(const Problem& p, Isa isa) {
-    if (p.op != OpKind::max_pool) throw Error("planner: the adaptive strategy is not built yet");
-    if (p.layout != Layout::nxc) throw Error("planner: the ncx strategy is not built yet");
+    if (isa != Isa::avx2 && isa != Isa::avx512) throw Error("planner: isa must be avx2 or avx512");
+    const bool adaptive = p.op == OpKind::adaptive_max_pool;
     KernelPlan plan;
     plan.isa = isa;
-    plan.strategy = Strategy::nxc_channels;  // ncx_width: planned in the ncx emitter's issue
+    plan.strategy = p.layout == Layout::nxc ? Strategy::nxc_channels : Strategy::ncx_width;
+    const bool lanes_are_outputs = plan.strategy == Strategy::ncx_width;
     plan.dtype = p.dtype;
     plan.compare = compare_type_of(p.dtype);
     plan.nan = p.nan;
     plan.is_float = plan.compare == CompareType::f32 || plan.compare == CompareType::f64;
     plan.vector_bytes = isa == Isa::avx512 ? 64 : 32;
     plan.lanes = plan.vector_bytes / (is_64bit(plan.compare) ? 8 : 4);
-
     const std::int64_t lanes = plan.lanes;
-    const std::int64_t vectors_needed = (p.channels + lanes - 1) / lanes;
-    const int max_vectors = isa == Isa::avx512 ? max_vectors_per_block_avx512 : max_vectors_per_block_avx2;
-    plan.vectors_per_block = static_cast<int>(std::clamp<std::int64_t>(vectors_needed, 1, max_vectors));
-    plan.channel_block = std::min<std::int64_t>(plan.vectors_per_block * lanes, std::max<std::int64_t>(p.channels, 1));
-    plan.channel_tail = p.channels % plan.channel_block;
+    // f16 carries raw bits beside each accumulator: with indices too, two vectors would not fit in 16 ymm.
+    const int max_vectors = isa == Isa::avx512                             ? max_vectors_per_block_avx512
+                            : p.dtype == DType::f16 && p.has_indices ? 1
+                                                                           : max_vectors_per_block_avx2;
 
     const int w = p.spatial_rank - 1;  // innermost spatial axis
     const auto wa = static_cast<std::size_t>(w);
-    plan.out_width = p.out[wa];
-    plan.in_width = p.in[wa];
-    plan.kernel_w = p.kernel[wa];
-    plan.stride_w = p.stride[wa];
-    plan.dilation_w = p.dilation[wa];
-    plan.pad_w = p.pad_begin[wa];
-    plan.width_runs = width_runs(plan.out_width, plan.in_width, plan.kernel_w, plan.stride_w, plan.dilation_w, plan.pad_w);
-    if (plan.width_runs.empty())
-        throw Error("planner: more than " + std::to_string(default_max_width_runs) +
-                    " distinct border windows along the width (a window far wider than the input)");
-    plan.unroll_width_taps = plan.kernel_w <= max_unrolled_width_taps;
+    WidthAxis axis{p.out[wa], p.in[wa], p.kernel[wa], p.stride[wa], p.dilation[wa], p.pad_begin[wa]};
+    if (adaptive) axis = {p.out[wa], p.in[wa], 1, 1, 1, 0};  // windows come from the adaptive rule
+    plan.out_width = axis.out;
+    plan.in_width = axis.in;
+    plan.kernel_w = axis.kernel;
+    plan.stride_w = axis.stride;
+    plan.dilation_w = axis.dilation;
+    plan.pad_w = axis.pad;
+
+    // Lanes are channels (nxc) or outputs along the width (ncx).
+    const std::int64_t lane_items = lanes_are_outputs ? plan.out_width : p.channels;
+    const std::int64_t vectors_needed = (lane_items + lanes - 1) / lanes;
+    plan.vectors_per_block = static_cast<int>(std::clamp<std::int64_t>(vectors_needed, 1, max_vectors));
+    if (lanes_are_outputs) {
+        plan.channel_block = 1;
+        plan.channel_tail = 0;
+    } else {
+        plan.channel_block = std::min<std::int64_t>(plan.vectors_per_block * lanes, std::max<std::int64_t>(p.channels, 1));
+        plan.channel_tail = p.channels % plan.channel_block;
+    }
+
+    std::vector<PositionRun> runs;
+    if (adaptive) {
+        runs = adaptive_runs(axis, default_max_width_runs);
+    } else {
+        plan.width_runs = width_runs(axis.out, axis.in, axis.kernel, axis.stride, axis.dilation, axis.pad);
+        if (!plan.width_runs.empty()) runs = max_pool_runs(axis);
+    }
+    const std::int64_t group = plan.vectors_per_block * lanes;
+    if (!runs.empty()) plan.segments = segments_of(runs, lanes_are_outputs, group);
+    if (runs.empty() || plan.segments.size() > max_segments) {
+        plan.segments.clear();
+        plan.table_mode = true;
+        plan.table.reserve(static_cast<std::size_t>(plan.out_width));
+        for (std::int64_t o = 0; o < plan.out_width; ++o) {
+            if (adaptive) {
+                const WindowTaps t = adaptive_window(o, axis.in, axis.out);
+                plan.table.push_back({t.begin, t.end - t.begin});
+            } else {
+                const WindowTaps t = window_taps(o, axis.in, axis.kernel, axis.stride, axis.dilation, axis.pad);
+                plan.table.push_back({o * axis.stride - axis.pad + t.begin * axis.dilation, t.end - t.begin});
+            }
+        }
+    }
+    std::int64_t longest_window = 0;
+    for (const Segment& s : plan.segments) longest_window = std::max(longest_window, s.taps);
+    plan.unroll_width_taps = !plan.table_mode && longest_window <= max_unrolled_width_taps;
 
     const std::int64_t elem = static_cast<std::int64_t>(size_of(p.dtype));
-    const std::int64_t pixel = p.channels * elem;  // bytes between neighbouring positions in nxc
+    const std::int64_t pixel = lanes_are_outputs ? elem : p.channels * elem;  // bytes between neighbouring positions
+    auto dilation_of = [&](int a) { return adaptive ? std::int64_t{1} : p.dilation[static_cast<std::size_t>(a)]; };
     plan.src_step_w = pixel;
     plan.src_tap_stride_w = plan.dilation_w * pixel;
     plan.src_out_stride_w = plan.stride_w * pixel;
     plan.dst_out_stride_w = pixel;
-    if (p.spatial_rank >= 2) {
-        const auto ha = static_cast<std::size_t>(w - 1);
-        plan.src_tap_stride_h = p.dilation[ha] * p.in[wa] * pixel;
-    }
-    if (p.spatial_rank >= 3) plan.src_tap_stride_d = p.dilation[0] * p.in[1] * p.in[2] * pixel;
+    if (p.spatial_rank >= 2) plan.src_tap_stride_h = dilation_of(w - 1) * p.in[wa] * pixel;
+    if (p.spatial_rank >= 3) plan.src_tap_stride_d = dilation_of(0) * p.in[1] * p.in[2] * pixel;
 
     plan.has_indices = p.has_indices;
     if (p.has_indices) {
         plan.index_dtype = p.index_dtype;
         const int sr = p.spatial_rank;
+        // Adaptive indices are per-channel spatial indices: axis 2 in MaxPool-8's terms.
+        const int index_axis = adaptive ? 2 : p.axis;
         for (int a = 0; a < sr; ++a) {
             std::int64_t m = 1;
-            if (p.order == StorageOrder::column_major) {
+            if (!adaptive && p.order == StorageOrder::column_major) {
                 for (int b = 0; b < a; ++b) m *= p.in[static_cast<std::size_t>(b)];
             } else {
                 for (int b = a + 1; b < sr; ++b) m *= p.in[static_cast<std::size_t>(b)];
                 // axis >= 2 takes the index modulo the trailing spatial dims from spatial axis (axis - 2) on:
                 // the terms of earlier axes are multiples of the modulus.
-                if (a < p.axis - 2) m = 0;
+                if (a < index_axis - 2) m = 0;
             }
             plan.index_mult[a] = m;
         }
         plan.index_mult_w = plan.index_mult[w];
         plan.index_tap_step_w = plan.dilation_w * plan.index_mult[w];
         plan.index_out_step_w = plan.stride_w * plan.index_mult[w];
-        if (sr >= 2) plan.index_tap_step_h = p.dilation[static_cast<std::size_t>(w - 1)] * plan.index_mult[w - 1];
-        if (sr >= 3) plan.index_tap_step_d = p.dilation[0] * plan.index_mult[0];
-        plan.channel_index_stride = p.axis <= 1 ? p.spatial_in_size() : 0;
+        if (sr >= 2) plan.index_tap_step_h = dilation_of(w - 1) * plan.index_mult[w - 1];
+        if (sr >= 3) plan.index_tap_step_d = dilation_of(0) * plan.index_mult[0];
+        plan.channel_index_stride = index_axis <= 1 ? p.spatial_in_size() : 0;
+        plan.lane_index_unit = lanes_are_outputs ? plan.index_mult_w : plan.channel_index_stride;
         // The spatial part never exceeds the spatial size; with 32-bit compare lanes it is tracked in 32-bit
         // lanes unless the spatial size does not fit.
         plan.index_lanes_64 = is_64bit(plan.compare) || p.spatial_in_size() - 1 > std::numeric_limits<std::int32_t>::max();
@@ -122,6 +225,8 @@ std::string to_string(const KernelPlan& plan) {
       << " out_width=" << plan.out_width << " unroll_width_taps=" << plan.unroll_width_taps << " width_runs=";
     for (const WidthRun& r : plan.width_runs)
         s << "[" << r.out_begin << "," << r.out_end << "):taps[" << r.tap_begin << "," << r.tap_end << ")";
+    if (plan.table_mode) s << " table=" << plan.table.size() << " outputs";
+    else s << " segments=" << plan.segments.size();
     if (plan.has_indices)
         s << " indices=" << to_string(plan.index_dtype) << " index_lanes=" << (plan.index_lanes_64 ? 64 : 32)
           << " index_mult=" << plan.index_mult[0] << "," << plan.index_mult[1] << "," << plan.index_mult[2]

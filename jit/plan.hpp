@@ -17,6 +17,30 @@ enum class Strategy {
     ncx_width,     // planar: lanes are consecutive outputs along the innermost axis; one call per (n, c, row)
 };
 
+// A stretch of one output row where every item has the same window shape along the width. An item is what one
+// pass of the window loop computes: nxc, one output for a block of channel lanes; ncx, `outputs_per_item`
+// consecutive outputs, one per lane. The generated code loops `repeat` times over the items of a segment.
+struct Segment {
+    std::int64_t out_begin = 0;         // first output of the first item
+    std::int64_t repeat = 0;            // items in the segment
+    std::int64_t outputs_per_item = 1;  // nxc: 1; ncx: lanes in use (at most vectors_per_block * lanes)
+    std::int64_t taps = 0;              // real taps along the width of every window (0: empty windows)
+    std::int64_t first_position = 0;    // input position of the first real tap of the first item's first output
+    std::int64_t item_step = 0;         // input positions between the first real taps of consecutive items
+    std::int64_t lane_step = 0;         // ncx: input positions between the first real taps of neighbouring lanes
+
+    friend bool operator==(const Segment&, const Segment&) = default;
+};
+
+// Table mode (windows too irregular for one segment each: adaptive pooling with uneven windows, or a window far
+// wider than the input): the code walks a table of single outputs with a run-time tap count.
+struct TableItem {
+    std::int64_t first_position = 0;  // input position of the first real tap
+    std::int64_t taps = 0;            // real taps along the width (0: an empty window)
+
+    friend bool operator==(const TableItem&, const TableItem&) = default;
+};
+
 // The type that comparisons happen in. Narrow types are widened to 32-bit lanes on load and narrowed back
 // on store: bf16 by a 16-bit shift (exact, NaN payloads included), f16 through F16C with the raw bits carried
 // beside the compared value (so a selected signalling NaN keeps its bits), s8/u8 by sign/zero extension.
@@ -49,7 +73,10 @@ struct KernelPlan {
     // Innermost spatial axis, in elements of the window (same meaning for both strategies).
     std::int64_t out_width = 1, in_width = 1;
     std::int64_t kernel_w = 1, stride_w = 1, dilation_w = 1, pad_w = 0;
-    std::vector<WidthRun> width_runs;
+    std::vector<WidthRun> width_runs;  // max_pool only: the border analysis the segments come from
+    std::vector<Segment> segments;     // segment mode: the whole row, in output order
+    bool table_mode = false;           // true: `table` replaces `segments`
+    std::vector<TableItem> table;      // table mode: one entry per output along the width
     // Above this many taps along the width, the tap loop is a loop, not unrolled code.
     bool unroll_width_taps = true;
 
@@ -74,6 +101,9 @@ struct KernelPlan {
     std::int64_t index_tap_step_w = 0, index_tap_step_h = 0, index_tap_step_d = 0;
     std::int64_t index_out_step_w = 0;
     std::int64_t channel_index_stride = 0;  // index difference between neighbouring channels (nxc lanes)
+    // Index difference between neighbouring lanes, per unit of Segment::lane_step (ncx: the width multiplier;
+    // nxc: channel_index_stride, lane_step being 1).
+    std::int64_t lane_index_unit = 0;
 
     friend bool operator==(const KernelPlan&, const KernelPlan&) = default;
 };

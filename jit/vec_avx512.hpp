@@ -1,10 +1,10 @@
 // The AVX-512 trait: how each vector operation the emitters need is spelled on AVX-512 (F, BW, VL, DQ).
-// Masks live in opmask registers; tails are masked loads and stores (faults suppressed on masked lanes).
+// Masks live in opmask registers; partial vectors are masked loads and stores (faults suppressed on masked lanes).
 #pragma once
 
-#include "jit/plan.hpp"
+#include "jit/vec_trait.hpp"
 
-#include <xbyak/xbyak.h>
+#include <algorithm>
 
 namespace pooljit::jit {
 
@@ -12,20 +12,26 @@ class Avx512Ops {
 public:
     using Vmm = Xbyak::Zmm;
     static constexpr int vector_bytes = 64;
+    static constexpr bool needs_vector_masks = false;  // opmasks: no vector registers for masks
 
-    Avx512Ops(Xbyak::CodeGenerator& g, const KernelPlan& plan) : g_(g), plan_(plan) {}
+    Avx512Ops(Xbyak::CodeGenerator& g, const KernelPlan& plan, const TraitResources& r) : g_(g), plan_(plan), r_(r) {}
 
-    static Vmm vmm(int i) { return Vmm(i); }
-
-    // Mask of the lanes that a partial vector holds; full vectors use no mask.
-    void set_tail_mask(int valid_lanes, const Xbyak::Reg64& scratch) {
-        g_.mov(scratch, (std::uint64_t{1} << valid_lanes) - 1);
-        g_.kmovq(tail_, scratch);
+    void broadcast_constant32(const Vmm& v, std::uint32_t bits) {
+        g_.mov(r_.scratch.cvt32(), bits);
+        g_.vpbroadcastd(v, r_.scratch.cvt32());
+    }
+    void broadcast_constant64(const Vmm& v, std::uint64_t bits) {
+        g_.mov(r_.scratch, bits);
+        g_.vpbroadcastq(v, r_.scratch);
+    }
+    void broadcast_gpr(const Vmm& v, const Xbyak::Reg64& r, bool lanes_64) {
+        if (lanes_64) g_.vpbroadcastq(v, r);
+        else g_.vpbroadcastd(v, r.cvt32());
     }
 
-    // dst (compare type) <- memory elements of plan.dtype, widened.
-    void load_value(const Vmm& dst, const Xbyak::Address& src, bool tail) {
-        const Vmm d = tail ? Vmm(dst.getIdx()) | tail_ | Xbyak::util::T_z : dst;
+    // dst (compare type) <- `valid` elements of plan.dtype at src, widened; lanes past `valid` become 0.
+    void load_value(const Vmm& dst, const Xbyak::Address& src, int valid) {
+        const Vmm d = masked(dst, valid);
         switch (plan_.dtype) {
             case DType::f32: g_.vmovups(d, src); break;
             case DType::f64: g_.vmovupd(d, src); break;
@@ -42,9 +48,7 @@ public:
     }
 
     // f16 only: the raw 16-bit patterns, zero-extended to 32-bit lanes.
-    void load_raw(const Vmm& dst, const Xbyak::Address& src, bool tail) {
-        g_.vpmovzxwd(tail ? Vmm(dst.getIdx()) | tail_ | Xbyak::util::T_z : dst, src);
-    }
+    void load_raw(const Vmm& dst, const Xbyak::Address& src, int valid) { g_.vpmovzxwd(masked(dst, valid), src); }
 
     // take <- lanes where `fresh` replaces `acc` (DESIGN.md section 3: strict greater; NaN by policy).
     void compute_take(const Vmm& fresh, const Vmm& acc) {
@@ -55,8 +59,7 @@ public:
                 // propagate: a NaN replaces an ordered accumulator, nothing replaces a NaN one.
                 // ignore: a NaN never replaces; a real value replaces a NaN first element.
                 const Vmm& ordered_side = plan_.nan == NanPolicy::propagate ? acc : fresh;
-                const bool f64 = plan_.compare == CompareType::f64;
-                if (f64) {
+                if (plan_.compare == CompareType::f64) {
                     g_.vcmppd(take_, ordered_side, ordered_side, ord_q);
                     g_.vcmppd(take_ | take_, acc, fresh, nge_uq);
                 } else {
@@ -72,68 +75,61 @@ public:
     }
 
     void blend_take(const Vmm& acc, const Vmm& fresh) {
-        if (plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64) g_.vmovdqa64(acc | take_, fresh);
+        if (lanes_64()) g_.vmovdqa64(acc | take_, fresh);
         else g_.vmovdqa32(acc | take_, fresh);
     }
 
-    // idx lanes under take <- the scalar index (32- or 64-bit lanes as the plan tracks them).
-    void blend_take_index(const Vmm& idx, const Xbyak::Reg64& index) {
-        if (plan_.index_lanes_64) g_.vpbroadcastq(idx | take_, index);
-        else g_.vpbroadcastd(idx | take_, index.cvt32());
+    // Once per tap, before the blends of its vectors: where the tap's index comes from.
+    void prepare_tap_index(const Xbyak::Reg64& index) { tap_index_ = index; }
+    void blend_take_index(const Vmm& idx) {
+        if (plan_.index_lanes_64) g_.vpbroadcastq(idx | take_, tap_index_);
+        else g_.vpbroadcastd(idx | take_, tap_index_.cvt32());
     }
 
-    void broadcast_index(const Vmm& idx, const Xbyak::Reg64& index) {
-        if (plan_.index_lanes_64) g_.vpbroadcastq(idx, index);
-        else g_.vpbroadcastd(idx, index.cvt32());
-    }
-
-    // Lanes of a float accumulator that hold NaN (an all-NaN window under nan=ignore) -> fix_.
+    // Lanes of a float accumulator that hold NaN (an all-NaN window under nan=ignore) -> the fix mask.
     void find_nan_lanes(const Vmm& acc) {
         constexpr std::uint8_t unord_q = 3;
         if (plan_.compare == CompareType::f64) g_.vcmppd(fix_, acc, acc, unord_q);
         else g_.vcmpps(fix_, acc, acc, unord_q);
     }
-
-    void move_under_fix(const Vmm& dst, const Vmm& src, bool lanes_64) {
-        if (lanes_64) g_.vmovdqa64(dst | fix_, src);
+    void move_under_fix(const Vmm& dst, const Vmm& src) {
+        if (lanes_64()) g_.vmovdqa64(dst | fix_, src);
         else g_.vmovdqa32(dst | fix_, src);
     }
 
-    // Store-domain register (raw bits for f16, the compare value otherwise) -> memory elements of plan.dtype.
-    void store_value(const Xbyak::Address& dst, const Vmm& value, const Vmm& scratch, bool tail) {
-        auto at = [&](const Xbyak::Address& a) { return tail ? a | tail_ : a; };
+    // Store-domain register (raw bits for f16, the compare value otherwise) -> `valid` elements of plan.dtype.
+    void store_value(const Xbyak::Address& dst, const Vmm& value, const Vmm& scratch, int valid) {
+        const Xbyak::Address at = valid < plan_.lanes ? dst | set_mask(valid) : dst;
         switch (plan_.dtype) {
-            case DType::f32: g_.vmovups(at(dst), value); break;
-            case DType::f64: g_.vmovupd(at(dst), value); break;
-            case DType::s32: g_.vmovdqu32(at(dst), value); break;
-            case DType::s64: g_.vmovdqu64(at(dst), value); break;
-            case DType::s8: case DType::u8: g_.vpmovdb(at(dst), value); break;
-            case DType::f16: g_.vpmovdw(at(dst), value); break;
+            case DType::f32: g_.vmovups(at, value); break;
+            case DType::f64: g_.vmovupd(at, value); break;
+            case DType::s32: g_.vmovdqu32(at, value); break;
+            case DType::s64: g_.vmovdqu64(at, value); break;
+            case DType::s8: case DType::u8: g_.vpmovdb(at, value); break;
+            case DType::f16: g_.vpmovdw(at, value); break;
             case DType::bf16:
                 g_.vpsrld(scratch, value, 16);
-                g_.vpmovdw(at(dst), scratch);
+                g_.vpmovdw(at, scratch);
                 break;
         }
     }
 
-    // Final indices: spatial part (idx, 32- or 64-bit lanes) + channel part (chan_base broadcast + a table of
-    // per-lane channel offsets), -1 on lanes in fix_ when `fix`, stored as plan.index_dtype.
-    // `table` points at this vector's first per-lane offset (64-bit entries for s64 output, 32-bit for s32).
-    void store_indices(const Xbyak::Address& dst_lo, const Xbyak::Address& dst_hi, const Vmm& idx, const Vmm& chan_base,
-                       const Xbyak::Address& table_lo, const Xbyak::Address& table_hi, const Vmm& minus_one,
-                       const Vmm& t0, bool tail, bool fix, int valid_lanes, const Xbyak::Reg64& scratch) {
+    // Final indices of `valid` lanes: spatial part (idx) + the call's base (base, broadcast) + per-lane offsets
+    // (table, 64-bit entries when plan.wide_index_math, else 32-bit), -1 on fix lanes when `fix`.
+    void store_indices(const LaneAddress& dst, const LaneAddress& table, const Vmm& idx, const Vmm& base,
+                       const Vmm& minus_one, const Vmm& t0, int valid, bool fix) {
         const bool out64 = plan_.index_dtype == DType::s64;
         if (plan_.index_lanes_64 || !out64) {
             // Same lane count in and out.
             if (plan_.index_lanes_64) {
-                g_.vpaddq(t0, idx, chan_base);
-                g_.vpaddq(t0, t0, table_lo);
+                g_.vpaddq(t0, idx, base);
+                g_.vpaddq(t0, t0, table(0));
             } else {
-                g_.vpaddd(t0, idx, chan_base);
-                g_.vpaddd(t0, t0, table_lo);
+                g_.vpaddd(t0, idx, base);
+                g_.vpaddd(t0, t0, table(0));
             }
-            if (fix) move_under_fix(t0, minus_one, plan_.index_lanes_64);
-            const Xbyak::Address a = tail ? dst_lo | tail_ : dst_lo;
+            if (fix) move_under_fix(t0, minus_one);
+            const Xbyak::Address a = valid < plan_.lanes ? dst(0) | set_mask(valid) : dst(0);
             if (out64) g_.vmovdqu64(a, t0);
             else if (plan_.index_lanes_64) g_.vpmovqd(a, t0);
             else g_.vmovdqu32(a, t0);
@@ -141,34 +137,44 @@ public:
         }
         // 32-bit lanes, 64-bit output: two halves of 8 lanes.
         for (int half = 0; half < 2; ++half) {
-            const int lanes_here = std::min(8, valid_lanes - half * 8);
+            const int lanes_here = std::min(8, valid - half * 8);
             if (lanes_here <= 0) break;
             if (half == 0) g_.vpmovsxdq(t0, Xbyak::Ymm(idx.getIdx()));
             else {
                 g_.vextracti32x8(Xbyak::Ymm(t0.getIdx()), idx, 1);
                 g_.vpmovsxdq(t0, Xbyak::Ymm(t0.getIdx()));
             }
-            g_.vpaddq(t0, t0, chan_base);
-            g_.vpaddq(t0, t0, half == 0 ? table_lo : table_hi);
+            g_.vpaddq(t0, t0, base);
+            g_.vpaddq(t0, t0, table(half * 8));
             if (fix) {
                 if (half == 1) g_.kshiftrw(fix_, fix_, 8);
                 g_.vmovdqa64(t0 | fix_, minus_one);
             }
-            const Xbyak::Address& a = half == 0 ? dst_lo : dst_hi;
-            if (lanes_here < 8) {
-                g_.mov(scratch, (std::uint64_t{1} << lanes_here) - 1);
-                g_.kmovq(half_tail_, scratch);
-                g_.vmovdqu64(a | half_tail_, t0);
-            } else {
-                g_.vmovdqu64(a, t0);
-            }
+            const Xbyak::Address a = dst(half * 8);
+            g_.vmovdqu64(lanes_here < 8 ? a | set_mask(lanes_here) : a, t0);
         }
     }
 
+    void emit_data() {}
+
 private:
+    bool lanes_64() const { return plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64; }
+
+    const Xbyak::Opmask& set_mask(int valid) {
+        g_.mov(r_.scratch, (std::uint64_t{1} << valid) - 1);
+        g_.kmovq(tail_, r_.scratch);
+        return tail_;
+    }
+    Vmm masked(const Vmm& v, int valid) {
+        if (valid >= plan_.lanes) return v;
+        return Vmm(v.getIdx()) | set_mask(valid) | Xbyak::util::T_z;
+    }
+
     Xbyak::CodeGenerator& g_;
     const KernelPlan& plan_;
-    const Xbyak::Opmask take_{1}, fix_{3}, half_tail_{4}, tail_{7};
+    TraitResources r_;
+    Xbyak::Reg64 tap_index_;
+    const Xbyak::Opmask take_{1}, fix_{3}, tail_{7};
 };
 
 }  // namespace pooljit::jit

@@ -7,10 +7,9 @@
 
 namespace pooljit::detail {
 
-std::shared_ptr<const Implementation> choose_implementation(const Problem& p) {
+std::shared_ptr<const Implementation> choose_implementation(const Problem& p, jit::Isa cap) {
     const auto start = std::chrono::steady_clock::now();
     auto impl = std::make_shared<Implementation>();
-    const jit::Isa cap = jit::max_isa();
     const jit::Isa cpu_best = jit::cpu_features().avx512 ? jit::Isa::avx512
                               : jit::cpu_features().avx2  ? jit::Isa::avx2
                                                           : jit::Isa::ref;

@@ -1,14 +1,15 @@
 // Dispatch: the implementations in order jit:avx512, jit:avx2, ref. Each one that declines says why.
 #pragma once
 
+#include "jit/isa.hpp"
 #include "runtime/primitive_state.hpp"
 
 #include <memory>
 
 namespace pooljit::detail {
 
-// Plans and compiles code for the problem (its batch size is ignored). Never throws for a valid problem:
-// the reference serves whatever the JIT declines.
-std::shared_ptr<const Implementation> choose_implementation(const Problem& problem);
+// Plans and compiles code for the problem (its batch size is ignored) for ISAs up to isa_cap (the cache key's
+// reading of POOLJIT_MAX_ISA). Never throws for a valid problem: the reference serves whatever the JIT declines.
+std::shared_ptr<const Implementation> choose_implementation(const Problem& problem, jit::Isa isa_cap);
 
 }  // namespace pooljit::detail

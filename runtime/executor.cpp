@@ -1,4 +1,13 @@
+// The executor: splits a tensor into kernel calls (one output row of one channel block, nxc, or of one
+// channel, ncx) and runs them on oneTBB. Tiles are (n, channel block) or (n, c); when there are too few tiles
+// for the threads, output rows are split too. The generated code never depends on the thread count.
 #include "runtime/executor.hpp"
+
+#include "runtime/threads.hpp"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
 
 #include <algorithm>
 
@@ -11,51 +20,101 @@ struct AxisTaps {
 };
 
 AxisTaps real_taps(const Problem& p, std::size_t a, std::int64_t o) {
+    if (p.op == OpKind::adaptive_max_pool) {
+        // [o*in/out, ceil((o+1)*in/out)): never empty.
+        __extension__ typedef __int128 i128;
+        const auto begin = static_cast<std::int64_t>(static_cast<i128>(o) * p.in[a] / p.out[a]);
+        const auto end = static_cast<std::int64_t>((static_cast<i128>(o + 1) * p.in[a] + p.out[a] - 1) / p.out[a]);
+        return {end - begin, begin};
+    }
     const jit::WindowTaps t = jit::window_taps(o, p.in[a], p.kernel[a], p.stride[a], p.dilation[a], p.pad_begin[a]);
     if (t.begin == t.end) return {0, 0};
     return {t.end - t.begin, o * p.stride[a] - p.pad_begin[a] + t.begin * p.dilation[a]};
 }
 
-void execute_nxc_rows(const Problem& p, const jit::KernelPlan& plan, const jit::CompiledKernel& kernel,
-                      const void* src, void* dst, void* indices) {
-    const int sr = p.spatial_rank;
-    const auto w = static_cast<std::size_t>(sr - 1);
-    const bool has_h = sr >= 2, has_d = sr >= 3;
-    const std::size_t h = has_h ? w - 1 : 0, d = 0;
-    const std::int64_t C = p.channels;
-    const std::int64_t in_d = has_d ? p.in[d] : 1, in_h = has_h ? p.in[h] : 1;
-    const std::int64_t out_d = has_d ? p.out[d] : 1, out_h = has_h ? p.out[h] : 1;
-    const std::int64_t elem = static_cast<std::int64_t>(size_of(p.dtype));
-    const std::int64_t index_elem = static_cast<std::int64_t>(size_of(p.index_dtype));
-    const std::int64_t spatial = p.spatial_in_size();
-    const jit::KernelFn full = kernel.full_block(), tail = kernel.tail_block();
-
-    for (std::int64_t n = 0; n < p.batch; ++n) {
-        for (std::int64_t c0 = 0; c0 < C; c0 += plan.channel_block) {
-            const jit::KernelFn fn = c0 + plan.channel_block > C ? tail : full;
-            std::int64_t channel_index_base = 0;
-            if (p.axis == 0) channel_index_base = (n * C + c0) * spatial;
-            else if (p.axis == 1) channel_index_base = c0 * spatial;
-            for (std::int64_t od = 0; od < out_d; ++od) {
-                const AxisTaps td = has_d ? real_taps(p, d, od) : AxisTaps{};
-                for (std::int64_t oh = 0; oh < out_h; ++oh) {
-                    const AxisTaps th = has_h ? real_taps(p, h, oh) : AxisTaps{};
-                    const std::int64_t src_pos = ((n * in_d + td.first_position) * in_h + th.first_position) * p.in[w];
-                    const std::int64_t dst_pos = ((n * out_d + od) * out_h + oh) * p.out[w];
-                    jit::KernelArgs args;
-                    args.src = static_cast<const std::uint8_t*>(src) + (src_pos * C + c0) * elem;
-                    args.dst = static_cast<std::uint8_t*>(dst) + (dst_pos * C + c0) * elem;
-                    args.indices = indices ? static_cast<std::uint8_t*>(indices) + (dst_pos * C + c0) * index_elem : nullptr;
-                    args.taps_d = td.count;
-                    args.taps_h = th.count;
-                    args.index_base = (has_d ? td.first_position * plan.index_mult[d] : 0) +
-                                      (has_h ? th.first_position * plan.index_mult[h] : 0);
-                    args.channel_index_base = channel_index_base;
-                    fn(&args);
-                }
-            }
-        }
+// Everything a call needs that does not change between calls.
+class RowRunner {
+public:
+    RowRunner(const Problem& p, const jit::KernelPlan& plan, const jit::CompiledKernel& kernel, const void* src,
+              void* dst, void* indices)
+        : p_(p), plan_(plan), src_(static_cast<const std::uint8_t*>(src)), dst_(static_cast<std::uint8_t*>(dst)),
+          indices_(static_cast<std::uint8_t*>(indices)), full_(kernel.full_block()), tail_(kernel.tail_block()) {
+        const int sr = p.spatial_rank;
+        w_ = static_cast<std::size_t>(sr - 1);
+        has_h_ = sr >= 2;
+        has_d_ = sr >= 3;
+        h_ = has_h_ ? w_ - 1 : 0;
+        in_d_ = has_d_ ? p.in[0] : 1;
+        in_h_ = has_h_ ? p.in[h_] : 1;
+        out_d_ = has_d_ ? p.out[0] : 1;
+        out_h_ = has_h_ ? p.out[h_] : 1;
+        elem_ = static_cast<std::int64_t>(size_of(p.dtype));
+        index_elem_ = static_cast<std::int64_t>(size_of(p.index_dtype));
+        spatial_ = p.spatial_in_size();
+        nxc_ = plan.strategy == jit::Strategy::nxc_channels;
+        blocks_ = nxc_ ? (p.channels + plan.channel_block - 1) / plan.channel_block : p.channels;
+        index_axis_ = p.op == OpKind::adaptive_max_pool ? 2 : p.axis;
     }
+
+    std::int64_t tiles() const { return p_.batch * blocks_; }
+    std::int64_t rows() const { return out_d_ * out_h_; }
+
+    void run(std::int64_t tile, std::int64_t row) const {
+        const std::int64_t n = tile / blocks_, block = tile % blocks_;
+        const std::int64_t od = row / out_h_, oh = row % out_h_;
+        const AxisTaps td = has_d_ ? real_taps(p_, 0, od) : AxisTaps{};
+        const AxisTaps th = has_h_ ? real_taps(p_, h_, oh) : AxisTaps{};
+        const std::int64_t C = p_.channels;
+        jit::KernelArgs args;
+        // Positions count pixels (nxc: every channel of one spatial point; ncx: one element) from plane start.
+        const std::int64_t c0 = nxc_ ? block * plan_.channel_block : block;
+        const std::int64_t plane = nxc_ ? n : n * C + c0;
+        const std::int64_t src_pos = ((plane * in_d_ + td.first_position) * in_h_ + th.first_position) * p_.in[w_];
+        const std::int64_t dst_pos = ((plane * out_d_ + od) * out_h_ + oh) * p_.out[w_];
+        const std::int64_t src_elem = nxc_ ? src_pos * C + c0 : src_pos;
+        const std::int64_t dst_elem = nxc_ ? dst_pos * C + c0 : dst_pos;
+        args.src = src_ + src_elem * elem_;
+        args.dst = dst_ + dst_elem * elem_;
+        args.indices = indices_ ? indices_ + dst_elem * index_elem_ : nullptr;
+        args.taps_d = td.count;
+        args.taps_h = th.count;
+        args.index_base = (has_d_ ? td.first_position * plan_.index_mult[0] : 0) +
+                          (has_h_ ? th.first_position * plan_.index_mult[h_] : 0);
+        args.channel_index_base = index_axis_ == 0 ? (n * C + c0) * spatial_ : index_axis_ == 1 ? c0 * spatial_ : 0;
+        const bool tail = nxc_ && c0 + plan_.channel_block > C;
+        (tail ? tail_ : full_)(&args);
+    }
+
+private:
+    const Problem& p_;
+    const jit::KernelPlan& plan_;
+    const std::uint8_t* src_;
+    std::uint8_t* dst_;
+    std::uint8_t* indices_;
+    jit::KernelFn full_, tail_;
+    std::size_t w_ = 0, h_ = 0;
+    bool has_h_ = false, has_d_ = false, nxc_ = true;
+    std::int64_t in_d_ = 1, in_h_ = 1, out_d_ = 1, out_h_ = 1, elem_ = 1, index_elem_ = 1, spatial_ = 1, blocks_ = 1;
+    int index_axis_ = 0;
+};
+
+// About this many tasks per thread, so that uneven rows and a busy core even out.
+constexpr std::int64_t tasks_per_thread = 4;
+
+void run_parallel(const RowRunner& runner, int threads) {
+    const std::int64_t tiles = runner.tiles(), rows = runner.rows();
+    // Whole tiles when there are enough of them (each keeps its rows' input rows hot), else single rows.
+    const bool split_rows = tiles < tasks_per_thread * threads;
+    const std::int64_t units = split_rows ? tiles * rows : tiles;
+    const std::int64_t grain = std::max<std::int64_t>(1, units / (tasks_per_thread * threads));
+    auto body = [&](const tbb::blocked_range<std::int64_t>& r) {
+        for (std::int64_t u = r.begin(); u != r.end(); ++u) {
+            if (split_rows) runner.run(u / rows, u % rows);
+            else
+                for (std::int64_t row = 0; row < rows; ++row) runner.run(u, row);
+        }
+    };
+    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, units, grain), body, tbb::simple_partitioner());
 }
 
 }  // namespace
@@ -65,7 +124,17 @@ void execute_problem(const Problem& p, const detail::Implementation& impl, const
         reference::execute(p, src, dst, indices);
         return;
     }
-    execute_nxc_rows(p, impl.plan, *impl.kernel, src, dst, indices);
+    const RowRunner runner(p, impl.plan, *impl.kernel, src, dst, indices);
+    const int requested = num_threads();
+    const int threads = requested > 0 ? requested : tbb::this_task_arena::max_concurrency();
+    if (threads <= 1 || runner.tiles() * runner.rows() <= 1) {
+        // One thread: the kernel directly, no scheduler and no allocation.
+        for (std::int64_t t = 0; t < runner.tiles(); ++t)
+            for (std::int64_t r = 0; r < runner.rows(); ++r) runner.run(t, r);
+        return;
+    }
+    if (requested > 0) detail::arena_for(requested).execute([&] { run_parallel(runner, threads); });
+    else run_parallel(runner, threads);  // the caller's arena (its own task_arena, or oneTBB's default)
 }
 
 }  // namespace pooljit

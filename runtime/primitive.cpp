@@ -1,44 +1,38 @@
-// Primitive: creation (validate, choose an implementation) and execution.
+// Primitive: creation (validate, find or compile the implementation in the cache) and execution.
 #include "runtime/primitive_state.hpp"
 
-#include "runtime/dispatch.hpp"
+#include "runtime/cache.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/log.hpp"
 
+#include <chrono>
 #include <memory>
 
 namespace pooljit {
 namespace {
 
-std::shared_ptr<detail::PrimitiveState> make_state(const Problem& problem, std::string problem_string) {
+// resolve() validates first, so an invalid descriptor throws before the cache is touched.
+template <class Desc>
+std::shared_ptr<const detail::PrimitiveState> create_state(const Desc& desc) {
+    detail::check_observability_settings();
+    const Problem problem = resolve(desc);
+    const detail::CacheLookup found = detail::find_or_compile(problem);
     auto s = std::make_shared<detail::PrimitiveState>();
     s->problem = problem;
     s->src = problem.src_desc();
     s->dst = problem.dst_desc();
     s->indices = problem.indices_desc();
-    s->problem_string = std::move(problem_string);
-    s->impl = detail::choose_implementation(problem);
+    s->problem_string = to_string(desc);
+    s->impl = found.impl;
+    detail::log_create(*s, found.hit, found.hit ? 0 : found.impl->compile_microseconds);
     return s;
 }
 
 }  // namespace
 
-namespace cache_internal {
-void record_creation();
-}
+Primitive Primitive::create(const MaxPoolDesc& desc) { return Primitive(create_state(desc)); }
 
-Primitive Primitive::create(const MaxPoolDesc& desc) {
-    const Problem p = resolve(desc);
-    auto s = make_state(p, to_string(desc));
-    cache_internal::record_creation();
-    return Primitive(std::move(s));
-}
-
-Primitive Primitive::create(const AdaptiveMaxPoolDesc& desc) {
-    const Problem p = resolve(desc);
-    auto s = make_state(p, to_string(desc));
-    cache_internal::record_creation();
-    return Primitive(std::move(s));
-}
+Primitive Primitive::create(const AdaptiveMaxPoolDesc& desc) { return Primitive(create_state(desc)); }
 
 Primitive create(const AnyPoolDesc& desc) {
     return std::visit([](const auto& d) { return Primitive::create(d); }, desc);
@@ -65,7 +59,15 @@ void Primitive::execute(const void* src, void* dst, void* indices) const {
     if (dst == nullptr) throw Error("execute: dst = nullptr, must point to the destination tensor");
     if (p.has_indices && indices == nullptr)
         throw Error("execute: indices = nullptr, the primitive was created with an indices output");
+    // Silent by default: one relaxed load, no clock read, no formatting.
+    const bool timed = detail::verbosity() != 0;
+    std::chrono::steady_clock::time_point start;
+    if (timed) start = std::chrono::steady_clock::now();
     execute_problem(p, *s.impl, src, dst, p.has_indices ? indices : nullptr);
+    if (timed) {
+        const std::chrono::duration<double, std::micro> elapsed = std::chrono::steady_clock::now() - start;
+        detail::log_execute(s, elapsed.count());
+    }
 }
 
 }  // namespace pooljit

@@ -1,19 +1,59 @@
-// The thread count that execute() uses. Recorded here; the oneTBB executor of the runtime issue reads it.
+// The thread count: set_num_threads(n), else POOLJIT_NUM_THREADS, else 0 (oneTBB's choice: the caller's arena).
+#include "runtime/threads.hpp"
+
 #include <pooljit/pooljit.hpp>
 
 #include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 
 namespace pooljit {
 namespace {
-std::atomic<int> requested_threads{0};
+
+constexpr int unset = -1;
+std::atomic<int> requested_threads{unset};
+
+int threads_from_environment() {
+    const char* text = std::getenv("POOLJIT_NUM_THREADS");
+    if (text == nullptr || *text == '\0') return 0;
+    errno = 0;
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (errno != 0 || *end != '\0' || value < 0 || value > 4096)
+        throw Error(std::string("POOLJIT_NUM_THREADS = '") + text + "', must be an integer in [0, 4096] (0: oneTBB's default)");
+    return static_cast<int>(value);
 }
+
+}  // namespace
 
 void set_num_threads(int n) {
     if (n < 0) throw Error("set_num_threads: n = " + std::to_string(n) + ", must be >= 0 (0 restores the default)");
     requested_threads.store(n, std::memory_order_relaxed);
 }
 
-int num_threads() { return requested_threads.load(std::memory_order_relaxed); }
+int num_threads() {
+    int n = requested_threads.load(std::memory_order_relaxed);
+    if (n == unset) {
+        static const int from_environment = threads_from_environment();
+        n = from_environment;
+    }
+    return n;
+}
 
+namespace detail {
+
+tbb::task_arena& arena_for(int threads) {
+    static std::mutex mutex;
+    static std::map<int, std::unique_ptr<tbb::task_arena>> arenas;
+    const std::lock_guard lock(mutex);
+    auto& arena = arenas[threads];
+    if (!arena) arena = std::make_unique<tbb::task_arena>(threads);
+    return *arena;
+}
+
+}  // namespace detail
 }  // namespace pooljit

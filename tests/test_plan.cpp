@@ -185,7 +185,9 @@ TEST(PlanWidthRuns, CapReturnsNothingBeyondMaxRuns) {
 
 // ---- plan facts ----------------------------------------------------------------------------------------------
 
-pj::Problem problem_of(const std::string& line) { return pj::resolve(pj::parse_max_pool(line)); }
+pj::Problem problem_of(const std::string& line) {
+    return std::visit([](const auto& desc) { return pj::resolve(desc); }, pj::parse_problem(line));
+}
 
 jit::KernelPlan plan_of(const std::string& line, jit::Isa isa = jit::Isa::avx512) {
     return jit::make_plan(problem_of(line), isa);
@@ -289,7 +291,7 @@ TEST(PlanFacts, LongOneDimensionalWindowLoopsOverTaps) {
     EXPECT_EQ(runs_string(short_window.width_runs), "[0,254):taps[0,3) ");
 }
 
-TEST(PlanFacts, DeclinesWindowsFarWiderThanTheInput) {
+TEST(PlanFacts, WindowsFarWiderThanTheInputWalkATable) {
     // One input element, kernel k, pads k - 1 on both sides: out = (1 + 2(k-1) - k) + 1 = k, and output o
     // holds the element at tap k-1-o, so every output is a run of its own: k runs.
     const std::int64_t cap = static_cast<std::int64_t>(jit::default_max_width_runs);
@@ -301,7 +303,56 @@ TEST(PlanFacts, DeclinesWindowsFarWiderThanTheInput) {
     ASSERT_EQ(at_cap.width_runs.size(), jit::default_max_width_runs);
     EXPECT_EQ(at_cap.width_runs.front(), (jit::WidthRun{0, 1, cap - 1, cap}));
     EXPECT_EQ(at_cap.width_runs.back(), (jit::WidthRun{cap - 1, cap, 0, 1}));
-    EXPECT_THROW(plan_of(line(cap + 1)), pj::Error);
+    EXPECT_FALSE(at_cap.table_mode);
+    EXPECT_EQ(at_cap.segments.size(), jit::default_max_width_runs);
+
+    // Beyond the cap: one table entry per output, every one reading the single element (position 0, 1 tap).
+    const jit::KernelPlan beyond = plan_of(line(cap + 1));
+    EXPECT_TRUE(beyond.table_mode);
+    EXPECT_TRUE(beyond.segments.empty());
+    ASSERT_EQ(beyond.table.size(), static_cast<std::size_t>(cap + 1));
+    for (const jit::TableItem& item : beyond.table) EXPECT_EQ(item, (jit::TableItem{0, 1}));
+    EXPECT_FALSE(beyond.unroll_width_taps);
+}
+
+TEST(PlanFacts, NcxLanesAreOutputsAlongTheWidth) {
+    // out = 56; AVX-512 f32: 16 lanes, ceil(56/16) = 4 vectors, so an item holds up to 64 outputs.
+    const jit::KernelPlan plan = plan_of("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1");
+    EXPECT_EQ(plan.strategy, jit::Strategy::ncx_width);
+    EXPECT_EQ(plan.channel_block, 1);
+    EXPECT_EQ(plan.vectors_per_block, 4);
+    EXPECT_EQ(plan.src_step_w, 4);  // neighbouring positions are neighbouring elements
+    EXPECT_EQ(plan.src_tap_stride_h, 112 * 4);
+    // Run [0,1) (taps 1..2, first real position 0) and run [1,56) (3 taps from position 1, step 2): each is one
+    // partial item, lanes 2 positions apart.
+    ASSERT_EQ(plan.segments.size(), 2u);
+    EXPECT_EQ(plan.segments[0], (jit::Segment{0, 1, 1, 2, 0, 0, 2}));
+    EXPECT_EQ(plan.segments[1], (jit::Segment{1, 1, 55, 3, 1, 0, 2}));
+
+    // A long row: full items of 64 outputs in a loop, then the rest.
+    const jit::KernelPlan row = plan_of("maxpool dt=f32 layout=ncx src=1x1x1000 k=2 s=1");
+    ASSERT_EQ(row.segments.size(), 2u);
+    EXPECT_EQ(row.segments[0], (jit::Segment{0, 15, 64, 2, 0, 64, 1}));    // 999 = 15 * 64 + 39
+    EXPECT_EQ(row.segments[1], (jit::Segment{960, 1, 39, 2, 960, 0, 1}));
+}
+
+TEST(PlanFacts, AdaptiveWindowsBecomeSegmentsOrATable) {
+    // 224 -> 7: windows [32o, 32o + 32), one segment of 7 outputs stepping by 32 along the width.
+    const jit::KernelPlan even = plan_of("adaptivemaxpool dt=f32 layout=nxc src=1x8x224x224 out=7x7");
+    ASSERT_FALSE(even.table_mode);
+    ASSERT_EQ(even.segments.size(), 1u);
+    EXPECT_EQ(even.segments[0], (jit::Segment{0, 7, 1, 32, 0, 32, 0}));
+    EXPECT_FALSE(even.unroll_width_taps);  // 32 taps loop
+    // 5 -> 3: [0,2) [1,4) [3,5): sizes 2, 3, 2, so three segments.
+    const jit::KernelPlan uneven = plan_of("adaptivemaxpool dt=f32 layout=nxc src=1x8x5 out=3");
+    ASSERT_EQ(uneven.segments.size(), 3u);
+    EXPECT_EQ(uneven.segments[1], (jit::Segment{1, 1, 1, 3, 1, 0, 0}));
+    EXPECT_EQ(uneven.segments[2], (jit::Segment{2, 1, 1, 2, 3, 0, 0}));
+    // An irregular pattern over many outputs: a table of one entry per output.
+    const jit::KernelPlan irregular = plan_of("adaptivemaxpool dt=f32 layout=ncx src=1x1x1000 out=600");
+    EXPECT_TRUE(irregular.table_mode);
+    ASSERT_EQ(irregular.table.size(), 600u);
+    EXPECT_EQ(irregular.table[599], (jit::TableItem{599 * 1000 / 600, 1000 - 599 * 1000 / 600}));  // [998, 1000)
 }
 
 TEST(PlanFacts, CompareTypeAndLanesPerDtype) {

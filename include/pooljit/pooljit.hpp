@@ -77,20 +77,32 @@ void execute(const AdaptiveMaxPoolDesc& desc, const void* src, void* dst, void* 
 void execute(const Problem& problem, const void* src, void* dst, void* indices = nullptr);
 }  // namespace reference
 
-// The primitive cache. Until the runtime issue lands it is a stub: create() always compiles, stats() counts
-// creations as misses, set_capacity() only records the value, warmup() creates each descriptor once.
+// The primitive cache. Compiled code is keyed by the resolved problem without its batch size (N is a run-time
+// argument: primitives that differ only in N share one entry) plus the ISA in force (POOLJIT_MAX_ISA, read at
+// each create); hash collisions are harmless, keys are compared whole. Least recently used entries are
+// evicted beyond the capacity: POOLJIT_CACHE_CAPACITY (default 1024, 0 disables caching; a value that is not
+// a non-negative integer makes create() throw Error) until set_capacity() is called. Concurrent create() calls
+// for the same key compile once and the others wait for that result; a compile that throws is not cached and
+// the waiters get the same exception. A Primitive keeps its code alive after eviction or clear().
 namespace cache {
 struct Stats {
-    std::uint64_t hits = 0;
-    std::uint64_t misses = 0;
-    std::uint64_t entries = 0;
-    std::uint64_t evictions = 0;
-    double compile_microseconds = 0.0;
+    std::uint64_t hits = 0;       // create() calls served by an entry (waiting for a compile in flight included)
+    std::uint64_t misses = 0;     // create() calls that compiled (with caching disabled: every create)
+    std::uint64_t entries = 0;    // now in the cache (compiles in flight included)
+    std::uint64_t evictions = 0;  // entries dropped for capacity (by inserts or set_capacity; not clear())
+    double compile_microseconds = 0.0;  // total time spent compiling
 };
 Stats stats();
+// Sets hits, misses, evictions and compile_microseconds to zero; the entries stay.
+void reset_stats();
+// Shrinking evicts the least recently used entries; 0 empties the cache and disables caching.
 void set_capacity(std::size_t capacity);
 std::size_t capacity();
+// Drops every entry (not counted as evictions); the counters stay.
 void clear();
+// Creates every descriptor in parallel (oneTBB) so that later creates of them hit the cache. Every descriptor
+// is tried; afterwards the exception of the first failing one in list order is rethrown (pooljit::Error for
+// an invalid descriptor).
 void warmup(const std::vector<AnyPoolDesc>& descs);
 }  // namespace cache
 

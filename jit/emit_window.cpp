@@ -1,0 +1,477 @@
+// The window emitter: one output row per call, for both strategies. A lane is a channel (nxc) or an output
+// along the width (ncx); either way the code is the same loop nest over the plan's segments (or its table):
+// init each lane from the window's first real tap, merge every real tap (outer axes at run time, width taps
+// unrolled or looped), store values and indices. Lanes whose elements are not adjacent in memory (ncx with a
+// stride) are gathered through a stack area with exact-width moves, so nothing outside the tensors is read.
+#include "jit/kernel.hpp"
+#include "jit/vec_avx2.hpp"
+#include "jit/vec_avx512.hpp"
+
+#include <pooljit/types.hpp>
+
+#include <cstddef>
+#include <limits>
+#include <map>
+
+namespace pooljit::jit {
+namespace {
+
+using namespace Xbyak;
+using namespace Xbyak::util;
+
+bool fits_i32(std::int64_t v) {
+    return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
+}
+
+constexpr int max_vectors = 4;
+
+// Vector registers by role, handed out once each, so no number means two things.
+struct VectorRoles {
+    int acc[max_vectors] = {-1, -1, -1, -1}, raw[max_vectors] = {-1, -1, -1, -1}, idx[max_vectors] = {-1, -1, -1, -1};
+    int fresh = -1, fresh_raw = -1, chan_base = -1, minus_one = -1, scratch = -1, empty_value = -1;
+    TraitResources trait;
+    int used = 0;
+
+    VectorRoles(int vectors, bool f16, bool indices, bool trait_needs_vectors) {
+        for (int v = 0; v < vectors; ++v) acc[v] = used++;
+        if (f16)
+            for (int v = 0; v < vectors; ++v) raw[v] = used++;
+        if (indices)
+            for (int v = 0; v < vectors; ++v) idx[v] = used++;
+        fresh = used++;
+        if (f16) fresh_raw = used++;
+        if (indices) {
+            chan_base = used++;
+            minus_one = used++;
+        }
+        scratch = used++;
+        empty_value = used++;
+        if (trait_needs_vectors) {
+            trait.take = used++;
+            trait.lane_mask = used++;
+            trait.tail_mask = used++;
+            trait.tap_index = used++;
+            trait.wide_mask = used++;
+        }
+    }
+};
+
+// What one item computes: `lanes` lanes (channels or outputs), the elements of neighbouring lanes `lane_step`
+// positions apart in memory (1: one contiguous vector load).
+struct ItemShape {
+    std::int64_t lanes = 1;
+    std::int64_t lane_step = 1;
+    std::int64_t outputs = 1;  // outputs along the width the item covers (dst advances by this many)
+};
+
+template <typename Ops>
+class WindowEmitter : public CodeGenerator {
+public:
+    using Vmm = typename Ops::Vmm;
+
+    // block_lanes: nxc, the channels of this entry's block (full or tail); ncx, unused (items carry lanes).
+    WindowEmitter(const KernelPlan& plan, std::int64_t block_lanes)
+        : CodeGenerator(4096, AutoGrow), plan_(plan), nxc_(plan.strategy == Strategy::nxc_channels),
+          block_lanes_(block_lanes),
+          regs_(plan.vectors_per_block, plan.dtype == DType::f16, plan.has_indices, Ops::needs_vector_masks),
+          ops_(*this, plan, resources()) {
+        if (regs_.used > (Ops::vector_bytes == 64 ? 32 : 16))
+            throw Error("jit: the plan needs " + std::to_string(regs_.used) + " vector registers");
+        generate();
+        readyRE();  // W^X: written as RW, then flipped to read-exec before anyone calls it
+    }
+
+    KernelFn entry() const { return getCode<KernelFn>(); }
+
+private:
+    // General-purpose registers by role. rdi carries the KernelArgs pointer until the prologue has copied what
+    // it needs; from then on it is the row's source base.
+    const Reg64 args_ = rdi, row_src_ = rdi;
+    const Reg64 big_offset_ = rsi;  // offsets beyond 32 bits, table addresses
+    const Reg64 dst_ = rdx, indices_ = rcx;
+    const Reg64 tap_ptr_ = r8, tap_count_ = r9, item_count_ = r10, window_ = r11, tap_index_ = rax;
+    const Reg64 window_index_ = rbx, d_ptr_ = r12, h_ptr_ = r13, scratch_ = r14, h_count_ = r15, h_index_ = rbp;
+    // Stack slots.
+    static constexpr int slot_d_index = 0, slot_d_count = 8, slot_taps_h = 16, slot_taps_d = 24,
+                         slot_index_base = 32, slot_table_ptr = 40, slot_items_left = 48, slot_item_taps = 56,
+                         slot_gather = 64, slot_bounce = 128, frame_bytes = 192;
+
+    TraitResources resources() const {
+        TraitResources r = regs_.trait;
+        r.scratch = scratch_;
+        r.bounce = slot_bounce;
+        return r;
+    }
+
+    std::int64_t elem() const { return static_cast<std::int64_t>(size_of(plan_.dtype)); }
+    std::int64_t index_elem() const { return static_cast<std::int64_t>(size_of(plan_.index_dtype)); }
+    bool f16() const { return plan_.dtype == DType::f16; }
+    static Vmm vec(int i) { return Vmm(i); }
+    Vmm value_reg(int v) const { return vec(f16() ? regs_.raw[v] : regs_.acc[v]); }
+    int vectors(const ItemShape& s) const { return static_cast<int>((s.lanes + plan_.lanes - 1) / plan_.lanes); }
+    int valid(const ItemShape& s, int v) const {
+        return static_cast<int>(std::min<std::int64_t>(plan_.lanes, s.lanes - std::int64_t{v} * plan_.lanes));
+    }
+
+    Address at(const Reg64& base, std::int64_t offset) {
+        if (fits_i32(offset)) return ptr[base + static_cast<std::int32_t>(offset)];
+        mov(big_offset_, offset);
+        return ptr[base + big_offset_];
+    }
+
+    void add_imm(const Reg64& r, std::int64_t v) {
+        if (v == 0) return;
+        if (fits_i32(v)) add(r, static_cast<std::int32_t>(v));
+        else {
+            mov(big_offset_, v);
+            add(r, big_offset_);
+        }
+    }
+
+    // Vector v of an item whose lane 0 is at base + offset: one load, or lane by lane into the gather area.
+    template <typename Load>
+    void load_item_vector(const ItemShape& s, int v, const Reg64& base, std::int64_t offset, Load load) {
+        const std::int64_t first_lane = std::int64_t{v} * plan_.lanes;
+        if (s.lane_step == 1) {
+            load(at(base, offset + first_lane * elem()), valid(s, v));
+            return;
+        }
+        for (int lane = 0; lane < valid(s, v); ++lane) {
+            const std::int64_t off = offset + (first_lane + lane) * s.lane_step * elem();
+            const Address from = at(base, off);
+            copy_bytes(*this, rsp + slot_gather + lane * static_cast<int>(elem()), from.getRegExp(),
+                       static_cast<int>(elem()), scratch_);
+        }
+        load(ptr[rsp + slot_gather], plan_.lanes);  // stale lanes of the area are never stored
+    }
+
+    void init_from_first_tap(const ItemShape& s, const Reg64& base) {
+        for (int v = 0; v < vectors(s); ++v) {
+            load_item_vector(s, v, base, 0, [&](const Address& a, int n) { ops_.load_value(vec(regs_.acc[v]), a, n); });
+            if (f16())
+                load_item_vector(s, v, base, 0, [&](const Address& a, int n) { ops_.load_raw(vec(regs_.raw[v]), a, n); });
+            if (plan_.has_indices) ops_.broadcast_gpr(vec(regs_.idx[v]), tap_index_, plan_.index_lanes_64);
+        }
+    }
+
+    // Merges the tap at base + offset (its index in tap_index_) into every vector of the item.
+    void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset) {
+        if (plan_.has_indices) ops_.prepare_tap_index(tap_index_);
+        for (int v = 0; v < vectors(s); ++v) {
+            load_item_vector(s, v, base, offset, [&](const Address& a, int n) { ops_.load_value(vec(regs_.fresh), a, n); });
+            if (f16())
+                load_item_vector(s, v, base, offset,
+                                 [&](const Address& a, int n) { ops_.load_raw(vec(regs_.fresh_raw), a, n); });
+            ops_.compute_take(vec(regs_.fresh), vec(regs_.acc[v]));
+            ops_.blend_take(vec(regs_.acc[v]), vec(regs_.fresh));
+            if (f16()) ops_.blend_take(vec(regs_.raw[v]), vec(regs_.fresh_raw));
+            if (plan_.has_indices) ops_.blend_take_index(vec(regs_.idx[v]));
+        }
+    }
+
+    Label& lane_table(std::int64_t lane_step) { return lane_tables_[lane_step]; }
+
+    void store_item(const ItemShape& s) {
+        const bool fix = plan_.is_float && plan_.nan == NanPolicy::ignore;
+        for (int v = 0; v < vectors(s); ++v) {
+            if (fix) {
+                ops_.find_nan_lanes(vec(regs_.acc[v]));
+                ops_.move_under_fix(value_reg(v), vec(regs_.empty_value));
+            }
+            const std::int64_t first_lane = std::int64_t{v} * plan_.lanes;
+            ops_.store_value(at(dst_, first_lane * elem()), value_reg(v), vec(regs_.scratch), valid(s, v));
+            if (!plan_.has_indices) continue;
+            const std::int64_t entry = plan_.wide_index_math ? 8 : 4;
+            lea(big_offset_, ptr[rip + lane_table(s.lane_step)]);
+            const LaneAddress table = [&, first_lane, entry](int lane) {
+                return ptr[big_offset_ + static_cast<std::int32_t>((first_lane + lane) * entry)];
+            };
+            const LaneAddress out = [&, first_lane](int lane) {
+                return ptr[indices_ + static_cast<std::int32_t>((first_lane + lane) * index_elem())];
+            };
+            ops_.store_indices(out, table, vec(regs_.idx[v]), vec(regs_.chan_base), vec(regs_.minus_one),
+                               vec(regs_.scratch), valid(s, v), fix);
+        }
+    }
+
+    // Empty windows: the lowest value and index -1 in every lane of the item.
+    void store_empty_item(const ItemShape& s) {
+        for (int v = 0; v < vectors(s); ++v) {
+            const std::int64_t first_lane = std::int64_t{v} * plan_.lanes;
+            ops_.store_value(at(dst_, first_lane * elem()), vec(regs_.empty_value), vec(regs_.scratch), valid(s, v));
+        }
+        if (!plan_.has_indices) return;
+        for (std::int64_t lane = 0; lane < s.lanes; ++lane) {
+            const auto off = static_cast<std::int32_t>(lane * index_elem());
+            if (plan_.index_dtype == DType::s64) mov(qword[indices_ + off], -1);
+            else mov(dword[indices_ + off], -1);
+        }
+    }
+
+    void advance_outputs(std::int64_t outputs) {
+        add_imm(dst_, outputs * plan_.dst_out_stride_w);
+        if (plan_.has_indices) add_imm(indices_, outputs * plan_.dst_out_stride_w / elem() * index_elem());
+    }
+
+    // One item: init from its first real tap, merge every real tap, store. taps < 0: the count is in
+    // slot_item_taps (table mode).
+    void emit_item(const ItemShape& s, std::int64_t taps) {
+        mov(tap_index_, window_index_);
+        init_from_first_tap(s, window_);
+
+        Label d_loop, h_loop;
+        mov(d_ptr_, window_);
+        mov(ptr[rsp + slot_d_index], window_index_);
+        mov(scratch_, ptr[rsp + slot_taps_d]);
+        mov(ptr[rsp + slot_d_count], scratch_);
+        L(d_loop);
+        {
+            mov(h_ptr_, d_ptr_);
+            mov(h_index_, ptr[rsp + slot_d_index]);
+            mov(h_count_, ptr[rsp + slot_taps_h]);
+            L(h_loop);
+            {
+                if (taps >= 0 && plan_.unroll_width_taps) {
+                    for (std::int64_t t = 0; t < taps; ++t) {
+                        mov(tap_index_, h_index_);
+                        add_imm(tap_index_, t * plan_.index_tap_step_w);
+                        merge_tap(s, h_ptr_, t * plan_.src_tap_stride_w);
+                    }
+                } else {
+                    Label w_loop;
+                    mov(tap_ptr_, h_ptr_);
+                    mov(tap_index_, h_index_);
+                    if (taps >= 0) mov(tap_count_, taps);
+                    else mov(tap_count_, ptr[rsp + slot_item_taps]);
+                    L(w_loop);
+                    merge_tap(s, tap_ptr_, 0);
+                    add_imm(tap_ptr_, plan_.src_tap_stride_w);
+                    add_imm(tap_index_, plan_.index_tap_step_w);
+                    dec(tap_count_);
+                    jnz(w_loop, T_NEAR);
+                }
+                add_imm(h_ptr_, plan_.src_tap_stride_h);
+                add_imm(h_index_, plan_.index_tap_step_h);
+                dec(h_count_);
+                jnz(h_loop, T_NEAR);
+            }
+            add_imm(d_ptr_, plan_.src_tap_stride_d);
+            mov(scratch_, ptr[rsp + slot_d_index]);
+            add_imm(scratch_, plan_.index_tap_step_d);
+            mov(ptr[rsp + slot_d_index], scratch_);
+            dec(qword[rsp + slot_d_count]);
+            jnz(d_loop, T_NEAR);
+        }
+        store_item(s);
+    }
+
+    ItemShape shape_of(const Segment& seg) const {
+        if (nxc_) return {block_lanes_, 1, 1};
+        return {seg.outputs_per_item, seg.lane_step, seg.outputs_per_item};
+    }
+    ItemShape table_item_shape() const { return nxc_ ? ItemShape{block_lanes_, 1, 1} : ItemShape{1, 1, 1}; }
+
+    // Repeats `body` count times (a loop when count > 1).
+    template <typename Body>
+    void repeat(std::int64_t count, Body body) {
+        if (count <= 0) return;
+        if (count == 1) {
+            body();
+            return;
+        }
+        Label loop;
+        mov(item_count_, count);
+        L(loop);
+        body();
+        dec(item_count_);
+        jnz(loop, T_NEAR);
+    }
+
+    void emit_segment(const Segment& seg) {
+        const ItemShape s = shape_of(seg);
+        if (seg.taps == 0) {
+            repeat(seg.repeat, [&] {
+                store_empty_item(s);
+                advance_outputs(s.outputs);
+            });
+            return;
+        }
+        mov(window_, row_src_);
+        add_imm(window_, seg.first_position * plan_.src_step_w);
+        mov(window_index_, ptr[rsp + slot_index_base]);
+        add_imm(window_index_, seg.first_position * plan_.index_mult_w);
+        repeat(seg.repeat, [&] {
+            emit_item(s, seg.taps);
+            advance_outputs(s.outputs);
+            add_imm(window_, seg.item_step * plan_.src_step_w);
+            add_imm(window_index_, seg.item_step * plan_.index_mult_w);
+        });
+    }
+
+    // Table mode: entries of (first tap's byte offset, its index offset, taps), one per output.
+    void emit_table_walk() {
+        const ItemShape s = table_item_shape();
+        Label item_loop, empty_item, next_item;
+        lea(big_offset_, ptr[rip + table_]);
+        mov(ptr[rsp + slot_table_ptr], big_offset_);
+        mov(qword[rsp + slot_items_left], static_cast<std::int32_t>(plan_.table.size()));
+        L(item_loop);
+        mov(big_offset_, ptr[rsp + slot_table_ptr]);
+        mov(scratch_, ptr[big_offset_ + 16]);
+        mov(ptr[rsp + slot_item_taps], scratch_);
+        test(scratch_, scratch_);
+        jz(empty_item, T_NEAR);
+        mov(window_, ptr[big_offset_]);
+        add(window_, row_src_);
+        mov(window_index_, ptr[big_offset_ + 8]);
+        add(window_index_, ptr[rsp + slot_index_base]);
+        emit_item(s, -1);
+        jmp(next_item, T_NEAR);
+        L(empty_item);
+        store_empty_item(s);
+        L(next_item);
+        advance_outputs(s.outputs);
+        add(qword[rsp + slot_table_ptr], 24);
+        dec(qword[rsp + slot_items_left]);
+        jnz(item_loop, T_NEAR);
+    }
+
+    void store_empty_row() {
+        if (nxc_ || plan_.table_mode) {
+            const ItemShape s = nxc_ ? ItemShape{block_lanes_, 1, 1} : ItemShape{1, 1, 1};
+            repeat(plan_.out_width, [&] {
+                store_empty_item(s);
+                advance_outputs(s.outputs);
+            });
+            return;
+        }
+        for (const Segment& seg : plan_.segments)
+            repeat(seg.repeat, [&] {
+                store_empty_item(shape_of(seg));
+                advance_outputs(seg.outputs_per_item);
+            });
+    }
+
+    void load_constants() {
+        // Empty-window value in the store domain (raw bits for f16).
+        const Vmm empty = vec(regs_.empty_value);
+        switch (plan_.dtype) {
+            case DType::f32: case DType::bf16: ops_.broadcast_constant32(empty, 0xFF800000u); break;
+            case DType::f16: ops_.broadcast_constant32(empty, 0xFC00u); break;
+            case DType::s8: ops_.broadcast_constant32(empty, 0xFFFFFF80u); break;
+            case DType::u8: ops_.broadcast_constant32(empty, 0u); break;
+            case DType::s32: ops_.broadcast_constant32(empty, 0x80000000u); break;
+            case DType::f64: ops_.broadcast_constant64(empty, 0xFFF0000000000000ull); break;
+            case DType::s64: ops_.broadcast_constant64(empty, 0x8000000000000000ull); break;
+        }
+        if (plan_.has_indices) {
+            ops_.broadcast_constant64(vec(regs_.minus_one), ~std::uint64_t{0});
+            mov(scratch_, ptr[args_ + offsetof(KernelArgs, channel_index_base)]);
+            ops_.broadcast_gpr(vec(regs_.chan_base), scratch_, plan_.wide_index_math);
+        }
+    }
+
+    void generate() {
+        for (const Reg64& r : {rbx, rbp, r12, r13, r14, r15}) push(r);
+        sub(rsp, frame_bytes);
+        load_constants();
+        for (const auto& [field, slot] : {std::pair{offsetof(KernelArgs, taps_h), slot_taps_h},
+                                          std::pair{offsetof(KernelArgs, taps_d), slot_taps_d},
+                                          std::pair{offsetof(KernelArgs, index_base), slot_index_base}}) {
+            mov(scratch_, ptr[args_ + static_cast<std::int32_t>(field)]);
+            mov(ptr[rsp + slot], scratch_);
+        }
+        mov(dst_, ptr[args_ + offsetof(KernelArgs, dst)]);
+        mov(indices_, ptr[args_ + offsetof(KernelArgs, indices)]);
+        mov(row_src_, ptr[args_ + offsetof(KernelArgs, src)]);  // the args pointer is not needed any more
+
+        Label empty_row, done;
+        mov(scratch_, ptr[rsp + slot_taps_h]);
+        imul(scratch_, ptr[rsp + slot_taps_d]);
+        test(scratch_, scratch_);
+        jz(empty_row, T_NEAR);
+        if (plan_.table_mode) emit_table_walk();
+        else
+            for (const Segment& seg : plan_.segments) emit_segment(seg);
+        jmp(done, T_NEAR);
+
+        L(empty_row);
+        store_empty_row();
+
+        L(done);
+        add(rsp, frame_bytes);
+        for (const Reg64& r : {r15, r14, r13, r12, rbp, rbx}) pop(r);
+        vzeroupper();
+        ret();
+
+        emit_data();
+    }
+
+    void emit_data() {
+        ops_.emit_data();
+        // Per-lane index offsets: lane j is j * lane_step * lane_index_unit past lane 0.
+        const std::int64_t entries = std::int64_t{plan_.vectors_per_block} * plan_.lanes + 8;
+        for (auto& [lane_step, label] : lane_tables_) {
+            align(64);
+            L(label);
+            for (std::int64_t j = 0; j < entries; ++j) {
+                const std::int64_t value = j * lane_step * plan_.lane_index_unit;
+                if (plan_.wide_index_math) dq(static_cast<std::uint64_t>(value));
+                else dd(static_cast<std::uint32_t>(value));
+            }
+        }
+        if (plan_.table_mode) {
+            align(8);
+            L(table_);
+            for (const TableItem& t : plan_.table) {
+                dq(static_cast<std::uint64_t>(t.first_position * plan_.src_step_w));
+                dq(static_cast<std::uint64_t>(t.first_position * plan_.index_mult_w));
+                dq(static_cast<std::uint64_t>(t.taps));
+            }
+        }
+    }
+
+    const KernelPlan& plan_;
+    const bool nxc_;
+    const std::int64_t block_lanes_;
+    VectorRoles regs_;
+    Ops ops_;
+    std::map<std::int64_t, Label> lane_tables_;
+    Label table_;
+};
+
+template <typename Ops>
+class WindowKernel final : public CompiledKernel {
+public:
+    explicit WindowKernel(const KernelPlan& plan) : plan_(plan), full_(plan_, plan_.channel_block) {
+        if (plan_.channel_tail > 0) tail_ = std::make_unique<WindowEmitter<Ops>>(plan_, plan_.channel_tail);
+    }
+    KernelFn full_block() const override { return full_.entry(); }
+    KernelFn tail_block() const override { return tail_ ? tail_->entry() : nullptr; }
+    std::size_t code_size() const override { return full_.getSize() + (tail_ ? tail_->getSize() : 0); }
+    std::vector<CodeRegion> code_regions() const override {
+        std::vector<CodeRegion> regions{{"full", full_.getCode(), full_.getSize()}};
+        if (tail_) regions.push_back({"tail", tail_->getCode(), tail_->getSize()});
+        return regions;
+    }
+
+private:
+    KernelPlan plan_;  // the emitters keep references into it
+    WindowEmitter<Ops> full_;
+    std::unique_ptr<WindowEmitter<Ops>> tail_;
+};
+
+}  // namespace
+
+std::unique_ptr<CompiledKernel> compile(const KernelPlan& plan) {
+    if (plan.has_indices && plan.index_lanes_64 && plan.compare != CompareType::f64 && plan.compare != CompareType::s64)
+        throw Error("jit: spatial size beyond INT32_MAX with 32-bit lanes: 64-bit index lanes are not emitted yet");
+    switch (plan.isa) {
+        case Isa::avx512: return std::make_unique<WindowKernel<Avx512Ops>>(plan);
+        case Isa::avx2: return std::make_unique<WindowKernel<Avx2Ops>>(plan);
+        case Isa::ref: break;
+    }
+    throw Error("jit: no emitter for isa " + std::string(to_string(plan.isa)));
+}
+
+}  // namespace pooljit::jit

@@ -1,0 +1,253 @@
+// The AVX2 trait: the same operations as vec_avx512.hpp on 16 ymm registers without opmasks. Lane masks are
+// vectors (compare results, blended with vblendv); partial 32/64-bit vectors use vmaskmov (faults suppressed on
+// masked lanes); partial 8/16-bit vectors, which have no masked form, bounce through a stack area with exact
+// byte copies, so no byte outside the tensors is touched. 64-bit integer max is vpcmpgtq plus a blend.
+#pragma once
+
+#include "jit/vec_trait.hpp"
+
+#include <algorithm>
+
+namespace pooljit::jit {
+
+class Avx2Ops {
+public:
+    using Vmm = Xbyak::Ymm;
+    static constexpr int vector_bytes = 32;
+    static constexpr bool needs_vector_masks = true;
+
+    Avx2Ops(Xbyak::CodeGenerator& g, const KernelPlan& plan, const TraitResources& r)
+        : g_(g), plan_(plan), r_(r), take_(r.take), lane_mask_(r.lane_mask), tail_(r.tail_mask),
+          tap_index_(r.tap_index), wide_mask_(r.wide_mask) {}
+
+    void broadcast_constant32(const Vmm& v, std::uint32_t bits) {
+        g_.mov(r_.scratch.cvt32(), bits);
+        g_.vmovd(Xbyak::Xmm(v.getIdx()), r_.scratch.cvt32());
+        g_.vpbroadcastd(v, Xbyak::Xmm(v.getIdx()));
+    }
+    void broadcast_constant64(const Vmm& v, std::uint64_t bits) {
+        g_.mov(r_.scratch, bits);
+        g_.vmovq(Xbyak::Xmm(v.getIdx()), r_.scratch);
+        g_.vpbroadcastq(v, Xbyak::Xmm(v.getIdx()));
+    }
+    void broadcast_gpr(const Vmm& v, const Xbyak::Reg64& r, bool lanes_64) {
+        g_.vmovq(Xbyak::Xmm(v.getIdx()), r);
+        if (lanes_64) g_.vpbroadcastq(v, Xbyak::Xmm(v.getIdx()));
+        else g_.vpbroadcastd(v, Xbyak::Xmm(v.getIdx()));
+    }
+
+    // dst (compare type) <- `valid` elements of plan.dtype at src, widened; lanes past `valid` are unspecified.
+    void load_value(const Vmm& dst, const Xbyak::Address& src, int valid) {
+        if (valid < plan_.lanes) {
+            switch (plan_.dtype) {
+                case DType::f32: g_.vmaskmovps(dst, set_mask(valid, 4), src); return;
+                case DType::s32: g_.vpmaskmovd(dst, set_mask(valid, 4), src); return;
+                case DType::f64: g_.vmaskmovpd(dst, set_mask(valid, 8), src); return;
+                case DType::s64: g_.vpmaskmovq(dst, set_mask(valid, 8), src); return;
+                default:
+                    bounce_in(src, valid);
+                    load_full(dst, g_.ptr[g_.rsp + r_.bounce]);
+                    return;
+            }
+        }
+        load_full(dst, src);
+    }
+
+    // f16 only: the raw 16-bit patterns, zero-extended to 32-bit lanes.
+    void load_raw(const Vmm& dst, const Xbyak::Address& src, int valid) {
+        if (valid < plan_.lanes) {
+            bounce_in(src, valid);
+            g_.vpmovzxwd(dst, g_.ptr[g_.rsp + r_.bounce]);
+        } else {
+            g_.vpmovzxwd(dst, src);
+        }
+    }
+
+    // take <- lanes where `fresh` replaces `acc` (DESIGN.md section 3: strict greater; NaN by policy).
+    void compute_take(const Vmm& fresh, const Vmm& acc) {
+        constexpr std::uint8_t ord_q = 7, nge_uq = 9;
+        switch (plan_.compare) {
+            case CompareType::f32:
+            case CompareType::f64: {
+                // propagate: a NaN replaces an ordered accumulator, nothing replaces a NaN one.
+                // ignore: a NaN never replaces; a real value replaces a NaN first element.
+                const Vmm& ordered_side = plan_.nan == NanPolicy::propagate ? acc : fresh;
+                if (plan_.compare == CompareType::f64) {
+                    g_.vcmppd(take_, ordered_side, ordered_side, ord_q);
+                    g_.vcmppd(lane_mask_, acc, fresh, nge_uq);
+                } else {
+                    g_.vcmpps(take_, ordered_side, ordered_side, ord_q);
+                    g_.vcmpps(lane_mask_, acc, fresh, nge_uq);
+                }
+                g_.vandps(take_, take_, lane_mask_);
+                break;
+            }
+            case CompareType::s32: g_.vpcmpgtd(take_, fresh, acc); break;
+            case CompareType::s64: g_.vpcmpgtq(take_, fresh, acc); break;
+            case CompareType::u32: throw Error("jit:avx2: unsigned 32-bit compare is not planned on AVX2");
+        }
+    }
+
+    void blend_take(const Vmm& acc, const Vmm& fresh) { blend(acc, fresh, take_, lanes_64()); }
+
+    // Once per tap, before the blends of its vectors: the tap's index, broadcast.
+    void prepare_tap_index(const Xbyak::Reg64& index) { broadcast_gpr(tap_index_, index, plan_.index_lanes_64); }
+    void blend_take_index(const Vmm& idx) { blend(idx, tap_index_, take_, plan_.index_lanes_64); }
+
+    // Lanes of a float accumulator that hold NaN (an all-NaN window under nan=ignore) -> the fix mask.
+    void find_nan_lanes(const Vmm& acc) {
+        constexpr std::uint8_t unord_q = 3;
+        if (plan_.compare == CompareType::f64) g_.vcmppd(lane_mask_, acc, acc, unord_q);
+        else g_.vcmpps(lane_mask_, acc, acc, unord_q);
+    }
+    void move_under_fix(const Vmm& dst, const Vmm& src) { blend(dst, src, lane_mask_, lanes_64()); }
+
+    // Store-domain register (raw bits for f16, the compare value otherwise) -> `valid` elements of plan.dtype.
+    void store_value(const Xbyak::Address& dst, const Vmm& value, const Vmm& scratch, int valid) {
+        const bool partial = valid < plan_.lanes;
+        const Xbyak::Xmm narrow(scratch.getIdx());
+        switch (plan_.dtype) {
+            case DType::f32: partial ? g_.vmaskmovps(dst, set_mask(valid, 4), value) : g_.vmovups(dst, value); return;
+            case DType::s32: partial ? g_.vpmaskmovd(dst, set_mask(valid, 4), value) : g_.vmovdqu(dst, value); return;
+            case DType::f64: partial ? g_.vmaskmovpd(dst, set_mask(valid, 8), value) : g_.vmovupd(dst, value); return;
+            case DType::s64: partial ? g_.vpmaskmovq(dst, set_mask(valid, 8), value) : g_.vmovdqu(dst, value); return;
+            // Narrowing packs are exact: every lane already holds a value of the narrow type.
+            case DType::s8:
+                g_.vpackssdw(scratch, value, value);
+                g_.vpermq(scratch, scratch, 0x08);  // 64-bit lanes 0 and 2: the eight words in order
+                g_.vpacksswb(narrow, narrow, narrow);
+                break;
+            case DType::u8:
+                g_.vpackusdw(scratch, value, value);
+                g_.vpermq(scratch, scratch, 0x08);
+                g_.vpackuswb(narrow, narrow, narrow);
+                break;
+            case DType::f16:
+                g_.vpackusdw(scratch, value, value);
+                g_.vpermq(scratch, scratch, 0x08);
+                break;
+            case DType::bf16:
+                g_.vpsrld(scratch, value, 16);
+                g_.vpackusdw(scratch, scratch, scratch);
+                g_.vpermq(scratch, scratch, 0x08);
+                break;
+        }
+        const int elem = static_cast<int>(size_of(plan_.dtype));
+        if (partial) {
+            g_.vmovdqu(g_.ptr[g_.rsp + r_.bounce], narrow);
+            copy_bytes(g_, dst.getRegExp(), g_.rsp + r_.bounce, valid * elem, r_.scratch);
+        } else if (elem == 1) {
+            g_.vmovq(dst, narrow);
+        } else {
+            g_.vmovdqu(dst, narrow);
+        }
+    }
+
+    // Final indices of `valid` lanes: spatial part (idx) + the call's base (base, broadcast) + per-lane offsets
+    // (table, 64-bit entries when plan.wide_index_math, else 32-bit), -1 on fix lanes when `fix`.
+    void store_indices(const LaneAddress& dst, const LaneAddress& table, const Vmm& idx, const Vmm& base,
+                       const Vmm& minus_one, const Vmm& t0, int valid, bool fix) {
+        const bool out64 = plan_.index_dtype == DType::s64;
+        const bool partial = valid < plan_.lanes;
+        if (!plan_.index_lanes_64) {
+            if (!out64) {
+                g_.vpaddd(t0, idx, base);
+                g_.vpaddd(t0, t0, table(0));
+                if (fix) blend(t0, minus_one, lane_mask_, false);
+                partial ? g_.vpmaskmovd(dst(0), set_mask(valid, 4), t0) : g_.vmovdqu(dst(0), t0);
+                return;
+            }
+            // 32-bit lanes, 64-bit output: two halves of four lanes.
+            for (int half = 0; half < 2; ++half) {
+                const int lanes_here = std::min(4, valid - half * 4);
+                if (lanes_here <= 0) break;
+                const Xbyak::Xmm t0x(t0.getIdx()), wide_x(wide_mask_.getIdx());
+                if (half == 0) g_.vpmovsxdq(t0, Xbyak::Xmm(idx.getIdx()));
+                else {
+                    g_.vextracti128(t0x, idx, 1);
+                    g_.vpmovsxdq(t0, t0x);
+                }
+                g_.vpaddq(t0, t0, base);
+                g_.vpaddq(t0, t0, table(half * 4));
+                if (fix) {
+                    if (half == 0) g_.vpmovsxdq(wide_mask_, Xbyak::Xmm(lane_mask_.getIdx()));
+                    else {
+                        g_.vextracti128(wide_x, lane_mask_, 1);
+                        g_.vpmovsxdq(wide_mask_, wide_x);
+                    }
+                    g_.vpor(t0, t0, wide_mask_);  // all-ones lanes are -1
+                }
+                const Xbyak::Address a = dst(half * 4);
+                lanes_here < 4 ? g_.vpmaskmovq(a, set_mask(lanes_here, 8), t0) : g_.vmovdqu(a, t0);
+            }
+            return;
+        }
+        // 64-bit lanes (four).
+        g_.vpaddq(t0, idx, base);
+        g_.vpaddq(t0, t0, table(0));
+        if (fix) blend(t0, minus_one, lane_mask_, true);
+        if (out64) {
+            partial ? g_.vpmaskmovq(dst(0), set_mask(valid, 8), t0) : g_.vmovdqu(dst(0), t0);
+            return;
+        }
+        const Xbyak::Xmm t0x(t0.getIdx());
+        g_.vpshufd(t0, t0, 0x08);           // per 128-bit half: the low dwords of both qwords first
+        g_.vpermq(t0, t0, 0x08);            // the two halves' pairs together: four dwords
+        if (partial) g_.vpmaskmovd(dst(0), Xbyak::Xmm(set_mask(valid, 4).getIdx()), t0x);
+        else g_.vmovdqu(dst(0), t0x);
+    }
+
+    // Constant data, placed after the code: the source of partial-vector masks.
+    void emit_data() {
+        g_.align(32);
+        g_.L(mask_table_);
+        for (int i = 0; i < 8; ++i) g_.dd(0xFFFFFFFFu);
+        for (int i = 0; i < 8; ++i) g_.dd(0);
+    }
+
+private:
+    bool lanes_64() const { return plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64; }
+
+    void blend(const Vmm& dst, const Vmm& src, const Vmm& mask, bool lanes_64) {
+        if (lanes_64) g_.vblendvpd(dst, dst, src, mask);
+        else g_.vblendvps(dst, dst, src, mask);
+    }
+
+    // The first `valid` lanes of `lane_bytes`-byte lanes set: 32 bytes from the table, 8 - valid dwords in.
+    const Vmm& set_mask(int valid, int lane_bytes) {
+        const int set_dwords = valid * lane_bytes / 4;
+        g_.lea(r_.scratch, g_.ptr[g_.rip + mask_table_]);
+        g_.vmovdqu(tail_, g_.ptr[r_.scratch + (8 - set_dwords) * 4]);
+        return tail_;
+    }
+
+    // The exact bytes of `valid` narrow elements into the bounce area; its other bytes are stale and their
+    // lanes never reach memory.
+    void bounce_in(const Xbyak::Address& src, int valid) {
+        const int elem = static_cast<int>(size_of(plan_.dtype));
+        copy_bytes(g_, g_.rsp + r_.bounce, src.getRegExp(), valid * elem, r_.scratch);
+    }
+
+    void load_full(const Vmm& dst, const Xbyak::Address& src) {
+        switch (plan_.dtype) {
+            case DType::f32: g_.vmovups(dst, src); break;
+            case DType::f64: g_.vmovupd(dst, src); break;
+            case DType::s32: case DType::s64: g_.vmovdqu(dst, src); break;
+            case DType::s8: g_.vpmovsxbd(dst, src); break;
+            case DType::u8: g_.vpmovzxbd(dst, src); break;
+            case DType::f16: g_.vcvtph2ps(dst, src); break;
+            case DType::bf16:
+                g_.vpmovzxwd(dst, src);
+                g_.vpslld(dst, dst, 16);
+                break;
+        }
+    }
+
+    Xbyak::CodeGenerator& g_;
+    const KernelPlan& plan_;
+    TraitResources r_;
+    Vmm take_, lane_mask_, tail_, tap_index_, wide_mask_;
+    Xbyak::Label mask_table_;
+};
+
+}  // namespace pooljit::jit

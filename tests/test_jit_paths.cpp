@@ -1,0 +1,111 @@
+// Named plan shapes, each run through the JIT on both ISAs and in every data type against the reference:
+// the segment and table walks, gathered ncx lanes, long looped windows, adaptive windows, and the executor's
+// tilings (threads x batch). Unlike the random differential test, every shape here is certain to be hit, and
+// every one must be served by generated code (no decline).
+#include "casegen/casegen.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace pj = pooljit;
+
+namespace {
+
+// Problem strings without dt=; each is run in all eight data types.
+const std::vector<std::string> shapes = {
+    // segment mode, nxc: borders, channel tails, 3-D, dilation, ceil rounding
+    "maxpool layout=nxc src=2x19x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1",
+    "maxpool layout=nxc src=1x70x5x6x7 k=2x3x2 s=1x2x2 d=2x1x2 pb=1x1x0 pe=0x1x1 round=ceil",
+    // ncx: stride 1 contiguous lanes, stride 2 and 3 gathered lanes, items longer than one vector, tails
+    "maxpool layout=ncx src=2x3x7x133 k=3x3 s=1x1 pb=1x1 pe=1x1",
+    "maxpool layout=ncx src=1x5x9x131 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil_torch",
+    "maxpool layout=ncx src=1x2x4x50 k=2x4 s=1x3 d=1x2 pb=0x3 pe=0x3",
+    // a long 1-D window (looped taps) in both layouts
+    "maxpool layout=ncx src=1x3x260 k=200 s=1",
+    "maxpool layout=nxc src=1x21x260 k=37 s=5 pb=20 pe=20",
+    // windows far wider than the input: more border windows than segments allow, so a table walk
+    "maxpool layout=nxc src=1x17x1 k=300 pb=299 pe=299",
+    "maxpool layout=ncx src=1x3x2 k=300 pb=299 pe=299 round=ceil",
+    // empty windows (pads beyond the kernel) inside the row and whole empty rows
+    "maxpool layout=nxc src=1x9x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil",
+    "maxpool layout=ncx src=1x4x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil",
+    // adaptive: even windows (one segment), uneven (a few), irregular (a table), output larger than input
+    "adaptivemaxpool layout=nxc src=1x18x28x28 out=7x7",
+    "adaptivemaxpool layout=ncx src=2x3x28x28 out=7x7",
+    "adaptivemaxpool layout=ncx src=1x2x5x1000 out=3x600",
+    "adaptivemaxpool layout=nxc src=1x33x1000 out=600",
+    "adaptivemaxpool layout=ncx src=1x3x3x4x5 out=5x7x9",
+};
+
+const char* const dtypes[] = {"f32", "f64", "f16", "bf16", "s8", "u8", "s32", "s64"};
+
+// Index outputs per op: none, and a few of the index options.
+std::vector<std::string> index_variants(const std::string& shape) {
+    if (shape.rfind("adaptive", 0) == 0) return {" idx=none", " idx=s32", " idx=s64"};
+    return {" idx=none", " idx=s64", " idx=s32 axis=2", " idx=s64 axis=1 nan=ignore", " idx=s32 order=col"};
+}
+
+struct Threading {
+    int threads;
+    std::int64_t batch;  // replaces the shape's batch size
+};
+
+std::string with_batch(const std::string& line, std::int64_t batch) {
+    const std::size_t at = line.find("src=") + 4;
+    const std::size_t x = line.find('x', at);
+    return line.substr(0, at) + std::to_string(batch) + line.substr(x);
+}
+
+void check(const std::string& line, const char* isa, int threads) {
+    SCOPED_TRACE(line + " (POOLJIT_MAX_ISA=" + isa + ", threads " + std::to_string(threads) + ")");
+    ::setenv("POOLJIT_MAX_ISA", isa, 1);
+    pj::set_num_threads(threads);
+    const pj::AnyPoolDesc desc = pj::parse_problem(line);
+    const pj::Primitive p = pj::create(desc);
+    EXPECT_EQ(p.impl_name(), std::string("jit:") + isa);
+    const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());
+    const std::size_t index_bytes = p.has_indices() ? pj::casegen::byte_size(p.indices_desc()) : 0;
+    const std::vector<std::uint8_t> src = pj::casegen::adversarial_data(p.src_desc(), std::hash<std::string>{}(line));
+    std::vector<std::uint8_t> got(dst_bytes, 0xA5), want(dst_bytes, 0x5A), got_idx(index_bytes, 0xA5),
+        want_idx(index_bytes, 0x5A);
+    p.execute(src.data(), got.data(), p.has_indices() ? got_idx.data() : nullptr);
+    pj::reference::execute(p.problem(), src.data(), want.data(), p.has_indices() ? want_idx.data() : nullptr);
+    EXPECT_EQ(got, want) << "values differ";
+    EXPECT_EQ(got_idx, want_idx) << "indices differ";
+    ::unsetenv("POOLJIT_MAX_ISA");
+    pj::set_num_threads(0);
+}
+
+class JitPaths : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(JitPaths, EveryDtypeAndIndexOptionOnBothIsas) {
+    const std::string& shape = GetParam();
+    for (const char* isa : {"avx512", "avx2"})
+        for (const char* dt : dtypes)
+            for (const std::string& idx : index_variants(shape)) {
+                std::string line = shape;
+                line.insert(line.find(' '), std::string(" dt=") + dt);
+                check(line + idx, isa, 1);
+            }
+}
+
+INSTANTIATE_TEST_SUITE_P(Shapes, JitPaths, ::testing::ValuesIn(shapes), [](const auto& info) {
+    return "shape" + std::to_string(info.index);
+});
+
+// The executor's tilings: whole tiles, rows split because there are few tiles, one thread; results identical.
+TEST(JitExecutor, ThreadsAndBatchSizesGiveIdenticalResults) {
+    const std::vector<std::string> lines = {
+        "maxpool dt=f32 layout=nxc src=1x70x33x17 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s64",
+        "maxpool dt=u8 layout=ncx src=1x5x5x9x21 k=2x3x3 s=1x2x2 idx=s32",
+        "adaptivemaxpool dt=bf16 layout=nxc src=1x40x23x29 out=5x6 idx=s64",
+    };
+    for (const std::string& line : lines)
+        for (const std::int64_t batch : {1, 13})
+            for (const int threads : {1, 2, 7}) check(with_batch(line, batch), "avx512", threads);
+}
+
+}  // namespace
