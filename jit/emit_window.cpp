@@ -52,6 +52,7 @@ struct VectorRoles {
             trait.tail_mask = used++;
             trait.tap_index = used++;
             trait.wide_mask = used++;
+            trait.nan_seen = used++;
         }
     }
 };
@@ -154,15 +155,22 @@ private:
         }
     }
 
-    // Merges the tap at base + offset (its index in tap_index_) into every vector of the item.
-    void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset) {
+    // Merges the tap at base + offset (its index in tap_index_) into every vector of the item. The fast path
+    // compares as if no NaN were present and notes any NaN it loads; the exact path applies the NaN policy.
+    void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast) {
         if (plan_.has_indices) ops_.prepare_tap_index(tap_index_);
         for (int v = 0; v < vectors(s); ++v) {
             load_item_vector(s, v, base, offset, [&](const Address& a, int n) { ops_.load_value(vec(regs_.fresh), a, n); });
+            if (fast && plan_.is_float) ops_.note_nan(vec(regs_.fresh));
+            if (fast && !plan_.has_indices && !f16()) {
+                ops_.max_fast(vec(regs_.acc[v]), vec(regs_.fresh));
+                continue;
+            }
             if (f16())
                 load_item_vector(s, v, base, offset,
                                  [&](const Address& a, int n) { ops_.load_raw(vec(regs_.fresh_raw), a, n); });
-            ops_.compute_take(vec(regs_.fresh), vec(regs_.acc[v]));
+            if (fast) ops_.compute_take_fast(vec(regs_.fresh), vec(regs_.acc[v]));
+            else ops_.compute_take(vec(regs_.fresh), vec(regs_.acc[v]));
             ops_.blend_take(vec(regs_.acc[v]), vec(regs_.fresh));
             if (f16()) ops_.blend_take(vec(regs_.raw[v]), vec(regs_.fresh_raw));
             if (plan_.has_indices) ops_.blend_take_index(vec(regs_.idx[v]));
@@ -214,28 +222,51 @@ private:
     }
 
     // One item: init from its first real tap, merge every real tap, store. taps < 0: the count is in
-    // slot_item_taps (table mode).
+    // slot_item_taps (table mode). Float windows run the fast path first; one that met a NaN is recomputed
+    // by the exact path (NaN inputs are rare; the exact compare costs a second dependent compare per tap).
     void emit_item(const ItemShape& s, std::int64_t taps) {
+        if (!plan_.is_float) {
+            emit_window_taps(s, taps, true);
+            store_item(s);
+            return;
+        }
+        Label exact_path, stored;
+        ops_.begin_nan_watch();
+        emit_window_taps(s, taps, true);
+        ops_.jump_if_nan_seen(exact_path);
+        store_item(s);
+        jmp(stored, T_NEAR);
+        L(exact_path);
+        emit_window_taps(s, taps, false);
+        store_item(s);
+        L(stored);
+    }
+
+    void emit_window_taps(const ItemShape& s, std::int64_t taps, bool fast) {
         mov(tap_index_, window_index_);
         init_from_first_tap(s, window_);
 
+        // Outer axes loop at run time (their real taps vary by row); an axis the problem lacks has no loop.
+        const bool d_axis = plan_.spatial_rank >= 3, h_axis = plan_.spatial_rank >= 2;
         Label d_loop, h_loop;
         mov(d_ptr_, window_);
         mov(ptr[rsp + slot_d_index], window_index_);
-        mov(scratch_, ptr[rsp + slot_taps_d]);
-        mov(ptr[rsp + slot_d_count], scratch_);
+        if (d_axis) {
+            mov(scratch_, ptr[rsp + slot_taps_d]);
+            mov(ptr[rsp + slot_d_count], scratch_);
+        }
         L(d_loop);
         {
             mov(h_ptr_, d_ptr_);
             mov(h_index_, ptr[rsp + slot_d_index]);
-            mov(h_count_, ptr[rsp + slot_taps_h]);
+            if (h_axis) mov(h_count_, ptr[rsp + slot_taps_h]);
             L(h_loop);
             {
                 if (taps >= 0 && plan_.unroll_width_taps) {
                     for (std::int64_t t = 0; t < taps; ++t) {
                         mov(tap_index_, h_index_);
                         add_imm(tap_index_, t * plan_.index_tap_step_w);
-                        merge_tap(s, h_ptr_, t * plan_.src_tap_stride_w);
+                        merge_tap(s, h_ptr_, t * plan_.src_tap_stride_w, fast);
                     }
                 } else {
                     Label w_loop;
@@ -244,25 +275,28 @@ private:
                     if (taps >= 0) mov(tap_count_, taps);
                     else mov(tap_count_, ptr[rsp + slot_item_taps]);
                     L(w_loop);
-                    merge_tap(s, tap_ptr_, 0);
+                    merge_tap(s, tap_ptr_, 0, fast);
                     add_imm(tap_ptr_, plan_.src_tap_stride_w);
                     add_imm(tap_index_, plan_.index_tap_step_w);
                     dec(tap_count_);
                     jnz(w_loop, T_NEAR);
                 }
-                add_imm(h_ptr_, plan_.src_tap_stride_h);
-                add_imm(h_index_, plan_.index_tap_step_h);
-                dec(h_count_);
-                jnz(h_loop, T_NEAR);
+                if (h_axis) {
+                    add_imm(h_ptr_, plan_.src_tap_stride_h);
+                    add_imm(h_index_, plan_.index_tap_step_h);
+                    dec(h_count_);
+                    jnz(h_loop, T_NEAR);
+                }
             }
-            add_imm(d_ptr_, plan_.src_tap_stride_d);
-            mov(scratch_, ptr[rsp + slot_d_index]);
-            add_imm(scratch_, plan_.index_tap_step_d);
-            mov(ptr[rsp + slot_d_index], scratch_);
-            dec(qword[rsp + slot_d_count]);
-            jnz(d_loop, T_NEAR);
+            if (d_axis) {
+                add_imm(d_ptr_, plan_.src_tap_stride_d);
+                mov(scratch_, ptr[rsp + slot_d_index]);
+                add_imm(scratch_, plan_.index_tap_step_d);
+                mov(ptr[rsp + slot_d_index], scratch_);
+                dec(qword[rsp + slot_d_count]);
+                jnz(d_loop, T_NEAR);
+            }
         }
-        store_item(s);
     }
 
     ItemShape shape_of(const Segment& seg) const {

@@ -107,7 +107,8 @@ KernelPlan make_plan(const Problem& p, Isa isa) {
     plan.dtype = p.dtype;
     plan.compare = compare_type_of(p.dtype);
     plan.nan = p.nan;
-    plan.is_float = plan.compare == CompareType::f32 || plan.compare == CompareType::f64;
+    plan.is_float = plan.compare == CompareType::f64 || plan.compare == CompareType::f32;
+    plan.spatial_rank = p.spatial_rank;
     plan.vector_bytes = isa == Isa::avx512 ? 64 : 32;
     plan.lanes = plan.vector_bytes / (is_64bit(plan.compare) ? 8 : 4);
     const std::int64_t lanes = plan.lanes;

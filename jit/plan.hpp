@@ -63,6 +63,7 @@ struct KernelPlan {
     CompareType compare = CompareType::f32;
     NanPolicy nan = NanPolicy::propagate;
     bool is_float = true;
+    int spatial_rank = 2;      // outer axes (d, h) that the window loops walk at run time
 
     int vector_bytes = 64;     // 64 (zmm) or 32 (ymm)
     int lanes = 16;            // compare-type lanes per vector

@@ -18,7 +18,7 @@ public:
 
     Avx2Ops(Xbyak::CodeGenerator& g, const KernelPlan& plan, const TraitResources& r)
         : g_(g), plan_(plan), r_(r), take_(r.take), lane_mask_(r.lane_mask), tail_(r.tail_mask),
-          tap_index_(r.tap_index), wide_mask_(r.wide_mask) {}
+          tap_index_(r.tap_index), wide_mask_(r.wide_mask), nan_seen_(r.nan_seen) {}
 
     void broadcast_constant32(const Vmm& v, std::uint32_t bits) {
         g_.mov(r_.scratch.cvt32(), bits);
@@ -86,6 +86,42 @@ public:
             case CompareType::s64: g_.vpcmpgtq(take_, fresh, acc); break;
             case CompareType::u32: throw Error("jit:avx2: unsigned 32-bit compare is not planned on AVX2");
         }
+    }
+
+    // The fast path, exact while no NaN is in the window (a window with one is recomputed by the exact path):
+    // take <- fresh > acc, ordered.
+    void compute_take_fast(const Vmm& fresh, const Vmm& acc) {
+        constexpr std::uint8_t gt_oq = 0x1E;
+        switch (plan_.compare) {
+            case CompareType::f32: g_.vcmpps(take_, fresh, acc, gt_oq); break;
+            case CompareType::f64: g_.vcmppd(take_, fresh, acc, gt_oq); break;
+            default: compute_take(fresh, acc); break;
+        }
+    }
+    // Without indices and raw bits: acc <- fresh > acc ? fresh : acc (ties and NaN keep acc: the fast path).
+    void max_fast(const Vmm& acc, const Vmm& fresh) {
+        switch (plan_.compare) {
+            case CompareType::f32: g_.vmaxps(acc, fresh, acc); break;
+            case CompareType::f64: g_.vmaxpd(acc, fresh, acc); break;
+            case CompareType::s32: g_.vpmaxsd(acc, acc, fresh); break;
+            case CompareType::u32: g_.vpmaxud(acc, acc, fresh); break;
+            case CompareType::s64:
+                g_.vpcmpgtq(take_, fresh, acc);
+                g_.vblendvpd(acc, acc, fresh, take_);
+                break;
+        }
+    }
+    // NaN watch of the fast path: cleared per window, noted per loaded vector, tested at the window's end.
+    void begin_nan_watch() { g_.vxorps(nan_seen_, nan_seen_, nan_seen_); }
+    void note_nan(const Vmm& fresh) {
+        constexpr std::uint8_t unord_q = 3;
+        if (plan_.compare == CompareType::f64) g_.vcmppd(lane_mask_, fresh, fresh, unord_q);
+        else g_.vcmpps(lane_mask_, fresh, fresh, unord_q);
+        g_.vorps(nan_seen_, nan_seen_, lane_mask_);
+    }
+    void jump_if_nan_seen(const Xbyak::Label& exact_path) {
+        g_.vtestps(nan_seen_, nan_seen_);  // ZF = 0 when any lane's sign bit (all-ones compare result) is set
+        g_.jnz(exact_path, Xbyak::CodeGenerator::T_NEAR);
     }
 
     void blend_take(const Vmm& acc, const Vmm& fresh) { blend(acc, fresh, take_, lanes_64()); }
@@ -246,7 +282,7 @@ private:
     Xbyak::CodeGenerator& g_;
     const KernelPlan& plan_;
     TraitResources r_;
-    Vmm take_, lane_mask_, tail_, tap_index_, wide_mask_;
+    Vmm take_, lane_mask_, tail_, tap_index_, wide_mask_, nan_seen_;
     Xbyak::Label mask_table_;
 };
 

@@ -74,6 +74,39 @@ public:
         }
     }
 
+    // The fast path, exact while no NaN is in the window (a window with one is recomputed by the exact path):
+    // take <- fresh > acc, ordered.
+    void compute_take_fast(const Vmm& fresh, const Vmm& acc) {
+        constexpr std::uint8_t gt_oq = 0x1E;
+        switch (plan_.compare) {
+            case CompareType::f32: g_.vcmpps(take_, fresh, acc, gt_oq); break;
+            case CompareType::f64: g_.vcmppd(take_, fresh, acc, gt_oq); break;
+            default: compute_take(fresh, acc); break;
+        }
+    }
+    // Without indices and raw bits: acc <- fresh > acc ? fresh : acc (ties and NaN keep acc: the fast path).
+    void max_fast(const Vmm& acc, const Vmm& fresh) {
+        switch (plan_.compare) {
+            case CompareType::f32: g_.vmaxps(acc, fresh, acc); break;
+            case CompareType::f64: g_.vmaxpd(acc, fresh, acc); break;
+            case CompareType::s32: g_.vpmaxsd(acc, acc, fresh); break;
+            case CompareType::u32: g_.vpmaxud(acc, acc, fresh); break;
+            case CompareType::s64: g_.vpmaxsq(acc, acc, fresh); break;
+        }
+    }
+    // NaN watch of the fast path: cleared per window, noted per loaded vector, tested at the window's end.
+    void begin_nan_watch() { g_.kxorw(nan_seen_, nan_seen_, nan_seen_); }
+    void note_nan(const Vmm& fresh) {
+        constexpr std::uint8_t unord_q = 3;
+        if (plan_.compare == CompareType::f64) g_.vcmppd(nan_here_, fresh, fresh, unord_q);
+        else g_.vcmpps(nan_here_, fresh, fresh, unord_q);
+        g_.korw(nan_seen_, nan_seen_, nan_here_);
+    }
+    void jump_if_nan_seen(const Xbyak::Label& exact_path) {
+        g_.kortestw(nan_seen_, nan_seen_);
+        g_.jnz(exact_path, Xbyak::CodeGenerator::T_NEAR);
+    }
+
     void blend_take(const Vmm& acc, const Vmm& fresh) {
         if (lanes_64()) g_.vmovdqa64(acc | take_, fresh);
         else g_.vmovdqa32(acc | take_, fresh);
@@ -174,7 +207,7 @@ private:
     const KernelPlan& plan_;
     TraitResources r_;
     Xbyak::Reg64 tap_index_;
-    const Xbyak::Opmask take_{1}, fix_{3}, tail_{7};
+    const Xbyak::Opmask take_{1}, nan_here_{2}, fix_{3}, nan_seen_{5}, tail_{7};
 };
 
 }  // namespace pooljit::jit
