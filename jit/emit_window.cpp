@@ -29,10 +29,11 @@ constexpr int max_vectors = 4;
 struct VectorRoles {
     int acc[max_vectors] = {-1, -1, -1, -1}, raw[max_vectors] = {-1, -1, -1, -1}, idx[max_vectors] = {-1, -1, -1, -1};
     int fresh = -1, fresh_raw = -1, chan_base = -1, minus_one = -1, scratch = -1, empty_value = -1;
+    int pair_hi = -1;  // ncx lanes at stride 2: the second of two loaded vectors (scratch is the first)
     TraitResources trait;
     int used = 0;
 
-    VectorRoles(int vectors, bool f16, bool indices, bool trait_needs_vectors) {
+    VectorRoles(int vectors, bool f16, bool indices, bool trait_needs_vectors, bool pairs) {
         for (int v = 0; v < vectors; ++v) acc[v] = used++;
         if (f16)
             for (int v = 0; v < vectors; ++v) raw[v] = used++;
@@ -46,6 +47,7 @@ struct VectorRoles {
         }
         scratch = used++;
         empty_value = used++;
+        if (pairs) pair_hi = used++;
         if (trait_needs_vectors) {
             trait.take = used++;
             trait.lane_mask = used++;
@@ -74,7 +76,8 @@ public:
     WindowEmitter(const KernelPlan& plan, std::int64_t block_lanes)
         : CodeGenerator(4096, AutoGrow), plan_(plan), nxc_(plan.strategy == Strategy::nxc_channels),
           block_lanes_(block_lanes),
-          regs_(plan.vectors_per_block, plan.dtype == DType::f16, plan.has_indices, Ops::needs_vector_masks),
+          regs_(plan.vectors_per_block, plan.dtype == DType::f16, plan.has_indices, Ops::needs_vector_masks,
+                plan.strategy == Strategy::ncx_width),
           ops_(*this, plan, resources()) {
         if (regs_.used > (Ops::vector_bytes == 64 ? 32 : 16))
             throw Error("jit: the plan needs " + std::to_string(regs_.used) + " vector registers");
@@ -129,12 +132,25 @@ private:
         }
     }
 
-    // Vector v of an item whose lane 0 is at base + offset: one load, or lane by lane into the gather area.
-    template <typename Load>
-    void load_item_vector(const ItemShape& s, int v, const Reg64& base, std::int64_t offset, Load load) {
+    // Vector v of an item whose lane 0 is at base + offset, into dst (raw: f16 bits): one load; at lane stride 2,
+    // two loads and a deinterleave; else lane by lane into the gather area.
+    void load_item_vector(const ItemShape& s, int v, const Reg64& base, std::int64_t offset, const Vmm& dst, bool raw) {
+        const auto load = [&](const Vmm& to, const Address& a, int n) {
+            if (raw) ops_.load_raw(to, a, n);
+            else ops_.load_value(to, a, n);
+        };
         const std::int64_t first_lane = std::int64_t{v} * plan_.lanes;
         if (s.lane_step == 1) {
-            load(at(base, offset + first_lane * elem()), valid(s, v));
+            load(dst, at(base, offset + first_lane * elem()), valid(s, v));
+            return;
+        }
+        if (s.lane_step == 2) {
+            // valid lanes span 2 * valid - 1 elements: all real taps of real outputs, nothing past them.
+            const std::int64_t start = offset + first_lane * 2 * elem();
+            const int span = 2 * valid(s, v) - 1;
+            load(vec(regs_.scratch), at(base, start), std::min(plan_.lanes, span));
+            if (span > plan_.lanes) load(vec(regs_.pair_hi), at(base, start + plan_.lanes * elem()), span - plan_.lanes);
+            ops_.deinterleave_even(dst, vec(regs_.scratch), vec(regs_.pair_hi));
             return;
         }
         for (int lane = 0; lane < valid(s, v); ++lane) {
@@ -143,14 +159,13 @@ private:
             copy_bytes(*this, rsp + slot_gather + lane * static_cast<int>(elem()), from.getRegExp(),
                        static_cast<int>(elem()), scratch_);
         }
-        load(ptr[rsp + slot_gather], plan_.lanes);  // stale lanes of the area are never stored
+        load(dst, ptr[rsp + slot_gather], plan_.lanes);  // stale lanes of the area are never stored
     }
 
     void init_from_first_tap(const ItemShape& s, const Reg64& base) {
         for (int v = 0; v < vectors(s); ++v) {
-            load_item_vector(s, v, base, 0, [&](const Address& a, int n) { ops_.load_value(vec(regs_.acc[v]), a, n); });
-            if (f16())
-                load_item_vector(s, v, base, 0, [&](const Address& a, int n) { ops_.load_raw(vec(regs_.raw[v]), a, n); });
+            load_item_vector(s, v, base, 0, vec(regs_.acc[v]), false);
+            if (f16()) load_item_vector(s, v, base, 0, vec(regs_.raw[v]), true);
             if (plan_.has_indices) ops_.broadcast_gpr(vec(regs_.idx[v]), tap_index_, plan_.index_lanes_64);
         }
     }
@@ -160,15 +175,13 @@ private:
     void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast) {
         if (plan_.has_indices) ops_.prepare_tap_index(tap_index_);
         for (int v = 0; v < vectors(s); ++v) {
-            load_item_vector(s, v, base, offset, [&](const Address& a, int n) { ops_.load_value(vec(regs_.fresh), a, n); });
+            load_item_vector(s, v, base, offset, vec(regs_.fresh), false);
             if (fast && plan_.is_float) ops_.note_nan(vec(regs_.fresh));
             if (fast && !plan_.has_indices && !f16()) {
                 ops_.max_fast(vec(regs_.acc[v]), vec(regs_.fresh));
                 continue;
             }
-            if (f16())
-                load_item_vector(s, v, base, offset,
-                                 [&](const Address& a, int n) { ops_.load_raw(vec(regs_.fresh_raw), a, n); });
+            if (f16()) load_item_vector(s, v, base, offset, vec(regs_.fresh_raw), true);
             if (fast) ops_.compute_take_fast(vec(regs_.fresh), vec(regs_.acc[v]));
             else ops_.compute_take(vec(regs_.fresh), vec(regs_.acc[v]));
             ops_.blend_take(vec(regs_.acc[v]), vec(regs_.fresh));

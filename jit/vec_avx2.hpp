@@ -233,12 +233,31 @@ public:
         else g_.vmovdqu(dst(0), t0x);
     }
 
-    // Constant data, placed after the code: the source of partial-vector masks.
+    // dst <- the even lanes of the pair (lo, hi): lane j of dst is lane 2j of lo:hi (ncx lanes at stride 2).
+    // lo is clobbered.
+    void deinterleave_even(const Vmm& dst, const Vmm& lo, const Vmm& hi) {
+        if (lanes_64()) {
+            g_.vpermq(dst, lo, 0x08);  // qwords 0, 2 of lo to 0, 1
+            g_.vpermq(lo, hi, 0x80);   // qwords 0, 2 of hi to 2, 3
+        } else {
+            g_.vmovdqu(dst, g_.ptr[g_.rip + even_from_lo_]);
+            g_.vpermd(dst, dst, lo);
+            g_.vmovdqu(lo, g_.ptr[g_.rip + even_from_hi_]);
+            g_.vpermd(lo, lo, hi);
+        }
+        g_.vpblendd(dst, dst, lo, 0xF0);
+    }
+
+    // Constant data, placed after the code: the source of partial-vector masks, the deinterleave indices.
     void emit_data() {
         g_.align(32);
         g_.L(mask_table_);
         for (int i = 0; i < 8; ++i) g_.dd(0xFFFFFFFFu);
         for (int i = 0; i < 8; ++i) g_.dd(0);
+        g_.L(even_from_lo_);
+        for (std::uint32_t j = 0; j < 8; ++j) g_.dd(j < 4 ? 2 * j : 0);
+        g_.L(even_from_hi_);
+        for (std::uint32_t j = 0; j < 8; ++j) g_.dd(j < 4 ? 0 : 2 * (j - 4));
     }
 
 private:
@@ -283,7 +302,7 @@ private:
     const KernelPlan& plan_;
     TraitResources r_;
     Vmm take_, lane_mask_, tail_, tap_index_, wide_mask_, nan_seen_;
-    Xbyak::Label mask_table_;
+    Xbyak::Label mask_table_, even_from_lo_, even_from_hi_;
 };
 
 }  // namespace pooljit::jit

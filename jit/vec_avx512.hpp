@@ -188,7 +188,24 @@ public:
         }
     }
 
-    void emit_data() {}
+    // dst <- the even lanes of the pair (lo, hi): lane j of dst is lane 2j of lo:hi (ncx lanes at stride 2).
+    void deinterleave_even(const Vmm& dst, const Vmm& lo, const Vmm& hi) {
+        if (lanes_64()) {
+            g_.vmovdqu64(dst, g_.ptr[g_.rip + even_qwords_]);
+            g_.vpermi2q(dst, lo, hi);
+        } else {
+            g_.vmovdqu32(dst, g_.ptr[g_.rip + even_dwords_]);
+            g_.vpermi2d(dst, lo, hi);
+        }
+    }
+
+    void emit_data() {
+        g_.align(64);
+        g_.L(even_dwords_);
+        for (std::uint32_t j = 0; j < 16; ++j) g_.dd(2 * j);
+        g_.L(even_qwords_);
+        for (std::uint64_t j = 0; j < 8; ++j) g_.dq(2 * j);
+    }
 
 private:
     bool lanes_64() const { return plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64; }
@@ -207,6 +224,7 @@ private:
     const KernelPlan& plan_;
     TraitResources r_;
     Xbyak::Reg64 tap_index_;
+    Xbyak::Label even_dwords_, even_qwords_;
     const Xbyak::Opmask take_{1}, nan_here_{2}, fix_{3}, nan_seen_{5}, tail_{7};
 };
 
