@@ -30,10 +30,11 @@ struct VectorRoles {
     int acc[max_vectors] = {-1, -1, -1, -1}, raw[max_vectors] = {-1, -1, -1, -1}, idx[max_vectors] = {-1, -1, -1, -1};
     int fresh = -1, fresh_raw = -1, chan_base = -1, minus_one = -1, scratch = -1, empty_value = -1;
     int pair_hi = -1;  // ncx lanes at stride 2: the second of two loaded vectors (scratch is the first)
+    int item_base = -1;  // window-relative indices: the call's base plus the window's index
     TraitResources trait;
     int used = 0;
 
-    VectorRoles(int vectors, bool f16, bool indices, bool trait_needs_vectors, bool pairs) {
+    VectorRoles(int vectors, bool f16, bool indices, bool trait_needs_vectors, bool pairs, bool relative_indices) {
         for (int v = 0; v < vectors; ++v) acc[v] = used++;
         if (f16)
             for (int v = 0; v < vectors; ++v) raw[v] = used++;
@@ -48,6 +49,7 @@ struct VectorRoles {
         scratch = used++;
         empty_value = used++;
         if (pairs) pair_hi = used++;
+        if (relative_indices) item_base = used++;
         if (trait_needs_vectors) {
             trait.take = used++;
             trait.lane_mask = used++;
@@ -77,7 +79,7 @@ public:
         : CodeGenerator(4096, AutoGrow), plan_(plan), nxc_(plan.strategy == Strategy::nxc_channels),
           block_lanes_(block_lanes),
           regs_(plan.vectors_per_block, plan.dtype == DType::f16, plan.has_indices, Ops::needs_vector_masks,
-                plan.strategy == Strategy::ncx_width),
+                plan.strategy == Strategy::ncx_width, plan.index_relative_to_window),
           ops_(*this, plan, resources()) {
         if (regs_.used > (Ops::vector_bytes == 64 ? 32 : 16))
             throw Error("jit: the plan needs " + std::to_string(regs_.used) + " vector registers");
@@ -194,6 +196,12 @@ private:
 
     void store_item(const ItemShape& s) {
         const bool fix = plan_.is_float && plan_.nan == NanPolicy::ignore;
+        int base = regs_.chan_base;
+        if (plan_.has_indices && plan_.index_relative_to_window) {
+            ops_.broadcast_gpr(vec(regs_.item_base), window_index_, plan_.wide_index_math);
+            ops_.add_lanes(vec(regs_.item_base), vec(regs_.chan_base), plan_.wide_index_math);
+            base = regs_.item_base;
+        }
         for (int v = 0; v < vectors(s); ++v) {
             if (fix) {
                 ops_.find_nan_lanes(vec(regs_.acc[v]));
@@ -210,8 +218,8 @@ private:
             const LaneAddress out = [&, first_lane](int lane) {
                 return ptr[indices_ + static_cast<std::int32_t>((first_lane + lane) * index_elem())];
             };
-            ops_.store_indices(out, table, vec(regs_.idx[v]), vec(regs_.chan_base), vec(regs_.minus_one),
-                               vec(regs_.scratch), valid(s, v), fix);
+            ops_.store_indices(out, table, vec(regs_.idx[v]), vec(base), vec(regs_.minus_one), vec(regs_.scratch),
+                               valid(s, v), fix);
         }
     }
 
@@ -256,14 +264,16 @@ private:
     }
 
     void emit_window_taps(const ItemShape& s, std::int64_t taps, bool fast) {
-        mov(tap_index_, window_index_);
+        // Tap indices count from the window's first tap when the plan says so, else from the plane's start.
+        if (plan_.index_relative_to_window) xor_(tap_index_, tap_index_);
+        else mov(tap_index_, window_index_);
         init_from_first_tap(s, window_);
 
         // Outer axes loop at run time (their real taps vary by row); an axis the problem lacks has no loop.
         const bool d_axis = plan_.spatial_rank >= 3, h_axis = plan_.spatial_rank >= 2;
         Label d_loop, h_loop;
         mov(d_ptr_, window_);
-        mov(ptr[rsp + slot_d_index], window_index_);
+        mov(ptr[rsp + slot_d_index], tap_index_);
         if (d_axis) {
             mov(scratch_, ptr[rsp + slot_taps_d]);
             mov(ptr[rsp + slot_d_count], scratch_);
@@ -511,8 +521,6 @@ private:
 }  // namespace
 
 std::unique_ptr<CompiledKernel> compile(const KernelPlan& plan) {
-    if (plan.has_indices && plan.index_lanes_64 && plan.compare != CompareType::f64 && plan.compare != CompareType::s64)
-        throw Error("jit: spatial size beyond INT32_MAX with 32-bit lanes: 64-bit index lanes are not emitted yet");
     switch (plan.isa) {
         case Isa::avx512: return std::make_unique<WindowKernel<Avx512Ops>>(plan);
         case Isa::avx2: return std::make_unique<WindowKernel<Avx2Ops>>(plan);

@@ -113,9 +113,11 @@ KernelPlan make_plan(const Problem& p, Isa isa) {
     plan.lanes = plan.vector_bytes / (is_64bit(plan.compare) ? 8 : 4);
     const std::int64_t lanes = plan.lanes;
     // f16 carries raw bits beside each accumulator: with indices too, two vectors would not fit in 16 ymm.
-    const int max_vectors = isa == Isa::avx512                             ? max_vectors_per_block_avx512
-                            : p.dtype == DType::f16 && p.has_indices ? 1
-                                                                           : max_vectors_per_block_avx2;
+    // Window-relative indices need one more register for the window's index.
+    const bool huge_index_plane = p.has_indices && p.spatial_in_size() - 1 > std::numeric_limits<std::int32_t>::max();
+    const int max_vectors = isa == Isa::avx512                                                   ? max_vectors_per_block_avx512
+                            : (p.dtype == DType::f16 && p.has_indices) || huge_index_plane ? 1
+                                                                                             : max_vectors_per_block_avx2;
 
     const int w = p.spatial_rank - 1;  // innermost spatial axis
     const auto wa = static_cast<std::size_t>(w);
@@ -204,8 +206,23 @@ KernelPlan make_plan(const Problem& p, Isa isa) {
         plan.lane_index_unit = lanes_are_outputs ? plan.index_mult_w : plan.channel_index_stride;
         // The spatial part never exceeds the spatial size; with 32-bit compare lanes it is tracked in 32-bit
         // lanes unless the spatial size does not fit.
-        plan.index_lanes_64 = is_64bit(plan.compare) || p.spatial_in_size() - 1 > std::numeric_limits<std::int32_t>::max();
+        constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
+        plan.index_lanes_64 = is_64bit(plan.compare);
         plan.wide_index_math = plan.index_lanes_64 || p.index_dtype == DType::s64;
+        if (!plan.index_lanes_64 && p.spatial_in_size() - 1 > int32_max) {
+            // How far a window's taps reach in index units from its first tap.
+            __extension__ typedef __int128 i128;
+            i128 extent = 0;
+            for (int a = 0; a < sr; ++a) {
+                const auto u = static_cast<std::size_t>(a);
+                const i128 reach = adaptive ? p.in[u] / p.out[u] + 1 : (p.kernel[u] - 1) * p.dilation[u];
+                extent += reach * plan.index_mult[a];
+            }
+            if (extent > int32_max)
+                throw Error("planner: a window reaches " + std::to_string(static_cast<long long>(std::min<i128>(extent, INT64_MAX))) +
+                            " index units (beyond 2^31) in a plane of more than 2^31 elements with 32-bit lanes");
+            plan.index_relative_to_window = true;
+        }
     }
     return plan;
 }
@@ -231,7 +248,8 @@ std::string to_string(const KernelPlan& plan) {
     if (plan.has_indices)
         s << " indices=" << to_string(plan.index_dtype) << " index_lanes=" << (plan.index_lanes_64 ? 64 : 32)
           << " index_mult=" << plan.index_mult[0] << "," << plan.index_mult[1] << "," << plan.index_mult[2]
-          << " channel_index_stride=" << plan.channel_index_stride;
+          << " channel_index_stride=" << plan.channel_index_stride
+          << (plan.index_relative_to_window ? " index_relative_to_window" : "");
     return s.str();
 }
 

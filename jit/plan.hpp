@@ -99,6 +99,9 @@ struct KernelPlan {
     std::int64_t index_mult[3] = {0, 0, 0};
     std::int64_t index_mult_w = 0;  // index_mult of the innermost axis
     bool wide_index_math = false;   // channel offsets and the final add in 64 bits (s64 output or 64-bit lanes)
+    // A plane of more than 2^31 elements with 32-bit compare lanes: lanes hold the index relative to the
+    // window's first tap (bounded by the window's extent), and the window's own index is added at the store.
+    bool index_relative_to_window = false;
     std::int64_t index_tap_step_w = 0, index_tap_step_h = 0, index_tap_step_d = 0;
     std::int64_t index_out_step_w = 0;
     std::int64_t channel_index_stride = 0;  // index difference between neighbouring channels (nxc lanes)

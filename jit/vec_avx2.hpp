@@ -36,6 +36,11 @@ public:
         else g_.vpbroadcastd(v, Xbyak::Xmm(v.getIdx()));
     }
 
+    void add_lanes(const Vmm& dst, const Vmm& src, bool lanes_64) {
+        if (lanes_64) g_.vpaddq(dst, dst, src);
+        else g_.vpaddd(dst, dst, src);
+    }
+
     // dst (compare type) <- `valid` elements of plan.dtype at src, widened; lanes past `valid` are unspecified.
     void load_value(const Vmm& dst, const Xbyak::Address& src, int valid) {
         if (valid < plan_.lanes) {

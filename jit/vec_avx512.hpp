@@ -29,6 +29,11 @@ public:
         else g_.vpbroadcastd(v, r.cvt32());
     }
 
+    void add_lanes(const Vmm& dst, const Vmm& src, bool lanes_64) {
+        if (lanes_64) g_.vpaddq(dst, dst, src);
+        else g_.vpaddd(dst, dst, src);
+    }
+
     // dst (compare type) <- `valid` elements of plan.dtype at src, widened; lanes past `valid` become 0.
     void load_value(const Vmm& dst, const Xbyak::Address& src, int valid) {
         const Vmm d = masked(dst, valid);

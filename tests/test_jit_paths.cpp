@@ -3,6 +3,8 @@
 // tilings (threads x batch). Unlike the random differential test, every shape here is certain to be hit, and
 // every one must be served by generated code (no decline).
 #include "casegen/casegen.hpp"
+#include "jit/kernel.hpp"
+#include "runtime/executor.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,6 +13,7 @@
 #include <vector>
 
 namespace pj = pooljit;
+namespace jit = pooljit::jit;
 
 namespace {
 
@@ -106,6 +109,38 @@ TEST(JitExecutor, ThreadsAndBatchSizesGiveIdenticalResults) {
     for (const std::string& line : lines)
         for (const std::int64_t batch : {1, 13})
             for (const int threads : {1, 2, 7}) check(with_batch(line, batch), "avx512", threads);
+}
+
+// Window-relative indices serve planes of more than 2^31 elements, which no test can allocate: force that plan
+// on small problems (every other fact of the plan unchanged) and compare with the reference.
+TEST(JitForcedPlans, WindowRelativeIndicesMatchTheReference) {
+    const std::vector<std::string> lines = {
+        "maxpool dt=f32 layout=nxc src=2x7x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s64 nan=ignore",
+        "maxpool dt=u8 layout=ncx src=1x3x5x7x8 k=2x3x3 s=1x2x1 d=2x1x1 pb=0x1x1 pe=1x1x1 idx=s64 axis=1",
+        "maxpool dt=f16 layout=nxc src=1x5x20 k=7 s=3 pb=6 pe=6 idx=s32 round=ceil",
+        "maxpool dt=bf16 layout=ncx src=1x2x9x8 k=2x2 s=2x2 idx=s32 order=col",
+        "adaptivemaxpool dt=s32 layout=nxc src=1x6x13x17 out=4x5 idx=s64",
+    };
+    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2})
+        for (const std::string& line : lines) {
+            SCOPED_TRACE(line + " on " + jit::to_string(isa));
+            pj::Problem p = std::visit([](const auto& d) { return pj::resolve(d); }, pj::parse_problem(line));
+            pj::detail::Implementation impl;
+            impl.plan = jit::make_plan(p, isa);
+            ASSERT_FALSE(impl.plan.index_relative_to_window);  // a small plane does not need it
+            impl.plan.index_relative_to_window = true;
+            impl.kernel = jit::compile(impl.plan);
+            impl.impl_name = "forced";
+            const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());
+            const std::size_t index_bytes = pj::casegen::byte_size(p.indices_desc());
+            const std::vector<std::uint8_t> src = pj::casegen::adversarial_data(p.src_desc(), 7);
+            std::vector<std::uint8_t> got(dst_bytes, 0xA5), want(dst_bytes, 0x5A), got_idx(index_bytes, 0xA5),
+                want_idx(index_bytes, 0x5A);
+            pj::execute_problem(p, impl, src.data(), got.data(), got_idx.data());
+            pj::reference::execute(p, src.data(), want.data(), want_idx.data());
+            EXPECT_EQ(got, want) << "values differ";
+            EXPECT_EQ(got_idx, want_idx) << "indices differ";
+        }
 }
 
 }  // namespace

@@ -476,7 +476,7 @@ TEST(PlanIndices, OneDimensional) {
 TEST(PlanIndices, LaneWidth) {
     struct Row {
         std::string line;
-        bool index_lanes_64, wide_index_math;
+        bool index_lanes_64, wide_index_math, relative = false;
     };
     const Row rows[] = {
         {"maxpool dt=f32 layout=nxc src=1x16x9x9 k=2x2 idx=s32", false, false},
@@ -485,9 +485,10 @@ TEST(PlanIndices, LaneWidth) {
         {"maxpool dt=s64 layout=nxc src=1x16x9x9 k=2x2 idx=s32", true, true},
         {"maxpool dt=bf16 layout=nxc src=1x16x9x9 k=2x2 idx=s32", false, false},
         // Spatial size 2^31: the largest spatial index 2^31 - 1 still fits 32-bit lanes (and, with N = C = 1,
-        // s32 output); 2^31 + 1 elements do not.
+        // s32 output); with 2^31 + 1 elements the lanes count from each window's first tap instead.
         {"maxpool dt=f32 layout=nxc src=1x1x2147483648 k=1 idx=s32", false, false},
-        {"maxpool dt=f32 layout=nxc src=1x1x2147483649 k=1 idx=s64", true, true},
+        {"maxpool dt=f32 layout=nxc src=1x1x2147483649 k=3 idx=s64", false, true, true},
+        {"maxpool dt=f64 layout=nxc src=1x1x2147483649 k=3 idx=s64", true, true, false},
     };
     for (const Row& r : rows) {
         SCOPED_TRACE(r.line);
@@ -495,7 +496,10 @@ TEST(PlanIndices, LaneWidth) {
         EXPECT_TRUE(plan.has_indices);
         EXPECT_EQ(plan.index_lanes_64, r.index_lanes_64);
         EXPECT_EQ(plan.wide_index_math, r.wide_index_math);
+        EXPECT_EQ(plan.index_relative_to_window, r.relative);
     }
+    // A window reaching 2^31 index units from its first tap cannot count in 32-bit lanes either way: declined.
+    EXPECT_THROW(plan_of("maxpool dt=u8 layout=nxc src=1x1x3x1073741824 k=3x1 idx=s64"), pj::Error);
 }
 
 // ---- printing ------------------------------------------------------------------------------------------------
