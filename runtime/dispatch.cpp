@@ -1,11 +1,35 @@
 #include "runtime/dispatch.hpp"
 
 #include "jit/isa.hpp"
+#include "jit/plan.hpp"
 
 #include <chrono>
 #include <exception>
 
 namespace pooljit::detail {
+namespace {
+
+// The real taps of every output position along outer axis a.
+std::vector<OuterTaps> outer_taps(const Problem& p, std::size_t a) {
+    std::vector<OuterTaps> taps(static_cast<std::size_t>(p.out[a]));
+    for (std::int64_t o = 0; o < p.out[a]; ++o) {
+        OuterTaps& t = taps[static_cast<std::size_t>(o)];
+        if (p.op == OpKind::adaptive_max_pool) {
+            // [o*in/out, ceil((o+1)*in/out)): never empty.
+            __extension__ typedef __int128 i128;
+            const auto begin = static_cast<std::int64_t>(static_cast<i128>(o) * p.in[a] / p.out[a]);
+            const auto end = static_cast<std::int64_t>((static_cast<i128>(o + 1) * p.in[a] + p.out[a] - 1) / p.out[a]);
+            t = {end - begin, begin};
+            continue;
+        }
+        const jit::WindowTaps w = jit::window_taps(o, p.in[a], p.kernel[a], p.stride[a], p.dilation[a], p.pad_begin[a]);
+        if (w.begin == w.end) t = {0, 0};
+        else t = {w.end - w.begin, o * p.stride[a] - p.pad_begin[a] + w.begin * p.dilation[a]};
+    }
+    return taps;
+}
+
+}  // namespace
 
 std::shared_ptr<const Implementation> choose_implementation(const Problem& p, jit::Isa cap) {
     const auto start = std::chrono::steady_clock::now();
@@ -37,6 +61,11 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& p, ji
         }
     }
     if (!impl->kernel) impl->impl_name = "ref";
+    else {
+        const int sr = p.spatial_rank;
+        if (sr >= 3) impl->taps_d = outer_taps(p, 0);
+        if (sr >= 2) impl->taps_h = outer_taps(p, static_cast<std::size_t>(sr - 2));
+    }
     impl->compile_microseconds =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
     return impl;

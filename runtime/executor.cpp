@@ -14,31 +14,12 @@
 namespace pooljit {
 namespace {
 
-// The real taps of output o along one axis: how many, and the input position of the first.
-struct AxisTaps {
-    std::int64_t count = 1, first_position = 0;
-};
-
-AxisTaps real_taps(const Problem& p, std::size_t a, std::int64_t o) {
-    if (p.op == OpKind::adaptive_max_pool) {
-        // [o*in/out, ceil((o+1)*in/out)): never empty.
-        __extension__ typedef __int128 i128;
-        const auto begin = static_cast<std::int64_t>(static_cast<i128>(o) * p.in[a] / p.out[a]);
-        const auto end = static_cast<std::int64_t>((static_cast<i128>(o + 1) * p.in[a] + p.out[a] - 1) / p.out[a]);
-        return {end - begin, begin};
-    }
-    const jit::WindowTaps t = jit::window_taps(o, p.in[a], p.kernel[a], p.stride[a], p.dilation[a], p.pad_begin[a]);
-    if (t.begin == t.end) return {0, 0};
-    return {t.end - t.begin, o * p.stride[a] - p.pad_begin[a] + t.begin * p.dilation[a]};
-}
-
 // Everything a call needs that does not change between calls.
 class RowRunner {
 public:
-    RowRunner(const Problem& p, const jit::KernelPlan& plan, const jit::CompiledKernel& kernel, const void* src,
-              void* dst, void* indices)
-        : p_(p), plan_(plan), src_(static_cast<const std::uint8_t*>(src)), dst_(static_cast<std::uint8_t*>(dst)),
-          indices_(static_cast<std::uint8_t*>(indices)), full_(kernel.full_block()), tail_(kernel.tail_block()) {
+    RowRunner(const Problem& p, const detail::Implementation& impl, const void* src, void* dst, void* indices)
+        : p_(p), plan_(impl.plan), taps_d_(impl.taps_d), taps_h_(impl.taps_h), src_(static_cast<const std::uint8_t*>(src)), dst_(static_cast<std::uint8_t*>(dst)),
+          indices_(static_cast<std::uint8_t*>(indices)), full_(impl.kernel->full_block()), tail_(impl.kernel->tail_block()) {
         const int sr = p.spatial_rank;
         w_ = static_cast<std::size_t>(sr - 1);
         has_h_ = sr >= 2;
@@ -51,8 +32,8 @@ public:
         elem_ = static_cast<std::int64_t>(size_of(p.dtype));
         index_elem_ = static_cast<std::int64_t>(size_of(p.index_dtype));
         spatial_ = p.spatial_in_size();
-        nxc_ = plan.strategy == jit::Strategy::nxc_channels;
-        blocks_ = nxc_ ? (p.channels + plan.channel_block - 1) / plan.channel_block : p.channels;
+        nxc_ = plan_.strategy == jit::Strategy::nxc_channels;
+        blocks_ = nxc_ ? (p.channels + plan_.channel_block - 1) / plan_.channel_block : p.channels;
         index_axis_ = p.op == OpKind::adaptive_max_pool ? 2 : p.axis;
     }
 
@@ -62,8 +43,8 @@ public:
     void run(std::int64_t tile, std::int64_t row) const {
         const std::int64_t n = tile / blocks_, block = tile % blocks_;
         const std::int64_t od = row / out_h_, oh = row % out_h_;
-        const AxisTaps td = has_d_ ? real_taps(p_, 0, od) : AxisTaps{};
-        const AxisTaps th = has_h_ ? real_taps(p_, h_, oh) : AxisTaps{};
+        const detail::OuterTaps td = has_d_ ? taps_d_[static_cast<std::size_t>(od)] : detail::OuterTaps{};
+        const detail::OuterTaps th = has_h_ ? taps_h_[static_cast<std::size_t>(oh)] : detail::OuterTaps{};
         const std::int64_t C = p_.channels;
         jit::KernelArgs args;
         // Positions count pixels (nxc: every channel of one spatial point; ncx: one element) from plane start.
@@ -88,6 +69,8 @@ public:
 private:
     const Problem& p_;
     const jit::KernelPlan& plan_;
+    const std::vector<detail::OuterTaps>& taps_d_;
+    const std::vector<detail::OuterTaps>& taps_h_;
     const std::uint8_t* src_;
     std::uint8_t* dst_;
     std::uint8_t* indices_;
@@ -124,7 +107,7 @@ void execute_problem(const Problem& p, const detail::Implementation& impl, const
         reference::execute(p, src, dst, indices);
         return;
     }
-    const RowRunner runner(p, impl.plan, *impl.kernel, src, dst, indices);
+    const RowRunner runner(p, impl, src, dst, indices);
     const int requested = num_threads();
     const int threads = requested > 0 ? requested : tbb::this_task_arena::max_concurrency();
     if (threads <= 1 || runner.tiles() * runner.rows() <= 1) {

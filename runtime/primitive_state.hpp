@@ -9,8 +9,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace pooljit::detail {
+
+// The real taps of one output position along an outer axis: how many, and the input position of the first.
+struct OuterTaps {
+    std::int64_t count = 1, first_position = 0;
+};
 
 // The batch-independent result of dispatch: what the cache stores.
 struct Implementation {
@@ -19,6 +25,8 @@ struct Implementation {
     jit::KernelPlan plan;      // meaningful when kernel is set
     std::shared_ptr<const jit::CompiledKernel> kernel;  // null: the reference interpreter runs
     std::int64_t compile_microseconds = 0;
+    // Per output position of the outer axes (d, h), computed once so that execute does no window arithmetic.
+    std::vector<OuterTaps> taps_d, taps_h;
 };
 
 struct PrimitiveState {
