@@ -31,6 +31,12 @@ std::vector<OuterTaps> outer_taps(const Problem& p, std::size_t a) {
 
 }  // namespace
 
+void prepare_outer_taps(const Problem& p, Implementation& impl) {
+    const int sr = p.spatial_rank;
+    if (sr >= 3) impl.taps_d = outer_taps(p, 0);
+    if (sr >= 2) impl.taps_h = outer_taps(p, static_cast<std::size_t>(sr - 2));
+}
+
 std::shared_ptr<const Implementation> choose_implementation(const Problem& p, jit::Isa cap) {
     const auto start = std::chrono::steady_clock::now();
     auto impl = std::make_shared<Implementation>();
@@ -61,11 +67,7 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& p, ji
         }
     }
     if (!impl->kernel) impl->impl_name = "ref";
-    else {
-        const int sr = p.spatial_rank;
-        if (sr >= 3) impl->taps_d = outer_taps(p, 0);
-        if (sr >= 2) impl->taps_h = outer_taps(p, static_cast<std::size_t>(sr - 2));
-    }
+    else prepare_outer_taps(p, *impl);
     impl->compile_microseconds =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
     return impl;

@@ -10,6 +10,9 @@ namespace pooljit::detail {
 
 // Plans and compiles code for the problem (its batch size is ignored) for ISAs up to isa_cap (the cache key's
 // reading of POOLJIT_MAX_ISA). Never throws for a valid problem: the reference serves whatever the JIT declines.
+// Fills impl.taps_d / taps_h, which the executor reads for a kernel (choose_implementation calls it).
+void prepare_outer_taps(const Problem& problem, Implementation& impl);
+
 std::shared_ptr<const Implementation> choose_implementation(const Problem& problem, jit::Isa isa_cap);
 
 }  // namespace pooljit::detail

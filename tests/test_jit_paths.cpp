@@ -4,6 +4,7 @@
 // every one must be served by generated code (no decline).
 #include "casegen/casegen.hpp"
 #include "jit/kernel.hpp"
+#include "runtime/dispatch.hpp"
 #include "runtime/executor.hpp"
 
 #include <gtest/gtest.h>
@@ -131,6 +132,7 @@ TEST(JitForcedPlans, WindowRelativeIndicesMatchTheReference) {
             impl.plan.index_relative_to_window = true;
             impl.kernel = jit::compile(impl.plan);
             impl.impl_name = "forced";
+            pj::detail::prepare_outer_taps(p, impl);
             const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());
             const std::size_t index_bytes = pj::casegen::byte_size(p.indices_desc());
             const std::vector<std::uint8_t> src = pj::casegen::adversarial_data(p.src_desc(), 7);
