@@ -178,7 +178,7 @@ private:
         if (plan_.has_indices) ops_.prepare_tap_index(tap_index_);
         for (int v = 0; v < vectors(s); ++v) {
             load_item_vector(s, v, base, offset, vec(regs_.fresh), false);
-            if (fast && plan_.is_float) ops_.note_nan(vec(regs_.fresh));
+            if (fast && plan_.is_float) ops_.note_nan(vec(regs_.fresh), v);
             if (fast && !plan_.has_indices && !f16()) {
                 ops_.max_fast(vec(regs_.acc[v]), vec(regs_.fresh));
                 continue;
@@ -252,7 +252,7 @@ private:
             return;
         }
         Label exact_path, stored;
-        ops_.begin_nan_watch();
+        ops_.begin_nan_watch(vectors(s));
         emit_window_taps(s, taps, true);
         ops_.jump_if_nan_seen(exact_path);
         store_item(s);

@@ -117,8 +117,8 @@ public:
         }
     }
     // NaN watch of the fast path: cleared per window, noted per loaded vector, tested at the window's end.
-    void begin_nan_watch() { g_.vxorps(nan_seen_, nan_seen_, nan_seen_); }
-    void note_nan(const Vmm& fresh) {
+    void begin_nan_watch(int /*vectors*/) { g_.vxorps(nan_seen_, nan_seen_, nan_seen_); }
+    void note_nan(const Vmm& fresh, int /*vector*/) {
         constexpr std::uint8_t unord_q = 3;
         if (plan_.compare == CompareType::f64) g_.vcmppd(lane_mask_, fresh, fresh, unord_q);
         else g_.vcmpps(lane_mask_, fresh, fresh, unord_q);

@@ -99,17 +99,24 @@ public:
             case CompareType::s64: g_.vpmaxsq(acc, acc, fresh); break;
         }
     }
-    // NaN watch of the fast path: cleared per window, noted per loaded vector, tested at the window's end.
-    void begin_nan_watch() { g_.kxorw(nan_seen_, nan_seen_, nan_seen_); }
-    void note_nan(const Vmm& fresh) {
-        constexpr std::uint8_t unord_q = 3;
-        if (plan_.compare == CompareType::f64) g_.vcmppd(nan_here_, fresh, fresh, unord_q);
-        else g_.vcmpps(nan_here_, fresh, fresh, unord_q);
-        g_.korw(nan_seen_, nan_seen_, nan_here_);
+    // NaN watch of the fast path: one opmask per accumulator vector (independent chains) holds the lanes whose
+    // loads were all ordered so far; a masked compare clears a lane at its first NaN. Tested at the window's end.
+    void begin_nan_watch(int vectors) {
+        for (int v = 0; v < vectors; ++v) g_.kxnorw(ordered_so_far(v), ordered_so_far(v), ordered_so_far(v));
+        watched_ = vectors;
+    }
+    void note_nan(const Vmm& fresh, int v) {
+        constexpr std::uint8_t ord_q = 7;
+        const Xbyak::Opmask& k = ordered_so_far(v);
+        if (plan_.compare == CompareType::f64) g_.vcmppd(k | k, fresh, fresh, ord_q);
+        else g_.vcmpps(k | k, fresh, fresh, ord_q);
     }
     void jump_if_nan_seen(const Xbyak::Label& exact_path) {
-        g_.kortestw(nan_seen_, nan_seen_);
-        g_.jnz(exact_path, Xbyak::CodeGenerator::T_NEAR);
+        for (int v = 1; v < watched_; ++v) g_.kandw(ordered_so_far(0), ordered_so_far(0), ordered_so_far(v));
+        // Lanes past a partial vector were loaded as 0 (ordered); 64-bit lanes fill only the low 8 bits.
+        if (plan_.compare == CompareType::f64) g_.kortestb(ordered_so_far(0), ordered_so_far(0));
+        else g_.kortestw(ordered_so_far(0), ordered_so_far(0));
+        g_.jnc(exact_path, Xbyak::CodeGenerator::T_NEAR);  // CF = 1 only when every lane stayed ordered
     }
 
     void blend_take(const Vmm& acc, const Vmm& fresh) {
@@ -228,9 +235,15 @@ private:
     Xbyak::CodeGenerator& g_;
     const KernelPlan& plan_;
     TraitResources r_;
+    static const Xbyak::Opmask& ordered_so_far(int v) {
+        static const Xbyak::Opmask masks[4] = {Xbyak::Opmask(2), Xbyak::Opmask(4), Xbyak::Opmask(5), Xbyak::Opmask(6)};
+        return masks[v];
+    }
+
     Xbyak::Reg64 tap_index_;
+    int watched_ = 0;
     Xbyak::Label even_dwords_, even_qwords_;
-    const Xbyak::Opmask take_{1}, nan_here_{2}, fix_{3}, nan_seen_{5}, tail_{7};
+    const Xbyak::Opmask take_{1}, fix_{3}, tail_{7};  // 2, 4, 5, 6: ordered_so_far
 };
 
 }  // namespace pooljit::jit
