@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <charconv>
+#include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace pooljit::casegen {
 namespace {
@@ -261,6 +264,257 @@ InvalidCase Generator::invalid() {
             return {a, "output_size[0]"};
         }
     }
+}
+
+}  // namespace pooljit::casegen
+
+// ---- Comparing outputs and shrinking failing cases ----------------------------------------------------------
+
+namespace pooljit::casegen {
+namespace {
+
+float f16_to_float(std::uint16_t h) {
+    const std::uint32_t sign = (h & 0x8000u) << 16;
+    const std::uint32_t exponent = (h >> 10) & 0x1Fu;
+    const std::uint32_t mantissa = h & 0x3FFu;
+    if (exponent == 0x1F) return std::bit_cast<float>(sign | 0x7F800000u | (mantissa << 13));
+    if (exponent != 0) return std::bit_cast<float>(sign | ((exponent + 112u) << 23) | (mantissa << 13));
+    // Zero or subnormal: mantissa * 2^-24, exact in float.
+    const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
+    return sign ? -magnitude : magnitude;
+}
+
+// The shortest text that reads back as the same value of T.
+template <typename T>
+std::string floating_value(T v) {
+    if (v != v) return std::signbit(v) ? "-nan" : "nan";
+    if (v == T(0)) return std::signbit(v) ? "-0" : "0";
+    char text[64];
+    const auto result = std::to_chars(text, text + sizeof text, v);
+    return std::string(text, result.ptr);
+}
+
+template <typename T>
+T load(const void* at) {
+    T v;
+    std::memcpy(&v, at, sizeof(T));
+    return v;
+}
+
+std::vector<std::int64_t> or_fill(const std::vector<std::int64_t>& v, std::size_t n, std::int64_t fill) {
+    return v.empty() ? std::vector<std::int64_t>(n, fill) : v;
+}
+
+template <typename Desc>
+bool resolves(const Desc& d) {
+    try {
+        (void)resolve(d);
+        return true;
+    } catch (const Error&) {
+        return false;
+    }
+}
+
+// Adds `candidate` when it is valid and differs from `original` (so shrinking always makes progress).
+template <typename Desc>
+void offer(std::vector<AnyPoolDesc>& out, const Desc& original, const Desc& candidate) {
+    if (!(candidate == original) && resolves(candidate)) out.emplace_back(candidate);
+}
+
+// The smaller values tried for one size, biggest reduction first.
+std::vector<std::int64_t> smaller(std::int64_t v, std::int64_t floor_value) {
+    std::vector<std::int64_t> values;
+    for (const std::int64_t c : {floor_value, v / 2, v - 1})
+        if (c >= floor_value && c < v && std::find(values.begin(), values.end(), c) == values.end())
+            values.push_back(c);
+    return values;
+}
+
+void source_candidates(const TensorDesc& src, const std::function<void(TensorDesc)>& emit) {
+    for (std::size_t axis = 0; axis < src.dims.size(); ++axis) {
+        // Batch and channels may shrink to 1 (0 is a no-op case, never the interesting one); spatial dims to 1.
+        for (const std::int64_t v : smaller(src.dims[axis], 1)) {
+            TensorDesc t = src;
+            t.dims[axis] = v;
+            emit(t);
+        }
+    }
+}
+
+std::vector<AnyPoolDesc> max_pool_candidates(const MaxPoolDesc& d) {
+    std::vector<AnyPoolDesc> out;
+    const std::size_t sr = d.src.dims.size() >= 2 ? d.src.dims.size() - 2 : 0;
+    source_candidates(d.src, [&](TensorDesc t) {
+        MaxPoolDesc c = d;
+        c.src = std::move(t);
+        offer(out, d, c);
+    });
+    // One attribute vector entry at a time, toward its neutral value.
+    const auto shrink_vector = [&](std::vector<std::int64_t> MaxPoolDesc::*field, std::int64_t neutral) {
+        const std::vector<std::int64_t> filled = or_fill(d.*field, sr, neutral);
+        for (std::size_t i = 0; i < filled.size(); ++i) {
+            for (const std::int64_t v : smaller(filled[i], neutral)) {
+                MaxPoolDesc c = d;
+                (c.*field) = filled;
+                (c.*field)[i] = v;
+                offer(out, d, c);
+            }
+        }
+    };
+    shrink_vector(&MaxPoolDesc::kernel, 1);
+    shrink_vector(&MaxPoolDesc::strides, 1);
+    shrink_vector(&MaxPoolDesc::dilations, 1);
+    if (d.auto_pad == AutoPad::explicit_pads) {
+        shrink_vector(&MaxPoolDesc::pads_begin, 0);
+        shrink_vector(&MaxPoolDesc::pads_end, 0);
+    } else if (resolves(d)) {
+        // The same windows, spelled out: explicit pads read more easily than same_* rules.
+        const Problem p = resolve(d);
+        MaxPoolDesc c = d;
+        c.auto_pad = AutoPad::explicit_pads;
+        c.pads_begin.assign(p.pad_begin.begin(), p.pad_begin.begin() + static_cast<std::ptrdiff_t>(sr));
+        c.pads_end.assign(p.pad_end.begin(), p.pad_end.begin() + static_cast<std::ptrdiff_t>(sr));
+        for (const Rounding r : {Rounding::floor, d.rounding}) {
+            c.rounding = r;
+            offer(out, d, c);
+        }
+    }
+    MaxPoolDesc c = d;
+    c.rounding = Rounding::floor;
+    offer(out, d, c);
+    c = d;
+    c.nan = NanPolicy::propagate;
+    offer(out, d, c);
+    if (d.indices) {
+        c = d;
+        c.indices.reset();
+        offer(out, d, c);
+        c = d;
+        c.indices->axis = 0;
+        offer(out, d, c);
+        c = d;
+        c.indices->order = StorageOrder::row_major;
+        offer(out, d, c);
+        c = d;
+        c.indices->dtype = DType::s64;
+        offer(out, d, c);
+    }
+    return out;
+}
+
+std::vector<AnyPoolDesc> adaptive_candidates(const AdaptiveMaxPoolDesc& d) {
+    std::vector<AnyPoolDesc> out;
+    source_candidates(d.src, [&](TensorDesc t) {
+        AdaptiveMaxPoolDesc c = d;
+        c.src = std::move(t);
+        offer(out, d, c);
+    });
+    for (std::size_t i = 0; i < d.output_size.size(); ++i) {
+        for (const std::int64_t v : smaller(d.output_size[i], 1)) {
+            AdaptiveMaxPoolDesc c = d;
+            c.output_size[i] = v;
+            offer(out, d, c);
+        }
+    }
+    if (d.index_dtype) {
+        AdaptiveMaxPoolDesc c = d;
+        c.index_dtype.reset();
+        offer(out, d, c);
+        c = d;
+        c.index_dtype = DType::s64;
+        offer(out, d, c);
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string hex_bits(DType dtype, const void* element) {
+    const auto* bytes = static_cast<const std::uint8_t*>(element);
+    static constexpr char digits[] = "0123456789abcdef";
+    std::string text = "0x";
+    for (std::size_t b = size_of(dtype); b-- > 0;) {
+        text += digits[bytes[b] >> 4];
+        text += digits[bytes[b] & 0xF];
+    }
+    return text;
+}
+
+std::string element_value(DType dtype, const void* element) {
+    switch (dtype) {
+        case DType::f32:
+            return floating_value(load<float>(element));
+        case DType::f64:
+            return floating_value(load<double>(element));
+        case DType::f16:
+            return floating_value(f16_to_float(load<std::uint16_t>(element)));
+        case DType::bf16:
+            return floating_value(std::bit_cast<float>(static_cast<std::uint32_t>(load<std::uint16_t>(element)) << 16));
+        case DType::s8:
+            return std::to_string(load<std::int8_t>(element));
+        case DType::u8:
+            return std::to_string(load<std::uint8_t>(element));
+        case DType::s32:
+            return std::to_string(load<std::int32_t>(element));
+        case DType::s64:
+            return std::to_string(load<std::int64_t>(element));
+    }
+    return "?";
+}
+
+std::optional<Difference> first_difference(const TensorDesc& desc, const void* got, const void* want) {
+    const std::size_t bytes = byte_size(desc);
+    const auto* g = static_cast<const std::uint8_t*>(got);
+    const auto* w = static_cast<const std::uint8_t*>(want);
+    const auto at = std::mismatch(g, g + bytes, w);
+    if (at.first == g + bytes) return std::nullopt;
+    const std::size_t elem = size_of(desc.dtype);
+    Difference diff;
+    diff.element = static_cast<std::size_t>(at.first - g) / elem;
+    diff.got = hex_bits(desc.dtype, g + diff.element * elem);
+    diff.want = hex_bits(desc.dtype, w + diff.element * elem);
+    diff.got_value = element_value(desc.dtype, g + diff.element * elem);
+    diff.want_value = element_value(desc.dtype, w + diff.element * elem);
+    // Memory order is N, C, spatial... (ncx) or N, spatial..., C (nxc); peel the innermost axis first.
+    std::vector<std::size_t> memory_axes(desc.dims.size());
+    for (std::size_t i = 0; i < memory_axes.size(); ++i) memory_axes[i] = i;
+    if (desc.layout == Layout::nxc && memory_axes.size() > 2)
+        std::rotate(memory_axes.begin() + 1, memory_axes.begin() + 2, memory_axes.end());
+    diff.coordinates.assign(desc.dims.size(), 0);
+    std::uint64_t rest = diff.element;
+    for (std::size_t k = memory_axes.size(); k-- > 0;) {
+        const auto extent = static_cast<std::uint64_t>(std::max<std::int64_t>(desc.dims[memory_axes[k]], 1));
+        diff.coordinates[memory_axes[k]] = static_cast<std::int64_t>(rest % extent);
+        rest /= extent;
+    }
+    return diff;
+}
+
+std::vector<AnyPoolDesc> shrink_candidates(const AnyPoolDesc& desc) {
+    return std::visit(
+        [](const auto& d) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(d)>, MaxPoolDesc>)
+                return max_pool_candidates(d);
+            else
+                return adaptive_candidates(d);
+        },
+        desc);
+}
+
+AnyPoolDesc shrink(AnyPoolDesc desc, const std::function<bool(const AnyPoolDesc&)>& still_fails, int max_calls) {
+    int calls = 0;
+    for (bool progressed = true; progressed;) {
+        progressed = false;
+        for (const AnyPoolDesc& candidate : shrink_candidates(desc)) {
+            if (calls++ >= max_calls) return desc;
+            if (still_fails(candidate)) {
+                desc = candidate;
+                progressed = true;
+                break;
+            }
+        }
+    }
+    return desc;
 }
 
 }  // namespace pooljit::casegen

@@ -5,6 +5,8 @@
 #include <pooljit/pooljit.hpp>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -54,5 +56,34 @@ std::vector<std::uint8_t> adversarial_data(const TensorDesc& desc, std::uint64_t
 
 // Bytes of a dense tensor (element count x element size). Throws Error on overflow.
 std::size_t byte_size(const TensorDesc& desc);
+
+// ---- Comparing outputs and shrinking failing cases (pooljit-fuzz, pooljit-warmup --verify) ----------------
+
+// One element's bits as hex, most significant byte first ("0x7fc00001"), and its value in words ("nan",
+// "-inf", "-0", "3.5", "-128"). `element` points at size_of(dtype) bytes in native (little-endian) order.
+std::string hex_bits(DType dtype, const void* element);
+std::string element_value(DType dtype, const void* element);
+
+// Where two dense tensors first differ.
+struct Difference {
+    std::size_t element = 0;                // flat index in memory order
+    std::vector<std::int64_t> coordinates;  // the same element as logical N, C, spatial... coordinates
+    std::string got, want;                  // hex_bits of the two elements
+    std::string got_value, want_value;      // element_value of the two elements
+};
+
+// The first element where `got` and `want`, two dense tensors described by `desc`, differ in their bytes;
+// nullopt when every byte is equal. Comparing bytes makes -0 != +0 and tells NaN payloads apart.
+std::optional<Difference> first_difference(const TensorDesc& desc, const void* got, const void* want);
+
+// Descriptors one step simpler than `desc`, biggest reductions first: batch and channels to 1, spatial dims
+// halved, kernel, strides and dilations to 1, pads to 0, then each of them one smaller; auto_pad replaced by
+// the explicit pads it resolves to; indices, NaN policy and rounding set to their defaults. Every candidate
+// is valid (resolve() accepts it) and differs from `desc`.
+std::vector<AnyPoolDesc> shrink_candidates(const AnyPoolDesc& desc);
+
+// Greedy shrinking: replaces `desc` by the first candidate for which still_fails() holds, and repeats until
+// no candidate fails or still_fails() has been called max_calls times. Returns the smallest failing case found.
+AnyPoolDesc shrink(AnyPoolDesc desc, const std::function<bool(const AnyPoolDesc&)>& still_fails, int max_calls = 3000);
 
 }  // namespace pooljit::casegen

@@ -129,7 +129,8 @@ bool is_pool(const onnx::NodeProto& node) {
 // A name in the overrides that matches nothing is a typo, not a wish to be ignored.
 void check_override_names(const std::filesystem::path& file, const onnx::GraphProto& graph,
                           const ShapeOverrides& overrides) {
-    for (const auto& [name, dims] : overrides) {
+    for (const auto& entry : overrides) {
+        const std::string& name = entry.first;  // a named variable: clang 14 cannot capture a structured binding
         const bool names_graph_input = std::any_of(graph.input().begin(), graph.input().end(),
                                                    [&](const auto& input) { return input.name() == name; });
         const bool names_pool_input = std::any_of(graph.node().begin(), graph.node().end(), [&](const auto& node) {
