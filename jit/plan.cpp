@@ -29,6 +29,9 @@ constexpr int max_vectors_per_block_avx512 = 4;
 constexpr int max_vectors_per_block_avx2 = 2;
 // Each segment is straight-line code: beyond this many the row is walked from a table instead.
 constexpr std::size_t max_segments = 2 * default_max_width_runs;
+// A table holds one entry per output of the row: beyond this many outputs (with windows too irregular for
+// segments) the plan is declined rather than grown with the output.
+constexpr std::int64_t max_table_outputs = std::int64_t{1} << 16;
 
 struct WidthAxis {
     std::int64_t out, in, kernel, stride, dilation, pad;
@@ -59,6 +62,13 @@ std::vector<PositionRun> max_pool_runs(const WidthAxis& a) {
 
 std::vector<PositionRun> adaptive_runs(const WidthAxis& a, std::size_t max_runs) {
     std::vector<PositionRun> runs;
+    if (a.in % a.out == 0) {
+        // Windows of in/out elements side by side: one run, whatever the size.
+        const std::int64_t size = a.in / a.out;
+        runs.push_back({0, a.out, size, 0, size});
+        return runs;
+    }
+    if (a.out > max_table_outputs) return {};  // walking them would cost O(out): the caller declines
     for (std::int64_t o = 0; o < a.out; ++o) {
         const WindowTaps t = adaptive_window(o, a.in, a.out);
         if (!runs.empty()) {
@@ -152,6 +162,10 @@ KernelPlan make_plan(const Problem& p, Isa isa) {
     const std::int64_t group = plan.vectors_per_block * lanes;
     if (!runs.empty()) plan.segments = segments_of(runs, lanes_are_outputs, group);
     if (runs.empty() || plan.segments.size() > max_segments) {
+        if (plan.out_width > max_table_outputs)
+            throw Error("planner: " + std::to_string(plan.out_width) + " outputs along the width with windows too " +
+                        "irregular for segments; a per-output table is planned up to " +
+                        std::to_string(max_table_outputs));
         plan.segments.clear();
         plan.table_mode = true;
         plan.table.reserve(static_cast<std::size_t>(plan.out_width));

@@ -12,20 +12,7 @@ namespace {
 // The real taps of every output position along outer axis a.
 std::vector<OuterTaps> outer_taps(const Problem& p, std::size_t a) {
     std::vector<OuterTaps> taps(static_cast<std::size_t>(p.out[a]));
-    for (std::int64_t o = 0; o < p.out[a]; ++o) {
-        OuterTaps& t = taps[static_cast<std::size_t>(o)];
-        if (p.op == OpKind::adaptive_max_pool) {
-            // [o*in/out, ceil((o+1)*in/out)): never empty.
-            __extension__ typedef __int128 i128;
-            const auto begin = static_cast<std::int64_t>(static_cast<i128>(o) * p.in[a] / p.out[a]);
-            const auto end = static_cast<std::int64_t>((static_cast<i128>(o + 1) * p.in[a] + p.out[a] - 1) / p.out[a]);
-            t = {end - begin, begin};
-            continue;
-        }
-        const jit::WindowTaps w = jit::window_taps(o, p.in[a], p.kernel[a], p.stride[a], p.dilation[a], p.pad_begin[a]);
-        if (w.begin == w.end) t = {0, 0};
-        else t = {w.end - w.begin, o * p.stride[a] - p.pad_begin[a] + w.begin * p.dilation[a]};
-    }
+    for (std::int64_t o = 0; o < p.out[a]; ++o) taps[static_cast<std::size_t>(o)] = outer_taps_of(p, a, o);
     return taps;
 }
 
@@ -33,8 +20,23 @@ std::vector<OuterTaps> outer_taps(const Problem& p, std::size_t a) {
 
 void prepare_outer_taps(const Problem& p, Implementation& impl) {
     const int sr = p.spatial_rank;
-    if (sr >= 3) impl.taps_d = outer_taps(p, 0);
-    if (sr >= 2) impl.taps_h = outer_taps(p, static_cast<std::size_t>(sr - 2));
+    // Beyond this many rows the executor computes a row's taps itself (no table that grows with the output).
+    constexpr std::int64_t max_table_rows = std::int64_t{1} << 16;
+    if (sr >= 3 && p.out[0] <= max_table_rows) impl.taps_d = outer_taps(p, 0);
+    const auto h = static_cast<std::size_t>(sr - 2);
+    if (sr >= 2 && p.out[h] <= max_table_rows) impl.taps_h = outer_taps(p, h);
+}
+
+OuterTaps outer_taps_of(const Problem& p, std::size_t axis, std::int64_t o) {
+    if (p.op == OpKind::adaptive_max_pool) {
+        __extension__ typedef __int128 i128;
+        const auto begin = static_cast<std::int64_t>(static_cast<i128>(o) * p.in[axis] / p.out[axis]);
+        const auto end = static_cast<std::int64_t>((static_cast<i128>(o + 1) * p.in[axis] + p.out[axis] - 1) / p.out[axis]);
+        return {end - begin, begin};
+    }
+    const jit::WindowTaps w = jit::window_taps(o, p.in[axis], p.kernel[axis], p.stride[axis], p.dilation[axis], p.pad_begin[axis]);
+    if (w.begin == w.end) return {0, 0};
+    return {w.end - w.begin, o * p.stride[axis] - p.pad_begin[axis] + w.begin * p.dilation[axis]};
 }
 
 std::shared_ptr<const Implementation> choose_implementation(const Problem& p, jit::Isa cap) {

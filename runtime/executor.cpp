@@ -3,6 +3,7 @@
 // for the threads, output rows are split too. The generated code never depends on the thread count.
 #include "runtime/executor.hpp"
 
+#include "runtime/dispatch.hpp"
 #include "runtime/threads.hpp"
 
 #include <tbb/blocked_range.h>
@@ -43,8 +44,12 @@ public:
     void run(std::int64_t tile, std::int64_t row) const {
         const std::int64_t n = tile / blocks_, block = tile % blocks_;
         const std::int64_t od = row / out_h_, oh = row % out_h_;
-        const detail::OuterTaps td = has_d_ ? taps_d_[static_cast<std::size_t>(od)] : detail::OuterTaps{};
-        const detail::OuterTaps th = has_h_ ? taps_h_[static_cast<std::size_t>(oh)] : detail::OuterTaps{};
+        const detail::OuterTaps td = !has_d_ ? detail::OuterTaps{}
+                                     : taps_d_.empty() ? detail::outer_taps_of(p_, 0, od)
+                                                       : taps_d_[static_cast<std::size_t>(od)];
+        const detail::OuterTaps th = !has_h_ ? detail::OuterTaps{}
+                                     : taps_h_.empty() ? detail::outer_taps_of(p_, h_, oh)
+                                                       : taps_h_[static_cast<std::size_t>(oh)];
         const std::int64_t C = p_.channels;
         jit::KernelArgs args;
         // Positions count pixels (nxc: every channel of one spatial point; ncx: one element) from plane start.

@@ -88,7 +88,7 @@ void log_create(const PrimitiveState& state, bool cache_hit, std::int64_t compil
     if (level == 0) return;
     const Implementation& impl = *state.impl;
     const auto log = logger();
-    log->info("pooljit create {} impl={} cache={} compile_us={}", state.problem_string, impl.impl_name,
+    log->info("pooljit create {} impl={} cache={} compile_us={}", state.problem_string(), impl.impl_name,
               cache_hit ? "hit" : "miss", compile_microseconds);
     if (level < 2) return;
     for_each_line(impl.dispatch_log, [&](std::string_view line) { log->info("pooljit dispatch {}", line); });
@@ -101,7 +101,7 @@ void log_create(const PrimitiveState& state, bool cache_hit, std::int64_t compil
 }
 
 void log_execute(const PrimitiveState& state, double microseconds) {
-    logger()->info("pooljit execute {} impl={} us={:.3f}", state.problem_string, state.impl->impl_name, microseconds);
+    logger()->info("pooljit execute {} impl={} us={:.3f}", state.problem_string(), state.impl->impl_name, microseconds);
 }
 
 void log_warning(const std::string& message) { logger()->warn("pooljit warning: {}", message); }

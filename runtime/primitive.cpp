@@ -22,7 +22,7 @@ std::shared_ptr<const detail::PrimitiveState> create_state(const Desc& desc) {
     s->src = problem.src_desc();
     s->dst = problem.dst_desc();
     s->indices = problem.indices_desc();
-    s->problem_string = to_string(desc);
+    s->desc = desc;
     s->impl = found.impl;
     detail::log_create(*s, found.hit, found.hit ? 0 : found.impl->compile_microseconds);
     return s;
@@ -49,7 +49,7 @@ const TensorDesc& Primitive::dst_desc() const { return state().dst; }
 const TensorDesc& Primitive::indices_desc() const { return state().indices; }
 bool Primitive::has_indices() const { return state().problem.has_indices; }
 const std::string& Primitive::impl_name() const { return state().impl->impl_name; }
-const std::string& Primitive::problem_string() const { return state().problem_string; }
+const std::string& Primitive::problem_string() const { return state().problem_string(); }
 
 void Primitive::execute(const void* src, void* dst, void* indices) const {
     const detail::PrimitiveState& s = state();

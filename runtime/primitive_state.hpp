@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,19 @@ struct Implementation {
 struct PrimitiveState {
     Problem problem;
     TensorDesc src, dst, indices;
-    std::string problem_string;
+    AnyPoolDesc desc;  // as the caller gave it: the problem string is made from it on first use
     std::shared_ptr<const Implementation> impl;  // never null in a created primitive
+
+    // The problem string (DESIGN.md section 4) of desc. Formatted once, on first use, so that a cache hit does
+    // not pay for it.
+    const std::string& problem_string() const {
+        std::call_once(problem_string_once_, [this] { problem_string_ = to_string(desc); });
+        return problem_string_;
+    }
+
+private:
+    mutable std::once_flag problem_string_once_;
+    mutable std::string problem_string_;
 };
 
 }  // namespace pooljit::detail

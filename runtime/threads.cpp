@@ -30,8 +30,13 @@ int threads_from_environment() {
 
 }  // namespace
 
+// More threads than any machine has would only make oneTBB build a huge arena.
+constexpr int max_threads = 4096;
+
 void set_num_threads(int n) {
-    if (n < 0) throw Error("set_num_threads: n = " + std::to_string(n) + ", must be >= 0 (0 restores the default)");
+    if (n < 0 || n > max_threads)
+        throw Error("set_num_threads: n = " + std::to_string(n) + ", must be in [0, " + std::to_string(max_threads) +
+                    "] (0 restores the default)");
     requested_threads.store(n, std::memory_order_relaxed);
 }
 

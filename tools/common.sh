@@ -10,7 +10,8 @@ pooljit_required_packages=(
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata libpugixml-dev
 )
 # Used when present; the build works without them.
-pooljit_optional_packages=(libdnnl-dev)
+# libdnnl-dev only recommends ocl-icd-opencl-dev, but its CMake config requires OpenCL.
+pooljit_optional_packages=(libdnnl-dev ocl-icd-opencl-dev)
 
 pooljit_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$pooljit_root" || return 1
