@@ -119,6 +119,12 @@ private:
         return static_cast<int>(std::min<std::int64_t>(plan_.lanes, s.lanes - std::int64_t{v} * plan_.lanes));
     }
 
+    // A jump target: the trait's knowledge of which partial-vector mask is loaded does not survive it.
+    void place(Label& label) {
+        L(label);
+        ops_.forget_mask();
+    }
+
     Address at(const Reg64& base, std::int64_t offset) {
         if (fits_i32(offset)) return ptr[base + static_cast<std::int32_t>(offset)];
         mov(big_offset_, offset);
@@ -257,10 +263,10 @@ private:
         ops_.jump_if_nan_seen(exact_path);
         store_item(s);
         jmp(stored, T_NEAR);
-        L(exact_path);
+        place(exact_path);
         emit_window_taps(s, taps, false);
         store_item(s);
-        L(stored);
+        place(stored);
     }
 
     void emit_window_taps(const ItemShape& s, std::int64_t taps, bool fast) {
@@ -278,12 +284,12 @@ private:
             mov(scratch_, ptr[rsp + slot_taps_d]);
             mov(ptr[rsp + slot_d_count], scratch_);
         }
-        L(d_loop);
+        place(d_loop);
         {
             mov(h_ptr_, d_ptr_);
             mov(h_index_, ptr[rsp + slot_d_index]);
             if (h_axis) mov(h_count_, ptr[rsp + slot_taps_h]);
-            L(h_loop);
+            place(h_loop);
             {
                 if (taps >= 0 && plan_.unroll_width_taps) {
                     for (std::int64_t t = 0; t < taps; ++t) {
@@ -297,7 +303,7 @@ private:
                     mov(tap_index_, h_index_);
                     if (taps >= 0) mov(tap_count_, taps);
                     else mov(tap_count_, ptr[rsp + slot_item_taps]);
-                    L(w_loop);
+                    place(w_loop);
                     merge_tap(s, tap_ptr_, 0, fast);
                     add_imm(tap_ptr_, plan_.src_tap_stride_w);
                     add_imm(tap_index_, plan_.index_tap_step_w);
@@ -338,7 +344,7 @@ private:
         }
         Label loop;
         mov(item_count_, count);
-        L(loop);
+        place(loop);
         body();
         dec(item_count_);
         jnz(loop, T_NEAR);
@@ -372,7 +378,7 @@ private:
         lea(big_offset_, ptr[rip + table_]);
         mov(ptr[rsp + slot_table_ptr], big_offset_);
         mov(qword[rsp + slot_items_left], static_cast<std::int32_t>(plan_.table.size()));
-        L(item_loop);
+        place(item_loop);
         mov(big_offset_, ptr[rsp + slot_table_ptr]);
         mov(scratch_, ptr[big_offset_ + 16]);
         mov(ptr[rsp + slot_item_taps], scratch_);
@@ -384,9 +390,9 @@ private:
         add(window_index_, ptr[rsp + slot_index_base]);
         emit_item(s, -1);
         jmp(next_item, T_NEAR);
-        L(empty_item);
+        place(empty_item);
         store_empty_item(s);
-        L(next_item);
+        place(next_item);
         advance_outputs(s.outputs);
         add(qword[rsp + slot_table_ptr], 24);
         dec(qword[rsp + slot_items_left]);
@@ -452,10 +458,10 @@ private:
             for (const Segment& seg : plan_.segments) emit_segment(seg);
         jmp(done, T_NEAR);
 
-        L(empty_row);
+        place(empty_row);
         store_empty_row();
 
-        L(done);
+        place(done);
         add(rsp, frame_bytes);
         for (const Reg64& r : {r15, r14, r13, r12, rbp, rbx}) pop(r);
         vzeroupper();
@@ -470,7 +476,7 @@ private:
         const std::int64_t entries = std::int64_t{plan_.vectors_per_block} * plan_.lanes + 8;
         for (auto& [lane_step, label] : lane_tables_) {
             align(64);
-            L(label);
+            place(label);
             for (std::int64_t j = 0; j < entries; ++j) {
                 const std::int64_t value = j * lane_step * plan_.lane_index_unit;
                 if (plan_.wide_index_math) dq(static_cast<std::uint64_t>(value));
@@ -479,7 +485,7 @@ private:
         }
         if (plan_.table_mode) {
             align(8);
-            L(table_);
+            place(table_);
             for (const TableItem& t : plan_.table) {
                 dq(static_cast<std::uint64_t>(t.first_position * plan_.src_step_w));
                 dq(static_cast<std::uint64_t>(t.first_position * plan_.index_mult_w));

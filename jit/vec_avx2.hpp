@@ -253,6 +253,9 @@ public:
         g_.vpblendd(dst, dst, lo, 0xF0);
     }
 
+    // At a jump target the mask register's content is unknown.
+    void forget_mask() { mask_dwords_ = -1; }
+
     // Constant data, placed after the code: the source of partial-vector masks, the deinterleave indices.
     void emit_data() {
         g_.align(32);
@@ -274,10 +277,13 @@ private:
     }
 
     // The first `valid` lanes of `lane_bytes`-byte lanes set: 32 bytes from the table, 8 - valid dwords in.
+    // Loaded only when straight-line code does not hold this mask already.
     const Vmm& set_mask(int valid, int lane_bytes) {
         const int set_dwords = valid * lane_bytes / 4;
+        if (mask_dwords_ == set_dwords) return tail_;
         g_.lea(r_.scratch, g_.ptr[g_.rip + mask_table_]);
         g_.vmovdqu(tail_, g_.ptr[r_.scratch + (8 - set_dwords) * 4]);
+        mask_dwords_ = set_dwords;
         return tail_;
     }
 
@@ -308,6 +314,7 @@ private:
     TraitResources r_;
     Vmm take_, lane_mask_, tail_, tap_index_, wide_mask_, nan_seen_;
     Xbyak::Label mask_table_, even_from_lo_, even_from_hi_;
+    int mask_dwords_ = -1;  // dwords set in tail_ at this point of straight-line code (-1: unknown)
 };
 
 }  // namespace pooljit::jit

@@ -211,6 +211,9 @@ public:
         }
     }
 
+    // At a jump target the mask register's content is unknown.
+    void forget_mask() { mask_valid_ = -1; }
+
     void emit_data() {
         g_.align(64);
         g_.L(even_dwords_);
@@ -222,9 +225,12 @@ public:
 private:
     bool lanes_64() const { return plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64; }
 
+    // The partial-vector mask, loaded only when straight-line code does not hold it already.
     const Xbyak::Opmask& set_mask(int valid) {
+        if (mask_valid_ == valid) return tail_;
         g_.mov(r_.scratch, (std::uint64_t{1} << valid) - 1);
         g_.kmovq(tail_, r_.scratch);
+        mask_valid_ = valid;
         return tail_;
     }
     Vmm masked(const Vmm& v, int valid) {
@@ -242,6 +248,7 @@ private:
 
     Xbyak::Reg64 tap_index_;
     int watched_ = 0;
+    int mask_valid_ = -1;  // lanes set in tail_ at this point of straight-line code (-1: unknown)
     Xbyak::Label even_dwords_, even_qwords_;
     const Xbyak::Opmask take_{1}, fix_{3}, tail_{7};  // 2, 4, 5, 6: ordered_so_far
 };
