@@ -37,7 +37,7 @@ void set_num_threads(int n) {
     if (n < 0 || n > max_threads)
         throw Error("set_num_threads: n = " + std::to_string(n) + ", must be in [0, " + std::to_string(max_threads) +
                     "] (0 restores the default)");
-    requested_threads.store(n, std::memory_order_relaxed);
+    requested_threads.store(n == 0 ? unset : n, std::memory_order_relaxed);  // 0: back to POOLJIT_NUM_THREADS
 }
 
 int num_threads() {
