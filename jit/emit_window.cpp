@@ -162,7 +162,7 @@ private:
             return;
         }
         for (int lane = 0; lane < valid(s, v); ++lane) {
-            const std::int64_t off = offset + (first_lane + lane) * s.lane_step * elem();
+            const std::int64_t off = wrap_add(offset, wrap_mul(first_lane + lane, s.lane_step, elem()));
             const Address from = at(base, off);
             copy_bytes(*this, rsp + slot_gather + lane * static_cast<int>(elem()), from.getRegExp(),
                        static_cast<int>(elem()), scratch_);
@@ -294,8 +294,8 @@ private:
                 if (taps >= 0 && plan_.unroll_width_taps) {
                     for (std::int64_t t = 0; t < taps; ++t) {
                         mov(tap_index_, h_index_);
-                        add_imm(tap_index_, t * plan_.index_tap_step_w);
-                        merge_tap(s, h_ptr_, t * plan_.src_tap_stride_w, fast);
+                        add_imm(tap_index_, wrap_mul(t, plan_.index_tap_step_w));
+                        merge_tap(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), fast);
                     }
                 } else {
                     Label w_loop;
@@ -360,14 +360,14 @@ private:
             return;
         }
         mov(window_, row_src_);
-        add_imm(window_, seg.first_position * plan_.src_step_w);
+        add_imm(window_, wrap_mul(seg.first_position, plan_.src_step_w));
         mov(window_index_, ptr[rsp + slot_index_base]);
-        add_imm(window_index_, seg.first_position * plan_.index_mult_w);
+        add_imm(window_index_, wrap_mul(seg.first_position, plan_.index_mult_w));
         repeat(seg.repeat, [&] {
             emit_item(s, seg.taps);
             advance_outputs(s.outputs);
-            add_imm(window_, seg.item_step * plan_.src_step_w);
-            add_imm(window_index_, seg.item_step * plan_.index_mult_w);
+            add_imm(window_, wrap_mul(seg.item_step, plan_.src_step_w));
+            add_imm(window_index_, wrap_mul(seg.item_step, plan_.index_mult_w));
         });
     }
 
@@ -478,7 +478,7 @@ private:
             align(64);
             place(label);
             for (std::int64_t j = 0; j < entries; ++j) {
-                const std::int64_t value = j * lane_step * plan_.lane_index_unit;
+                const std::int64_t value = wrap_mul(j, lane_step, plan_.lane_index_unit);
                 if (plan_.wide_index_math) dq(static_cast<std::uint64_t>(value));
                 else dd(static_cast<std::uint32_t>(value));
             }
@@ -487,8 +487,8 @@ private:
             align(8);
             place(table_);
             for (const TableItem& t : plan_.table) {
-                dq(static_cast<std::uint64_t>(t.first_position * plan_.src_step_w));
-                dq(static_cast<std::uint64_t>(t.first_position * plan_.index_mult_w));
+                dq(static_cast<std::uint64_t>(wrap_mul(t.first_position, plan_.src_step_w)));
+                dq(static_cast<std::uint64_t>(wrap_mul(t.first_position, plan_.index_mult_w)));
                 dq(static_cast<std::uint64_t>(t.taps));
             }
         }

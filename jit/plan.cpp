@@ -54,7 +54,7 @@ struct PositionRun {
 std::vector<PositionRun> max_pool_runs(const WidthAxis& a) {
     std::vector<PositionRun> runs;
     for (const WidthRun& r : width_runs(a.out, a.in, a.kernel, a.stride, a.dilation, a.pad)) {
-        const std::int64_t first = r.out_begin * a.stride - a.pad + r.tap_begin * a.dilation;
+        const std::int64_t first = wrap_add(wrap_add(wrap_mul(r.out_begin, a.stride), -a.pad), wrap_mul(r.tap_begin, a.dilation));
         runs.push_back({r.out_begin, r.out_end, r.tap_end - r.tap_begin, first, a.stride});
     }
     return runs;
@@ -97,9 +97,9 @@ std::vector<Segment> segments_of(const std::vector<PositionRun>& runs, bool lane
             continue;
         }
         const std::int64_t full = count / group, rest = count % group;
-        if (full > 0) segments.push_back({r.out_begin, full, group, r.taps, r.first_position, group * r.step, r.step});
+        if (full > 0) segments.push_back({r.out_begin, full, group, r.taps, r.first_position, wrap_mul(group, r.step), r.step});
         if (rest > 0)
-            segments.push_back({r.out_begin + full * group, 1, rest, r.taps, r.first_position + full * group * r.step,
+            segments.push_back({r.out_begin + full * group, 1, rest, r.taps, wrap_add(r.first_position, wrap_mul(full, group, r.step)),
                                 0, r.step});
     }
     return segments;
@@ -175,7 +175,7 @@ KernelPlan make_plan(const Problem& p, Isa isa) {
                 plan.table.push_back({t.begin, t.end - t.begin});
             } else {
                 const WindowTaps t = window_taps(o, axis.in, axis.kernel, axis.stride, axis.dilation, axis.pad);
-                plan.table.push_back({o * axis.stride - axis.pad + t.begin * axis.dilation, t.end - t.begin});
+                plan.table.push_back({wrap_add(wrap_add(wrap_mul(o, axis.stride), -axis.pad), wrap_mul(t.begin, axis.dilation)), t.end - t.begin});
             }
         }
     }
@@ -187,11 +187,11 @@ KernelPlan make_plan(const Problem& p, Isa isa) {
     const std::int64_t pixel = lanes_are_outputs ? elem : p.channels * elem;  // bytes between neighbouring positions
     auto dilation_of = [&](int a) { return adaptive ? std::int64_t{1} : p.dilation[static_cast<std::size_t>(a)]; };
     plan.src_step_w = pixel;
-    plan.src_tap_stride_w = plan.dilation_w * pixel;
-    plan.src_out_stride_w = plan.stride_w * pixel;
+    plan.src_tap_stride_w = wrap_mul(plan.dilation_w, pixel);
+    plan.src_out_stride_w = wrap_mul(plan.stride_w, pixel);
     plan.dst_out_stride_w = pixel;
-    if (p.spatial_rank >= 2) plan.src_tap_stride_h = dilation_of(w - 1) * p.in[wa] * pixel;
-    if (p.spatial_rank >= 3) plan.src_tap_stride_d = dilation_of(0) * p.in[1] * p.in[2] * pixel;
+    if (p.spatial_rank >= 2) plan.src_tap_stride_h = wrap_mul(dilation_of(w - 1), p.in[wa], pixel);
+    if (p.spatial_rank >= 3) plan.src_tap_stride_d = wrap_mul(wrap_mul(dilation_of(0), p.in[1]), p.in[2], pixel);
 
     plan.has_indices = p.has_indices;
     if (p.has_indices) {
@@ -212,10 +212,10 @@ KernelPlan make_plan(const Problem& p, Isa isa) {
             plan.index_mult[a] = m;
         }
         plan.index_mult_w = plan.index_mult[w];
-        plan.index_tap_step_w = plan.dilation_w * plan.index_mult[w];
-        plan.index_out_step_w = plan.stride_w * plan.index_mult[w];
-        if (sr >= 2) plan.index_tap_step_h = dilation_of(w - 1) * plan.index_mult[w - 1];
-        if (sr >= 3) plan.index_tap_step_d = dilation_of(0) * plan.index_mult[0];
+        plan.index_tap_step_w = wrap_mul(plan.dilation_w, plan.index_mult[w]);
+        plan.index_out_step_w = wrap_mul(plan.stride_w, plan.index_mult[w]);
+        if (sr >= 2) plan.index_tap_step_h = wrap_mul(dilation_of(w - 1), plan.index_mult[w - 1]);
+        if (sr >= 3) plan.index_tap_step_d = wrap_mul(dilation_of(0), plan.index_mult[0]);
         plan.channel_index_stride = index_axis <= 1 ? p.spatial_in_size() : 0;
         plan.lane_index_unit = lanes_are_outputs ? plan.index_mult_w : plan.channel_index_stride;
         // The spatial part never exceeds the spatial size; with 32-bit compare lanes it is tracked in 32-bit

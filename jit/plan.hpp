@@ -12,6 +12,17 @@
 
 namespace pooljit::jit {
 
+// Byte and index steps for descriptors near the 64-bit limits (strides or dilations of 2^62): computed modulo
+// 2^64 (defined behaviour). Where the true value does not fit, the step joins two taps or outputs that do not
+// both exist, so the wrapped value is added to a pointer that is never dereferenced.
+inline std::int64_t wrap_mul(std::int64_t a, std::int64_t b) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+inline std::int64_t wrap_mul(std::int64_t a, std::int64_t b, std::int64_t c) { return wrap_mul(wrap_mul(a, b), c); }
+inline std::int64_t wrap_add(std::int64_t a, std::int64_t b) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+
 enum class Strategy {
     nxc_channels,  // channels-last: lanes are channels; one call per (n, channel block, output row)
     ncx_width,     // planar: lanes are consecutive outputs along the innermost axis; one call per (n, c, row)

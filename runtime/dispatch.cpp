@@ -36,7 +36,10 @@ OuterTaps outer_taps_of(const Problem& p, std::size_t axis, std::int64_t o) {
     }
     const jit::WindowTaps w = jit::window_taps(o, p.in[axis], p.kernel[axis], p.stride[axis], p.dilation[axis], p.pad_begin[axis]);
     if (w.begin == w.end) return {0, 0};
-    return {w.end - w.begin, o * p.stride[axis] - p.pad_begin[axis] + w.begin * p.dilation[axis]};
+    // The first real tap's position fits; the products on the way may not (strides near 2^62).
+    const std::int64_t first = jit::wrap_add(jit::wrap_add(jit::wrap_mul(o, p.stride[axis]), -p.pad_begin[axis]),
+                                             jit::wrap_mul(w.begin, p.dilation[axis]));
+    return {w.end - w.begin, first};
 }
 
 std::shared_ptr<const Implementation> choose_implementation(const Problem& p, jit::Isa cap) {

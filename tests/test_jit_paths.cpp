@@ -96,8 +96,8 @@ TEST_P(JitPaths, EveryDtypeAndIndexOptionOnBothIsas) {
             }
 }
 
-INSTANTIATE_TEST_SUITE_P(Shapes, JitPaths, ::testing::ValuesIn(shapes), [](const auto& info) {
-    return "shape" + std::to_string(info.index);
+INSTANTIATE_TEST_SUITE_P(Shapes, JitPaths, ::testing::ValuesIn(shapes), [](const auto& shape_info) {
+    return "shape" + std::to_string(shape_info.index);
 });
 
 // The executor's tilings: whole tiles, rows split because there are few tiles, one thread; results identical.

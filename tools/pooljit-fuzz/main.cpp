@@ -176,7 +176,7 @@ public:
         const std::size_t dst_bytes = cg::byte_size(p.dst_desc());
         const std::size_t idx_bytes = p.has_indices() ? cg::byte_size(p.indices_desc()) : 0;
         std::uint8_t* src = src_.place(src_bytes_.size(), 0x00);
-        std::memcpy(src, src_bytes_.data(), src_bytes_.size());
+        if (!src_bytes_.empty()) std::memcpy(src, src_bytes_.data(), src_bytes_.size());  // N or C may be 0
         src_.make_read_only();
         std::uint8_t* dst = dst_.place(dst_bytes, 0xA5);  // the reference's outputs were poisoned with 0x5A
         std::uint8_t* idx = idx_.place(idx_bytes, 0xA5);
