@@ -3,11 +3,10 @@
 
 #include <pooljit/pooljit.hpp>
 
+#include <array>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
-#include <map>
-#include <memory>
 #include <mutex>
 #include <string>
 
@@ -15,6 +14,8 @@ namespace pooljit {
 namespace {
 
 constexpr int unset = -1;
+// More threads than any machine has would only make oneTBB build a huge arena.
+constexpr int max_threads = 4096;
 std::atomic<int> requested_threads{unset};
 
 int threads_from_environment() {
@@ -29,9 +30,6 @@ int threads_from_environment() {
 }
 
 }  // namespace
-
-// More threads than any machine has would only make oneTBB build a huge arena.
-constexpr int max_threads = 4096;
 
 void set_num_threads(int n) {
     if (n < 0 || n > max_threads)
@@ -52,11 +50,16 @@ int num_threads() {
 namespace detail {
 
 tbb::task_arena& arena_for(int threads) {
-    static std::mutex mutex;
-    static std::map<int, std::unique_ptr<tbb::task_arena>> arenas;
-    const std::lock_guard lock(mutex);
-    auto& arena = arenas[threads];
-    if (!arena) arena = std::make_unique<tbb::task_arena>(threads);
+    // One arena per count, made once and kept: execute reads the pointer without a lock; the mutex only
+    // serializes the first creation.
+    static std::array<std::atomic<tbb::task_arena*>, max_threads + 1> arenas{};
+    std::atomic<tbb::task_arena*>& slot = arenas[static_cast<std::size_t>(threads)];
+    if (tbb::task_arena* arena = slot.load(std::memory_order_acquire)) return *arena;
+    static std::mutex creating;
+    const std::lock_guard lock(creating);
+    if (tbb::task_arena* arena = slot.load(std::memory_order_acquire)) return *arena;
+    auto* arena = new tbb::task_arena(threads);  // lives as long as the process, like oneTBB's own default arena
+    slot.store(arena, std::memory_order_release);
     return *arena;
 }
 

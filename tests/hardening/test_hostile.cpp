@@ -2,6 +2,7 @@
 // problem strings, and the lifetime of a Primitive around the cache. Each invalid input must be refused with
 // pooljit::Error naming the field; each valid extreme must be created cheaply (no allocation sized by the
 // tensor, no work proportional to it) and, when small enough to run, agree with the reference byte for byte.
+#include "tests/support/guarded_buffer.hpp"
 #include "tools/casegen/casegen.hpp"
 
 #include <pooljit/pooljit.hpp>
@@ -196,37 +197,12 @@ void expect_refused(const Desc& desc, const std::string& field, const std::strin
     EXPECT_NO_FATAL_FAILURE((void)pj::to_string(desc));
 }
 
-// `bytes` of read-write memory with a PROT_NONE page right after its last byte (guard_after) or right before
-// its first: an access outside the tensor faults, which ASan cannot see in generated code.
-class GuardedBuffer {
+// Against guard pages (tests/support/guarded_buffer.hpp): an access outside the tensor faults.
+class GuardedBuffer : public pooljit::test::GuardedBuffer {
 public:
-    GuardedBuffer(std::size_t bytes, bool guard_after) : bytes_(bytes) {
-        const auto page = static_cast<std::size_t>(::sysconf(_SC_PAGESIZE));
-        const std::size_t data_bytes = (bytes + page - 1) / page * page;
-        map_bytes_ = data_bytes + page;
-        void* map = ::mmap(nullptr, map_bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (map == MAP_FAILED) throw std::system_error(errno, std::generic_category(), "mmap");
-        map_ = static_cast<std::uint8_t*>(map);
-        std::uint8_t* guard = guard_after ? map_ + data_bytes : map_;
-        if (::mprotect(guard, page, PROT_NONE) != 0) {
-            const int err = errno;
-            ::munmap(map_, map_bytes_);
-            throw std::system_error(err, std::generic_category(), "mprotect");
-        }
-        data_ = guard_after ? guard - bytes : guard + page;
-    }
-    ~GuardedBuffer() { ::munmap(map_, map_bytes_); }
-    GuardedBuffer(const GuardedBuffer&) = delete;
-    GuardedBuffer& operator=(const GuardedBuffer&) = delete;
-
-    std::uint8_t* data() const { return data_; }
-    std::vector<std::uint8_t> bytes() const { return {data_, data_ + bytes_}; }
-
-private:
-    std::size_t bytes_;
-    std::size_t map_bytes_ = 0;
-    std::uint8_t* map_ = nullptr;
-    std::uint8_t* data_ = nullptr;
+    GuardedBuffer(std::size_t bytes, bool guard_after)
+        : pooljit::test::GuardedBuffer(bytes, guard_after ? pooljit::test::GuardSide::after_end
+                                                          : pooljit::test::GuardSide::before_start) {}
 };
 
 // Runs `desc` on every ISA cap against the reference on adversarial data, dst and indices byte for byte, with
