@@ -106,8 +106,10 @@ void clear();
 void warmup(const std::vector<AnyPoolDesc>& descs);
 }  // namespace cache
 
-// Threads used by execute(); 0 restores the default (all cores, or POOLJIT_NUM_THREADS).
+// Threads used by execute(), in [0, 4096] (else pooljit::Error); 0 restores the default: POOLJIT_NUM_THREADS
+// when set, else oneTBB's choice in the caller's arena (a call from inside a tbb::task_arena uses that arena).
 void set_num_threads(int n);
+// The setting in force: set_num_threads, else POOLJIT_NUM_THREADS, else 0 (oneTBB decides).
 int num_threads();
 
 }  // namespace pooljit
