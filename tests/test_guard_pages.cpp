@@ -5,6 +5,7 @@
 // bit for bit with the reference interpreter run on ordinary buffers.
 #include "casegen/casegen.hpp"
 #include "support/guarded_buffer.hpp"
+#include "support/isa_cap.hpp"
 
 #include <gtest/gtest.h>
 
@@ -45,14 +46,7 @@ std::optional<std::string> first_difference(const char* what, const std::uint8_t
     return std::string(text);
 }
 
-// Sets POOLJIT_MAX_ISA for one scope; the ISA is read at each create().
-class IsaCap {
-public:
-    explicit IsaCap(const char* isa) { ::setenv("POOLJIT_MAX_ISA", isa, 1); }
-    ~IsaCap() { ::unsetenv("POOLJIT_MAX_ISA"); }
-    IsaCap(const IsaCap&) = delete;
-    IsaCap& operator=(const IsaCap&) = delete;
-};
+using pooljit::test::IsaCap;
 
 // Runs cases under one ISA cap, counts which implementation served them and collects failures.
 class GuardRunner {

@@ -3,6 +3,7 @@
 // pooljit::Error naming the field; each valid extreme must be created cheaply (no allocation sized by the
 // tensor, no work proportional to it) and, when small enough to run, agree with the reference byte for byte.
 #include "tests/support/guarded_buffer.hpp"
+#include "tests/support/isa_cap.hpp"
 #include "tools/casegen/casegen.hpp"
 
 #include <pooljit/pooljit.hpp>
@@ -159,14 +160,7 @@ private:
     std::thread thread_;
 };
 
-// Sets POOLJIT_MAX_ISA for one scope (single-threaded tests only: setenv races with getenv).
-class IsaCap {
-public:
-    explicit IsaCap(const char* isa) { ::setenv("POOLJIT_MAX_ISA", isa, 1); }
-    ~IsaCap() { ::unsetenv("POOLJIT_MAX_ISA"); }
-    IsaCap(const IsaCap&) = delete;
-    IsaCap& operator=(const IsaCap&) = delete;
-};
+using pooljit::test::IsaCap;
 
 constexpr const char* isa_caps[] = {"avx512", "avx2", "ref"};
 
