@@ -1,5 +1,6 @@
 // The window emitter: one output row per call, for both strategies. A lane is a channel (nxc) or an output
-// along the width (ncx); either way the code is the same loop nest over the plan's segments (or its table):
+// along the width (ncx); either way the code is the same loop nest over the plan's segments (or its computed
+// windows):
 // init each lane from the window's first real tap, merge every real tap (outer axes at run time, width taps
 // unrolled or looped), store values and indices. Lanes whose elements are not adjacent in memory (ncx with a
 // stride) are gathered through a stack area with exact-width moves, so nothing outside the tensors is read.
@@ -93,14 +94,14 @@ private:
     // General-purpose registers by role. rdi carries the KernelArgs pointer until the prologue has copied what
     // it needs; from then on it is the row's source base.
     const Reg64 args_ = rdi, row_src_ = rdi;
-    const Reg64 big_offset_ = rsi;  // offsets beyond 32 bits, table addresses
+    const Reg64 big_offset_ = rsi;  // offsets beyond 32 bits, table addresses, 64-bit constants
     const Reg64 dst_ = rdx, indices_ = rcx;
     const Reg64 tap_ptr_ = r8, tap_count_ = r9, item_count_ = r10, window_ = r11, tap_index_ = rax;
     const Reg64 window_index_ = rbx, d_ptr_ = r12, h_ptr_ = r13, scratch_ = r14, h_count_ = r15, h_index_ = rbp;
     // Stack slots.
     static constexpr int slot_d_index = 0, slot_d_count = 8, slot_taps_h = 16, slot_taps_d = 24,
-                         slot_index_base = 32, slot_table_ptr = 40, slot_items_left = 48, slot_item_taps = 56,
-                         slot_gather = 64, slot_bounce = 128, frame_bytes = 192;
+                         slot_index_base = 32, slot_walk_position = 40, slot_items_left = 48, slot_item_taps = 56,
+                         slot_gather = 64, slot_bounce = 128, slot_saved_dst = 192, frame_bytes = 200;
 
     TraitResources resources() const {
         TraitResources r = regs_.trait;
@@ -332,7 +333,7 @@ private:
         if (nxc_) return {block_lanes_, 1, 1};
         return {seg.outputs_per_item, seg.lane_step, seg.outputs_per_item};
     }
-    ItemShape table_item_shape() const { return nxc_ ? ItemShape{block_lanes_, 1, 1} : ItemShape{1, 1, 1}; }
+    ItemShape single_output_shape() const { return nxc_ ? ItemShape{block_lanes_, 1, 1} : ItemShape{1, 1, 1}; }
 
     // Repeats `body` count times (a loop when count > 1).
     template <typename Body>
@@ -371,37 +372,126 @@ private:
         });
     }
 
-    // Table mode: entries of (first tap's byte offset, its index offset, taps), one per output.
-    void emit_table_walk() {
-        const ItemShape s = table_item_shape();
-        Label item_loop, empty_item, next_item;
-        lea(big_offset_, ptr[rip + table_]);
-        mov(ptr[rsp + slot_table_ptr], big_offset_);
-        mov(qword[rsp + slot_items_left], static_cast<std::int32_t>(plan_.table.size()));
-        place(item_loop);
-        mov(big_offset_, ptr[rsp + slot_table_ptr]);
-        mov(scratch_, ptr[big_offset_ + 16]);
-        mov(ptr[rsp + slot_item_taps], scratch_);
-        test(scratch_, scratch_);
-        jz(empty_item, T_NEAR);
-        mov(window_, ptr[big_offset_]);
-        add(window_, row_src_);
-        mov(window_index_, ptr[big_offset_ + 8]);
+    // r = r * v (modulo 2^64).
+    void mul_imm(const Reg64& r, std::int64_t v) {
+        if (fits_i32(v)) imul(r, r, static_cast<std::int32_t>(v));
+        else {
+            mov(big_offset_, v);
+            imul(r, big_offset_);
+        }
+    }
+
+    // rax = (rax - 1) / divisor + 1 for rax >= 1 (unsigned: the ceiling of the original rax / divisor).
+    // Clobbers rdx and scratch; dst_ (rdx) is saved by the caller.
+    void ceil_div_rax(std::uint64_t divisor) {
+        if (divisor == 1) return;
+        dec(rax);
+        xor_(edx, edx);
+        mov(scratch_, divisor);
+        div(scratch_);
+        inc(rax);
+    }
+
+    // The window of the output at slot_walk_position, into window_, window_index_ and slot_item_taps; jumps to
+    // `empty` when it has no real tap. Max pooling (position p = o * stride in padded coordinates, below
+    // pad + in): first tap kb = p >= pad ? 0 : ceil((pad - p) / d), end ke = min(k, ceil((pad + in - p) / d)).
+    // Adaptive (position o): [o*in/out, ceil((o+1)*in/out)) from 128-bit products.
+    void compute_window(Label& empty) {
+        const ComputedWindows& w = plan_.walk;
+        mov(ptr[rsp + slot_saved_dst], dst_);  // mul and div use rdx
+        if (w.adaptive) {
+            mov(rax, ptr[rsp + slot_walk_position]);
+            mov(scratch_, w.in);
+            mul(scratch_);
+            mov(scratch_, w.out);
+            div(scratch_);
+            mov(window_index_, rax);  // first position
+            mov(rax, ptr[rsp + slot_walk_position]);
+            inc(rax);
+            mov(scratch_, w.in);
+            mul(scratch_);
+            mov(scratch_, w.out - 1);
+            add(rax, scratch_);
+            adc(rdx, 0);
+            mov(scratch_, w.out);
+            div(scratch_);
+            sub(rax, window_index_);  // taps (never 0: adaptive windows are never empty)
+            mov(ptr[rsp + slot_item_taps], rax);
+            mov(rax, window_index_);
+        } else {
+            Label starts_inside, first_found;
+            mov(window_, ptr[rsp + slot_walk_position]);
+            mov(rax, w.pad);
+            cmp(window_, rax);
+            jae(starts_inside, T_NEAR);
+            sub(rax, window_);
+            ceil_div_rax(w.dilation);
+            jmp(first_found, T_NEAR);
+            place(starts_inside);
+            xor_(eax, eax);
+            place(first_found);
+            mov(window_index_, rax);  // kb
+            mov(rax, w.pad + w.in);
+            sub(rax, window_);
+            ceil_div_rax(w.dilation);
+            mov(scratch_, w.kernel);
+            cmp(rax, scratch_);
+            cmova(rax, scratch_);  // ke
+            mov(dst_, ptr[rsp + slot_saved_dst]);
+            sub(rax, window_index_);
+            jbe(empty, T_NEAR);  // ke <= kb
+            mov(ptr[rsp + slot_item_taps], rax);
+            // first position = p + kb * d - pad
+            mov(rax, window_index_);
+            mul_imm(rax, static_cast<std::int64_t>(w.dilation));
+            add(rax, window_);
+            mov(scratch_, w.pad);
+            sub(rax, scratch_);
+        }
+        mov(dst_, ptr[rsp + slot_saved_dst]);
+        mov(window_index_, rax);
+        mul_imm(window_index_, plan_.index_mult_w);
         add(window_index_, ptr[rsp + slot_index_base]);
-        emit_item(s, -1);
-        jmp(next_item, T_NEAR);
-        place(empty_item);
-        store_empty_item(s);
-        place(next_item);
-        advance_outputs(s.outputs);
-        add(qword[rsp + slot_table_ptr], 24);
-        dec(qword[rsp + slot_items_left]);
-        jnz(item_loop, T_NEAR);
+        mul_imm(rax, plan_.src_step_w);
+        lea(window_, ptr[row_src_ + rax]);
+    }
+
+    // Computed windows: empty outputs before and after, one output per item in between.
+    void emit_computed_walk() {
+        const ComputedWindows& w = plan_.walk;
+        const ItemShape s = single_output_shape();
+        const auto store_empties = [&](std::int64_t count) {
+            repeat(count, [&] {
+                store_empty_item(s);
+                advance_outputs(s.outputs);
+            });
+        };
+        store_empties(w.empty_before);
+        if (w.computed > 0) {
+            Label item_loop, empty_item, next_item;
+            mov(scratch_, w.adaptive ? static_cast<std::uint64_t>(w.empty_before) : w.first_padded_position);
+            mov(ptr[rsp + slot_walk_position], scratch_);
+            mov(scratch_, w.computed);
+            mov(ptr[rsp + slot_items_left], scratch_);
+            place(item_loop);
+            compute_window(empty_item);
+            emit_item(s, -1);
+            jmp(next_item, T_NEAR);
+            place(empty_item);
+            store_empty_item(s);
+            place(next_item);
+            advance_outputs(s.outputs);
+            mov(scratch_, w.adaptive ? std::uint64_t{1} : w.stride);
+            add(ptr[rsp + slot_walk_position], scratch_);
+            dec(qword[rsp + slot_items_left]);
+            jnz(item_loop, T_NEAR);
+        }
+        store_empties(w.empty_after);
     }
 
     void store_empty_row() {
-        if (nxc_ || plan_.table_mode) {
-            const ItemShape s = nxc_ ? ItemShape{block_lanes_, 1, 1} : ItemShape{1, 1, 1};
+        if (nxc_ || plan_.computed_windows) {
+            const ItemShape s = single_output_shape();
             repeat(plan_.out_width, [&] {
                 store_empty_item(s);
                 advance_outputs(s.outputs);
@@ -453,7 +543,7 @@ private:
         imul(scratch_, ptr[rsp + slot_taps_d]);
         test(scratch_, scratch_);
         jz(empty_row, T_NEAR);
-        if (plan_.table_mode) emit_table_walk();
+        if (plan_.computed_windows) emit_computed_walk();
         else
             for (const Segment& seg : plan_.segments) emit_segment(seg);
         jmp(done, T_NEAR);
@@ -483,15 +573,6 @@ private:
                 else dd(static_cast<std::uint32_t>(value));
             }
         }
-        if (plan_.table_mode) {
-            align(8);
-            place(table_);
-            for (const TableItem& t : plan_.table) {
-                dq(static_cast<std::uint64_t>(wrap_mul(t.first_position, plan_.src_step_w)));
-                dq(static_cast<std::uint64_t>(wrap_mul(t.first_position, plan_.index_mult_w)));
-                dq(static_cast<std::uint64_t>(t.taps));
-            }
-        }
     }
 
     const KernelPlan& plan_;
@@ -500,7 +581,6 @@ private:
     VectorRoles regs_;
     Ops ops_;
     std::map<std::int64_t, Label> lane_tables_;
-    Label table_;
 };
 
 template <typename Ops>

@@ -27,11 +27,11 @@ constexpr std::int64_t max_unrolled_width_taps = 8;
 // accumulators, raw bits and indices in registers (16 ymm on AVX2, 32 zmm on AVX-512).
 constexpr int max_vectors_per_block_avx512 = 4;
 constexpr int max_vectors_per_block_avx2 = 2;
-// Each segment is straight-line code: beyond this many the row is walked from a table instead.
+// Each segment is straight-line code: beyond this many the row computes its windows at run time instead.
 constexpr std::size_t max_segments = 2 * default_max_width_runs;
-// A table holds one entry per output of the row: beyond this many outputs (with windows too irregular for
-// segments) the plan is declined rather than grown with the output.
-constexpr std::int64_t max_table_outputs = std::int64_t{1} << 16;
+// Adaptive rows are scanned output by output for runs of equal windows up to this many outputs; longer
+// irregular rows compute their windows at run time (planning stays O(1) in the row length).
+constexpr std::int64_t max_scanned_outputs = std::int64_t{1} << 16;
 
 struct WidthAxis {
     std::int64_t out, in, kernel, stride, dilation, pad;
@@ -68,7 +68,7 @@ std::vector<PositionRun> adaptive_runs(const WidthAxis& a, std::size_t max_runs)
         runs.push_back({0, a.out, size, 0, size});
         return runs;
     }
-    if (a.out > max_table_outputs) return {};  // walking them would cost O(out): the caller declines
+    if (a.out > max_scanned_outputs) return {};  // scanning would cost O(out): the caller computes windows
     for (std::int64_t o = 0; o < a.out; ++o) {
         const WindowTaps t = adaptive_window(o, a.in, a.out);
         if (!runs.empty()) {
@@ -103,6 +103,33 @@ std::vector<Segment> segments_of(const std::vector<PositionRun>& runs, bool lane
                                 0, r.step});
     }
     return segments;
+}
+
+ComputedWindows computed_windows_of(const WidthAxis& a, bool adaptive) {
+    ComputedWindows walk;
+    walk.adaptive = adaptive;
+    walk.in = static_cast<std::uint64_t>(a.in);
+    if (adaptive) {
+        walk.out = static_cast<std::uint64_t>(a.out);
+        walk.computed = a.out;
+        return walk;
+    }
+    // Output o reaches the input when o*s + (k-1)*d >= pad and o*s < pad + in: outside [lo, hi) every window is
+    // empty, and inside it every padded position is below pad + in (exact in unsigned 64 bits).
+    __extension__ typedef __int128 i128;
+    const auto ceil_div = [](i128 x, i128 y) { return x <= 0 ? i128{0} : (x + y - 1) / y; };
+    const i128 reach = static_cast<i128>(a.kernel - 1) * a.dilation;
+    const i128 lo = std::min<i128>(ceil_div(static_cast<i128>(a.pad) - reach, a.stride), a.out);
+    const i128 hi = std::clamp<i128>(ceil_div(static_cast<i128>(a.pad) + a.in, a.stride), lo, a.out);
+    walk.empty_before = static_cast<std::int64_t>(lo);
+    walk.computed = static_cast<std::int64_t>(hi - lo);
+    walk.empty_after = a.out - static_cast<std::int64_t>(hi);
+    walk.first_padded_position = static_cast<std::uint64_t>(lo * a.stride);
+    walk.stride = static_cast<std::uint64_t>(a.stride);
+    walk.kernel = static_cast<std::uint64_t>(a.kernel);
+    walk.dilation = static_cast<std::uint64_t>(a.dilation);
+    walk.pad = static_cast<std::uint64_t>(a.pad);
+    return walk;
 }
 
 }  // namespace
@@ -162,26 +189,12 @@ KernelPlan make_plan(const Problem& p, Isa isa) {
     const std::int64_t group = plan.vectors_per_block * lanes;
     if (!runs.empty()) plan.segments = segments_of(runs, lanes_are_outputs, group);
     if (runs.empty() || plan.segments.size() > max_segments) {
-        if (plan.out_width > max_table_outputs)
-            throw Error("planner: " + std::to_string(plan.out_width) + " outputs along the width with windows too " +
-                        "irregular for segments; a per-output table is planned up to " +
-                        std::to_string(max_table_outputs));
-        plan.segments.clear();
-        plan.table_mode = true;
-        plan.table.reserve(static_cast<std::size_t>(plan.out_width));
-        for (std::int64_t o = 0; o < plan.out_width; ++o) {
-            if (adaptive) {
-                const WindowTaps t = adaptive_window(o, axis.in, axis.out);
-                plan.table.push_back({t.begin, t.end - t.begin});
-            } else {
-                const WindowTaps t = window_taps(o, axis.in, axis.kernel, axis.stride, axis.dilation, axis.pad);
-                plan.table.push_back({wrap_add(wrap_add(wrap_mul(o, axis.stride), -axis.pad), wrap_mul(t.begin, axis.dilation)), t.end - t.begin});
-            }
-        }
+        plan.computed_windows = true;
+        plan.walk = computed_windows_of(axis, adaptive);
     }
     std::int64_t longest_window = 0;
     for (const Segment& s : plan.segments) longest_window = std::max(longest_window, s.taps);
-    plan.unroll_width_taps = !plan.table_mode && longest_window <= max_unrolled_width_taps;
+    plan.unroll_width_taps = !plan.computed_windows && longest_window <= max_unrolled_width_taps;
 
     const std::int64_t elem = static_cast<std::int64_t>(size_of(p.dtype));
     const std::int64_t pixel = lanes_are_outputs ? elem : p.channels * elem;  // bytes between neighbouring positions
@@ -257,7 +270,9 @@ std::string to_string(const KernelPlan& plan) {
       << " out_width=" << plan.out_width << " unroll_width_taps=" << plan.unroll_width_taps << " width_runs=";
     for (const WidthRun& r : plan.width_runs)
         s << "[" << r.out_begin << "," << r.out_end << "):taps[" << r.tap_begin << "," << r.tap_end << ")";
-    if (plan.table_mode) s << " table=" << plan.table.size() << " outputs";
+    if (plan.computed_windows)
+        s << " computed_windows=" << plan.walk.empty_before << "+" << plan.walk.computed << "+" << plan.walk.empty_after
+          << (plan.walk.adaptive ? " (adaptive)" : "");
     else s << " segments=" << plan.segments.size();
     if (plan.has_indices)
         s << " indices=" << to_string(plan.index_dtype) << " index_lanes=" << (plan.index_lanes_64 ? 64 : 32)

@@ -43,13 +43,20 @@ struct Segment {
     friend bool operator==(const Segment&, const Segment&) = default;
 };
 
-// Table mode (windows too irregular for one segment each: adaptive pooling with uneven windows, or a window far
-// wider than the input): the code walks a table of single outputs with a run-time tap count.
-struct TableItem {
-    std::int64_t first_position = 0;  // input position of the first real tap
-    std::int64_t taps = 0;            // real taps along the width (0: an empty window)
+// Windows too irregular for segments (adaptive pooling with uneven windows, or windows far wider than the
+// input): the code computes each output's window at run time, one output per item, with no table that grows
+// with the row. A run of empty windows at either end of the row is stored without computing anything.
+struct ComputedWindows {
+    bool adaptive = false;
+    std::int64_t empty_before = 0, computed = 0, empty_after = 0;  // outputs, in row order
+    // max_pool: output o's tap 0 sits at padded position o * stride; the input occupies [pad, pad + in). Every
+    // computed output has a padded position below pad + in, so all of this is exact in unsigned 64 bits.
+    std::uint64_t first_padded_position = 0;  // of output empty_before
+    std::uint64_t stride = 0, kernel = 0, dilation = 0, pad = 0, in = 0;
+    // adaptive: windows [o*in/out, ceil((o+1)*in/out)) (128-bit products, 64-bit quotients); uses in and out.
+    std::uint64_t out = 0;
 
-    friend bool operator==(const TableItem&, const TableItem&) = default;
+    friend bool operator==(const ComputedWindows&, const ComputedWindows&) = default;
 };
 
 // The type that comparisons happen in. Narrow types are widened to 32-bit lanes on load and narrowed back
@@ -87,8 +94,8 @@ struct KernelPlan {
     std::int64_t kernel_w = 1, stride_w = 1, dilation_w = 1, pad_w = 0;
     std::vector<WidthRun> width_runs;  // max_pool only: the border analysis the segments come from
     std::vector<Segment> segments;     // segment mode: the whole row, in output order
-    bool table_mode = false;           // true: `table` replaces `segments`
-    std::vector<TableItem> table;      // table mode: one entry per output along the width
+    bool computed_windows = false;     // true: `walk` replaces `segments`
+    ComputedWindows walk;
     // Above this many taps along the width, the tap loop is a loop, not unrolled code.
     bool unroll_width_taps = true;
 

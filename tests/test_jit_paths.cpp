@@ -1,5 +1,5 @@
 // Named plan shapes, each run through the JIT on both ISAs and in every data type against the reference:
-// the segment and table walks, gathered ncx lanes, long looped windows, adaptive windows, and the executor's
+// segments and computed windows, gathered ncx lanes, long looped windows, adaptive windows, and the executor's
 // tilings (threads x batch). Unlike the random differential test, every shape here is certain to be hit, and
 // every one must be served by generated code (no decline).
 #include "casegen/casegen.hpp"
@@ -30,17 +30,22 @@ const std::vector<std::string> shapes = {
     // a long 1-D window (looped taps) in both layouts
     "maxpool layout=ncx src=1x3x260 k=200 s=1",
     "maxpool layout=nxc src=1x21x260 k=37 s=5 pb=20 pe=20",
-    // windows far wider than the input: more border windows than segments allow, so a table walk
+    // windows far wider than the input: more border windows than segments allow, so windows computed at run
+    // time; with dilation and stride (divisions in the kernel) and runs of empty windows at both ends
     "maxpool layout=nxc src=1x17x1 k=300 pb=299 pe=299",
     "maxpool layout=ncx src=1x3x2 k=300 pb=299 pe=299 round=ceil",
+    "maxpool layout=nxc src=1x5x7 k=300 s=2 d=3 pb=1000 pe=950 round=ceil",
+    "maxpool layout=ncx src=1x2x3x9 k=2x400 s=1x1 d=1x3 pb=0x1400 pe=1x1300",
     // empty windows (pads beyond the kernel) inside the row and whole empty rows
     "maxpool layout=nxc src=1x9x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil",
     "maxpool layout=ncx src=1x4x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil",
-    // adaptive: even windows (one segment), uneven (a few), irregular (a table), output larger than input
+    // adaptive: even windows (one segment), uneven (a few), irregular (computed: one row beyond 2^16 outputs),
+    // output larger than input
     "adaptivemaxpool layout=nxc src=1x18x28x28 out=7x7",
     "adaptivemaxpool layout=ncx src=2x3x28x28 out=7x7",
     "adaptivemaxpool layout=ncx src=1x2x5x1000 out=3x600",
     "adaptivemaxpool layout=nxc src=1x33x1000 out=600",
+    "adaptivemaxpool layout=ncx src=1x1x100003 out=70001",
     "adaptivemaxpool layout=ncx src=1x3x3x4x5 out=5x7x9",
 };
 

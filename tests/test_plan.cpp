@@ -291,7 +291,7 @@ TEST(PlanFacts, LongOneDimensionalWindowLoopsOverTaps) {
     EXPECT_EQ(runs_string(short_window.width_runs), "[0,254):taps[0,3) ");
 }
 
-TEST(PlanFacts, WindowsFarWiderThanTheInputWalkATable) {
+TEST(PlanFacts, WindowsFarWiderThanTheInputAreComputedAtRunTime) {
     // One input element, kernel k, pads k - 1 on both sides: out = (1 + 2(k-1) - k) + 1 = k, and output o
     // holds the element at tap k-1-o, so every output is a run of its own: k runs.
     const std::int64_t cap = static_cast<std::int64_t>(jit::default_max_width_runs);
@@ -303,16 +303,31 @@ TEST(PlanFacts, WindowsFarWiderThanTheInputWalkATable) {
     ASSERT_EQ(at_cap.width_runs.size(), jit::default_max_width_runs);
     EXPECT_EQ(at_cap.width_runs.front(), (jit::WidthRun{0, 1, cap - 1, cap}));
     EXPECT_EQ(at_cap.width_runs.back(), (jit::WidthRun{cap - 1, cap, 0, 1}));
-    EXPECT_FALSE(at_cap.table_mode);
+    EXPECT_FALSE(at_cap.computed_windows);
     EXPECT_EQ(at_cap.segments.size(), jit::default_max_width_runs);
 
-    // Beyond the cap: one table entry per output, every one reading the single element (position 0, 1 tap).
+    // Beyond the cap: every output's window is computed at run time; each one reaches the element.
     const jit::KernelPlan beyond = plan_of(line(cap + 1));
-    EXPECT_TRUE(beyond.table_mode);
+    EXPECT_TRUE(beyond.computed_windows);
     EXPECT_TRUE(beyond.segments.empty());
-    ASSERT_EQ(beyond.table.size(), static_cast<std::size_t>(cap + 1));
-    for (const jit::TableItem& item : beyond.table) EXPECT_EQ(item, (jit::TableItem{0, 1}));
+    jit::ComputedWindows expected;
+    expected.computed = cap + 1;
+    expected.stride = 1;
+    expected.kernel = static_cast<std::uint64_t>(cap + 1);
+    expected.dilation = 1;
+    expected.pad = static_cast<std::uint64_t>(cap);
+    expected.in = 1;
+    EXPECT_EQ(beyond.walk, expected);
     EXPECT_FALSE(beyond.unroll_width_taps);
+
+    // Pads beyond the kernel: out = 1 + 800 - 300 + 1 = 502. Outputs 0..100 end before the element
+    // (o + 299 < 400) and outputs 401..501 start after it (o >= 401): stored empty without computing.
+    const jit::KernelPlan padded = plan_of("maxpool dt=f32 layout=nxc src=1x1x1 k=300 pb=400 pe=400");
+    ASSERT_TRUE(padded.computed_windows);
+    EXPECT_EQ(padded.walk.empty_before, 101);
+    EXPECT_EQ(padded.walk.computed, 300);
+    EXPECT_EQ(padded.walk.empty_after, 101);
+    EXPECT_EQ(padded.walk.first_padded_position, 101u);
 }
 
 TEST(PlanFacts, NcxLanesAreOutputsAlongTheWidth) {
@@ -336,10 +351,10 @@ TEST(PlanFacts, NcxLanesAreOutputsAlongTheWidth) {
     EXPECT_EQ(row.segments[1], (jit::Segment{960, 1, 39, 2, 960, 0, 1}));
 }
 
-TEST(PlanFacts, AdaptiveWindowsBecomeSegmentsOrATable) {
+TEST(PlanFacts, AdaptiveWindowsBecomeSegmentsOrComputedWindows) {
     // 224 -> 7: windows [32o, 32o + 32), one segment of 7 outputs stepping by 32 along the width.
     const jit::KernelPlan even = plan_of("adaptivemaxpool dt=f32 layout=nxc src=1x8x224x224 out=7x7");
-    ASSERT_FALSE(even.table_mode);
+    ASSERT_FALSE(even.computed_windows);
     ASSERT_EQ(even.segments.size(), 1u);
     EXPECT_EQ(even.segments[0], (jit::Segment{0, 7, 1, 32, 0, 32, 0}));
     EXPECT_FALSE(even.unroll_width_taps);  // 32 taps loop
@@ -348,11 +363,19 @@ TEST(PlanFacts, AdaptiveWindowsBecomeSegmentsOrATable) {
     ASSERT_EQ(uneven.segments.size(), 3u);
     EXPECT_EQ(uneven.segments[1], (jit::Segment{1, 1, 1, 3, 1, 0, 0}));
     EXPECT_EQ(uneven.segments[2], (jit::Segment{2, 1, 1, 2, 3, 0, 0}));
-    // An irregular pattern over many outputs: a table of one entry per output.
-    const jit::KernelPlan irregular = plan_of("adaptivemaxpool dt=f32 layout=ncx src=1x1x1000 out=600");
-    EXPECT_TRUE(irregular.table_mode);
-    ASSERT_EQ(irregular.table.size(), 600u);
-    EXPECT_EQ(irregular.table[599], (jit::TableItem{599 * 1000 / 600, 1000 - 599 * 1000 / 600}));  // [998, 1000)
+    // An irregular pattern over many outputs: windows computed at run time, at any row length.
+    for (const char* line : {"adaptivemaxpool dt=f32 layout=ncx src=1x1x1000 out=600",
+                             "adaptivemaxpool dt=f32 layout=ncx src=1x1x100003 out=70001"}) {
+        SCOPED_TRACE(line);
+        const jit::KernelPlan irregular = plan_of(line);
+        EXPECT_TRUE(irregular.computed_windows);
+        EXPECT_TRUE(irregular.segments.empty());
+        EXPECT_TRUE(irregular.walk.adaptive);
+        EXPECT_EQ(irregular.walk.in, static_cast<std::uint64_t>(irregular.in_width));
+        EXPECT_EQ(irregular.walk.out, static_cast<std::uint64_t>(irregular.out_width));
+        EXPECT_EQ(irregular.walk.computed, irregular.out_width);
+        EXPECT_EQ(irregular.walk.empty_before + irregular.walk.empty_after, 0);
+    }
 }
 
 TEST(PlanFacts, CompareTypeAndLanesPerDtype) {
