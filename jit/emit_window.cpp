@@ -57,7 +57,6 @@ struct VectorRoles {
             trait.tail_mask = used++;
             trait.tap_index = used++;
             trait.wide_mask = used++;
-            trait.nan_seen = used++;
         }
     }
 };
@@ -179,13 +178,23 @@ private:
         }
     }
 
+    // The fast path starts from the type's lowest value (and the first tap's index) and merges every tap, the
+    // first included, so the window is read once: a strict compare keeps the first index when every element is
+    // the lowest, whose bits are then the accumulator's. It runs only on input without NaN; the exact path
+    // starts from the first element. f16 keeps raw bits beside the compare value and starts from the element.
+    void init_lowest(const ItemShape& s) {
+        for (int v = 0; v < vectors(s); ++v) {
+            vmovaps(vec(regs_.acc[v]), vec(regs_.empty_value));
+            if (plan_.has_indices) ops_.broadcast_gpr(vec(regs_.idx[v]), tap_index_, plan_.index_lanes_64);
+        }
+    }
+
     // Merges the tap at base + offset (its index in tap_index_) into every vector of the item. The fast path
     // compares as if no NaN were present and notes any NaN it loads; the exact path applies the NaN policy.
     void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast) {
         if (plan_.has_indices) ops_.prepare_tap_index(tap_index_);
         for (int v = 0; v < vectors(s); ++v) {
             load_item_vector(s, v, base, offset, vec(regs_.fresh), false);
-            if (fast && plan_.is_float) ops_.note_nan(vec(regs_.fresh), v);
             if (fast && !plan_.has_indices && !f16()) {
                 ops_.max_fast(vec(regs_.acc[v]), vec(regs_.fresh));
                 continue;
@@ -202,7 +211,8 @@ private:
     Label& lane_table(std::int64_t lane_step) { return lane_tables_[lane_step]; }
 
     void store_item(const ItemShape& s) {
-        const bool fix = plan_.is_float && plan_.nan == NanPolicy::ignore;
+        // Only a row that holds a NaN can leave one in an accumulator (an all-NaN window under nan=ignore).
+        const bool fix = plan_.is_float && plan_.nan == NanPolicy::ignore && !fast_row_;
         int base = regs_.chan_base;
         if (plan_.has_indices && plan_.index_relative_to_window) {
             ops_.broadcast_gpr(vec(regs_.item_base), window_index_, plan_.wide_index_math);
@@ -249,32 +259,20 @@ private:
         if (plan_.has_indices) add_imm(indices_, outputs * plan_.dst_out_stride_w / elem() * index_elem());
     }
 
-    // One item: init from its first real tap, merge every real tap, store. taps < 0: the count is in
-    // slot_item_taps (table mode). Float windows run the fast path first; one that met a NaN is recomputed
-    // by the exact path (NaN inputs are rare; the exact compare costs a second dependent compare per tap).
+    // One item: init, merge every real tap, store. taps < 0: the count is in slot_item_taps (computed windows).
+    // Float rows come in two copies: the fast one, for rows whose input holds no NaN (one max or one ordered
+    // compare per tap), and the exact one, which applies the NaN policy (two dependent compares per tap).
     void emit_item(const ItemShape& s, std::int64_t taps) {
-        if (!plan_.is_float) {
-            emit_window_taps(s, taps, true);
-            store_item(s);
-            return;
-        }
-        Label exact_path, stored;
-        ops_.begin_nan_watch(vectors(s));
-        emit_window_taps(s, taps, true);
-        ops_.jump_if_nan_seen(exact_path);
+        emit_window_taps(s, taps, fast_row_ || !plan_.is_float);
         store_item(s);
-        jmp(stored, T_NEAR);
-        place(exact_path);
-        emit_window_taps(s, taps, false);
-        store_item(s);
-        place(stored);
     }
 
     void emit_window_taps(const ItemShape& s, std::int64_t taps, bool fast) {
         // Tap indices count from the window's first tap when the plan says so, else from the plane's start.
         if (plan_.index_relative_to_window) xor_(tap_index_, tap_index_);
         else mov(tap_index_, window_index_);
-        init_from_first_tap(s, window_);
+        if (fast && !f16()) init_lowest(s);
+        else init_from_first_tap(s, window_);
 
         // Outer axes loop at run time (their real taps vary by row); an axis the problem lacks has no loop.
         const bool d_axis = plan_.spatial_rank >= 3, h_axis = plan_.spatial_rank >= 2;
@@ -489,6 +487,69 @@ private:
         store_empties(w.empty_after);
     }
 
+    void emit_row() {
+        if (plan_.computed_windows) emit_computed_walk();
+        else
+            for (const Segment& seg : plan_.segments) emit_segment(seg);
+    }
+
+    // Jumps to `has_nan` when any element of the input rows this call reads (every real d and h tap row, the
+    // whole width) is NaN: a running sum per accumulator register turns NaN (so does +inf meeting -inf, or an
+    // overflow, which only costs the exact path). Elements no window reads may also send the row there.
+    void emit_nan_scan(Label& has_nan) {
+        const bool d_axis = plan_.spatial_rank >= 3, h_axis = plan_.spatial_rank >= 2;
+        // nxc: one position (a block of channels, vectors_per_block vectors) per step along the width;
+        // ncx: vectors_per_block vectors of consecutive elements per step, then a partial step.
+        const std::int64_t step_lanes = nxc_ ? block_lanes_ : std::int64_t{plan_.vectors_per_block} * plan_.lanes;
+        const std::int64_t full_steps = nxc_ ? plan_.in_width : plan_.in_width / step_lanes;
+        const std::int64_t rest = nxc_ ? 0 : plan_.in_width % step_lanes;
+        const std::int64_t step_bytes = nxc_ ? plan_.src_step_w : step_lanes * elem();
+        const int sums = plan_.vectors_per_block;
+        Vmm sum_regs[max_vectors];
+        for (int v = 0; v < sums; ++v) {
+            sum_regs[v] = vec(regs_.acc[v]);
+            ops_.begin_nan_watch(sum_regs[v]);
+        }
+        const auto add_step = [&](const Reg64& base, std::int64_t lanes) {
+            const ItemShape shape{lanes, 1, 1};
+            for (int v = 0; v < vectors(shape); ++v) {
+                load_item_vector(shape, v, base, 0, vec(regs_.fresh), false);
+                ops_.note_nan(sum_regs[v], vec(regs_.fresh));
+            }
+        };
+        Label d_loop, h_loop, w_loop;
+        mov(d_ptr_, row_src_);
+        if (d_axis) {
+            mov(scratch_, ptr[rsp + slot_taps_d]);
+            mov(ptr[rsp + slot_d_count], scratch_);
+        }
+        place(d_loop);
+        mov(h_ptr_, d_ptr_);
+        if (h_axis) mov(h_count_, ptr[rsp + slot_taps_h]);
+        place(h_loop);
+        mov(tap_ptr_, h_ptr_);
+        if (full_steps > 0) {
+            mov(tap_count_, full_steps);
+            place(w_loop);
+            add_step(tap_ptr_, step_lanes);
+            add_imm(tap_ptr_, step_bytes);
+            dec(tap_count_);
+            jnz(w_loop, T_NEAR);
+        }
+        if (rest > 0) add_step(tap_ptr_, rest);
+        if (h_axis) {
+            add_imm(h_ptr_, plan_.src_tap_stride_h);
+            dec(h_count_);
+            jnz(h_loop, T_NEAR);
+        }
+        if (d_axis) {
+            add_imm(d_ptr_, plan_.src_tap_stride_d);
+            dec(qword[rsp + slot_d_count]);
+            jnz(d_loop, T_NEAR);
+        }
+        ops_.jump_if_nan_seen(sum_regs, sums, has_nan);
+    }
+
     void store_empty_row() {
         if (nxc_ || plan_.computed_windows) {
             const ItemShape s = single_output_shape();
@@ -543,9 +604,19 @@ private:
         imul(scratch_, ptr[rsp + slot_taps_d]);
         test(scratch_, scratch_);
         jz(empty_row, T_NEAR);
-        if (plan_.computed_windows) emit_computed_walk();
-        else
-            for (const Segment& seg : plan_.segments) emit_segment(seg);
+        if (plan_.is_float) {
+            // NaN inputs are rare: one pass over the row's input decides which copy of the row code runs.
+            Label exact_row;
+            emit_nan_scan(exact_row);
+            emit_row();
+            jmp(done, T_NEAR);
+            place(exact_row);
+            fast_row_ = false;
+            emit_row();
+            fast_row_ = true;
+        } else {
+            emit_row();
+        }
         jmp(done, T_NEAR);
 
         place(empty_row);
@@ -581,6 +652,7 @@ private:
     VectorRoles regs_;
     Ops ops_;
     std::map<std::int64_t, Label> lane_tables_;
+    bool fast_row_ = true;  // emitting the copy of the row code for input without NaN
 };
 
 template <typename Ops>

@@ -18,7 +18,7 @@ public:
 
     Avx2Ops(Xbyak::CodeGenerator& g, const KernelPlan& plan, const TraitResources& r)
         : g_(g), plan_(plan), r_(r), take_(r.take), lane_mask_(r.lane_mask), tail_(r.tail_mask),
-          tap_index_(r.tap_index), wide_mask_(r.wide_mask), nan_seen_(r.nan_seen) {}
+          tap_index_(r.tap_index), wide_mask_(r.wide_mask) {}
 
     void broadcast_constant32(const Vmm& v, std::uint32_t bits) {
         g_.mov(r_.scratch.cvt32(), bits);
@@ -116,16 +116,24 @@ public:
                 break;
         }
     }
-    // NaN watch of the fast path: cleared per window, noted per loaded vector, tested at the window's end.
-    void begin_nan_watch(int /*vectors*/) { g_.vxorps(nan_seen_, nan_seen_, nan_seen_); }
-    void note_nan(const Vmm& fresh, int /*vector*/) {
-        constexpr std::uint8_t unord_q = 3;
-        if (plan_.compare == CompareType::f64) g_.vcmppd(lane_mask_, fresh, fresh, unord_q);
-        else g_.vcmpps(lane_mask_, fresh, fresh, unord_q);
-        g_.vorps(nan_seen_, nan_seen_, lane_mask_);
+    // NaN watch (the scan before a row's fast code): a running sum of loaded vectors. A NaN anywhere makes the
+    // sum NaN; +inf meeting -inf (or an overflow) does too, which only sends the row to its exact code. Lanes
+    // past a partial vector were loaded as 0.
+    void begin_nan_watch(const Vmm& sum) { g_.vxorps(sum, sum, sum); }
+    void note_nan(const Vmm& sum, const Vmm& fresh) {
+        if (plan_.compare == CompareType::f64) g_.vaddpd(sum, sum, fresh);
+        else g_.vaddps(sum, sum, fresh);
     }
-    void jump_if_nan_seen(const Xbyak::Label& exact_path) {
-        g_.vtestps(nan_seen_, nan_seen_);  // ZF = 0 when any lane's sign bit (all-ones compare result) is set
+    void jump_if_nan_seen(const Vmm* sums, int count, const Xbyak::Label& exact_path) {
+        constexpr std::uint8_t unord_q = 3;
+        const bool f64 = plan_.compare == CompareType::f64;
+        for (int i = 1; i < count; ++i) {
+            if (f64) g_.vaddpd(sums[0], sums[0], sums[i]);
+            else g_.vaddps(sums[0], sums[0], sums[i]);
+        }
+        if (f64) g_.vcmppd(lane_mask_, sums[0], sums[0], unord_q);
+        else g_.vcmpps(lane_mask_, sums[0], sums[0], unord_q);
+        g_.vtestps(lane_mask_, lane_mask_);  // ZF = 0 when any lane's sign bit (all-ones compare result) is set
         g_.jnz(exact_path, Xbyak::CodeGenerator::T_NEAR);
     }
 
@@ -312,7 +320,7 @@ private:
     Xbyak::CodeGenerator& g_;
     const KernelPlan& plan_;
     TraitResources r_;
-    Vmm take_, lane_mask_, tail_, tap_index_, wide_mask_, nan_seen_;
+    Vmm take_, lane_mask_, tail_, tap_index_, wide_mask_;
     Xbyak::Label mask_table_, even_from_lo_, even_from_hi_;
     int mask_dwords_ = -1;  // dwords set in tail_ at this point of straight-line code (-1: unknown)
 };

@@ -99,24 +99,25 @@ public:
             case CompareType::s64: g_.vpmaxsq(acc, acc, fresh); break;
         }
     }
-    // NaN watch of the fast path: one opmask per accumulator vector (independent chains) holds the lanes whose
-    // loads were all ordered so far; a masked compare clears a lane at its first NaN. Tested at the window's end.
-    void begin_nan_watch(int vectors) {
-        for (int v = 0; v < vectors; ++v) g_.kxnorw(ordered_so_far(v), ordered_so_far(v), ordered_so_far(v));
-        watched_ = vectors;
+    // NaN watch (the scan before a row's fast code): a running sum of loaded vectors. A NaN anywhere makes the
+    // sum NaN; +inf meeting -inf (or an overflow) does too, which only sends the row to its exact code. Lanes
+    // past a partial vector were loaded as 0.
+    void begin_nan_watch(const Vmm& sum) { g_.vxorps(sum, sum, sum); }
+    void note_nan(const Vmm& sum, const Vmm& fresh) {
+        if (plan_.compare == CompareType::f64) g_.vaddpd(sum, sum, fresh);
+        else g_.vaddps(sum, sum, fresh);
     }
-    void note_nan(const Vmm& fresh, int v) {
-        constexpr std::uint8_t ord_q = 7;
-        const Xbyak::Opmask& k = ordered_so_far(v);
-        if (plan_.compare == CompareType::f64) g_.vcmppd(k | k, fresh, fresh, ord_q);
-        else g_.vcmpps(k | k, fresh, fresh, ord_q);
-    }
-    void jump_if_nan_seen(const Xbyak::Label& exact_path) {
-        for (int v = 1; v < watched_; ++v) g_.kandw(ordered_so_far(0), ordered_so_far(0), ordered_so_far(v));
-        // Lanes past a partial vector were loaded as 0 (ordered); 64-bit lanes fill only the low 8 bits.
-        if (plan_.compare == CompareType::f64) g_.kortestb(ordered_so_far(0), ordered_so_far(0));
-        else g_.kortestw(ordered_so_far(0), ordered_so_far(0));
-        g_.jnc(exact_path, Xbyak::CodeGenerator::T_NEAR);  // CF = 1 only when every lane stayed ordered
+    void jump_if_nan_seen(const Vmm* sums, int count, const Xbyak::Label& exact_path) {
+        constexpr std::uint8_t unord_q = 3;
+        const bool f64 = plan_.compare == CompareType::f64;
+        for (int i = 1; i < count; ++i) {
+            if (f64) g_.vaddpd(sums[0], sums[0], sums[i]);
+            else g_.vaddps(sums[0], sums[0], sums[i]);
+        }
+        if (f64) g_.vcmppd(take_, sums[0], sums[0], unord_q);
+        else g_.vcmpps(take_, sums[0], sums[0], unord_q);
+        g_.kortestw(take_, take_);
+        g_.jnz(exact_path, Xbyak::CodeGenerator::T_NEAR);  // ZF = 0 when any lane is unordered
     }
 
     void blend_take(const Vmm& acc, const Vmm& fresh) {
@@ -241,16 +242,10 @@ private:
     Xbyak::CodeGenerator& g_;
     const KernelPlan& plan_;
     TraitResources r_;
-    static const Xbyak::Opmask& ordered_so_far(int v) {
-        static const Xbyak::Opmask masks[4] = {Xbyak::Opmask(2), Xbyak::Opmask(4), Xbyak::Opmask(5), Xbyak::Opmask(6)};
-        return masks[v];
-    }
-
     Xbyak::Reg64 tap_index_;
-    int watched_ = 0;
     int mask_valid_ = -1;  // lanes set in tail_ at this point of straight-line code (-1: unknown)
     Xbyak::Label even_dwords_, even_qwords_;
-    const Xbyak::Opmask take_{1}, fix_{3}, tail_{7};  // 2, 4, 5, 6: ordered_so_far
+    const Xbyak::Opmask take_{1}, fix_{3}, tail_{7};
 };
 
 }  // namespace pooljit::jit

@@ -18,7 +18,6 @@ struct TraitResources {
     int tail_mask = -1;      // the valid lanes of a partial vector on ISAs without opmasks
     int tap_index = -1;      // the current tap's index, broadcast, on ISAs without GPR broadcasts
     int wide_mask = -1;      // a lane mask widened to 64-bit lanes
-    int nan_seen = -1;       // lanes that met a NaN in the current window (fast path) on ISAs without opmasks
     Xbyak::Reg64 scratch;    // a GPR the trait may clobber; never part of an address handed to the trait
     std::int32_t bounce = 0; // rsp-relative offset of a 64-byte area for partial narrow loads and stores
 };

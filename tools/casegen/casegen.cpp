@@ -126,6 +126,28 @@ std::vector<std::uint8_t> adversarial_data(const TensorDesc& desc, std::uint64_t
     return bytes;
 }
 
+std::vector<std::uint8_t> activation_data(const TensorDesc& desc, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<int> value(-127, 255);
+    std::vector<std::uint8_t> bytes(byte_size(desc));
+    const std::size_t elem = size_of(desc.dtype);
+    for (std::size_t i = 0; i * elem < bytes.size(); ++i) {
+        const int v = rng() % 2 == 0 ? 0 : value(rng);
+        std::uint8_t* at = bytes.data() + i * elem;
+        switch (desc.dtype) {
+            case DType::f32: put(at, static_cast<float>(v)); break;
+            case DType::f64: put(at, static_cast<double>(v)); break;
+            case DType::f16: put<std::uint16_t>(at, f16_of_int(v)); break;
+            case DType::bf16: put<std::uint16_t>(at, bf16_of_int(v)); break;
+            case DType::s8: put<std::int8_t>(at, static_cast<std::int8_t>(std::min(v, 127))); break;
+            case DType::u8: put<std::uint8_t>(at, static_cast<std::uint8_t>(std::max(v, 0))); break;
+            case DType::s32: put<std::int32_t>(at, v); break;
+            case DType::s64: put<std::int64_t>(at, std::int64_t{v}); break;
+        }
+    }
+    return bytes;
+}
+
 Generator::Generator(std::uint64_t seed, Bounds bounds) : rng_(seed), bounds_(bounds) {}
 
 std::int64_t Generator::uniform(std::int64_t lo, std::int64_t hi) {

@@ -54,6 +54,11 @@ private:
 // integer extremes, and whole regions of the lowest value (-inf, INT8_MIN, ...) so that entire windows hold it.
 std::vector<std::uint8_t> adversarial_data(const TensorDesc& desc, std::uint64_t seed);
 
+// Dense bytes for a tensor as a network would hand them over: finite values only (no NaN, no infinity), about
+// half of them zero (post-ReLU activations), the rest integers in [-127, 255] that every data type holds exactly
+// (clamped to the type's range). What pooljit-bench times; adversarial_data is what it checks.
+std::vector<std::uint8_t> activation_data(const TensorDesc& desc, std::uint64_t seed);
+
 // Bytes of a dense tensor (element count x element size). Throws Error on overflow.
 std::size_t byte_size(const TensorDesc& desc);
 
