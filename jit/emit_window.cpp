@@ -67,6 +67,7 @@ struct ItemShape {
     std::int64_t lanes = 1;
     std::int64_t lane_step = 1;
     std::int64_t outputs = 1;  // outputs along the width the item covers (dst advances by this many)
+    const Segment* masked = nullptr;  // a masked segment (of one item): taps load and merge in some lanes only
 };
 
 template <typename Ops>
@@ -140,34 +141,67 @@ private:
         }
     }
 
+    // Masked items: whether the tap `tap` of lane `lane` lies inside the input, and the lanes of vector v (or
+    // elements of a span of `count` elements from lane `first_lane`'s) where it does.
+    bool tap_inside(const ItemShape& s, std::int64_t first_element_offset, int tap) const {
+        const std::int64_t pos = s.masked->first_position + first_element_offset + std::int64_t{tap} * plan_.dilation_w;
+        return pos >= 0 && pos < plan_.in_width;
+    }
+    std::uint64_t lane_bits(const ItemShape& s, int v, int tap) const {
+        std::uint64_t bits = 0;
+        for (int j = 0; j < valid(s, v); ++j)
+            if (tap_inside(s, (std::int64_t{v} * plan_.lanes + j) * s.lane_step, tap)) bits |= std::uint64_t{1} << j;
+        return bits;
+    }
+    std::uint64_t span_bits(const ItemShape& s, std::int64_t first_element, int count, int tap) const {
+        std::uint64_t bits = 0;
+        for (int e = 0; e < count; ++e)
+            if (tap_inside(s, first_element + e, tap)) bits |= std::uint64_t{1} << e;
+        return bits;
+    }
+    std::uint64_t all_lanes(const ItemShape& s, int v) const { return (std::uint64_t{1} << valid(s, v)) - 1; }
+
     // Vector v of an item whose lane 0 is at base + offset, into dst (raw: f16 bits): one load; at lane stride 2,
-    // two loads and a deinterleave; else lane by lane into the gather area.
-    void load_item_vector(const ItemShape& s, int v, const Reg64& base, std::int64_t offset, const Vmm& dst, bool raw) {
-        const auto load = [&](const Vmm& to, const Address& a, int n) {
+    // two loads and a deinterleave; else lane by lane into the gather area. In a masked item (tap >= 0) only
+    // elements inside the input are loaded.
+    void load_item_vector(const ItemShape& s, int v, const Reg64& base, std::int64_t offset, const Vmm& dst, bool raw,
+                          int tap = -1) {
+        const bool masked = s.masked != nullptr && tap >= 0;
+        const auto load = [&](const Vmm& to, const Address& a, int n, std::uint64_t bits) {
+            if constexpr (!Ops::needs_vector_masks) {
+                if (masked) {
+                    ops_.load_value_lanes(to, a, bits);
+                    return;
+                }
+            }
             if (raw) ops_.load_raw(to, a, n);
             else ops_.load_value(to, a, n);
         };
         const std::int64_t first_lane = std::int64_t{v} * plan_.lanes;
         if (s.lane_step == 1) {
-            load(dst, at(base, offset + first_lane * elem()), valid(s, v));
+            load(dst, at(base, offset + first_lane * elem()), valid(s, v), masked ? lane_bits(s, v, tap) : 0);
             return;
         }
         if (s.lane_step == 2) {
             // valid lanes span 2 * valid - 1 elements: all real taps of real outputs, nothing past them.
             const std::int64_t start = offset + first_lane * 2 * elem();
             const int span = 2 * valid(s, v) - 1;
-            load(vec(regs_.scratch), at(base, start), std::min(plan_.lanes, span));
-            if (span > plan_.lanes) load(vec(regs_.pair_hi), at(base, start + plan_.lanes * elem()), span - plan_.lanes);
+            const int low = std::min(plan_.lanes, span);
+            load(vec(regs_.scratch), at(base, start), low, masked ? span_bits(s, first_lane * 2, low, tap) : 0);
+            if (span > plan_.lanes)
+                load(vec(regs_.pair_hi), at(base, start + plan_.lanes * elem()), span - plan_.lanes,
+                     masked ? span_bits(s, first_lane * 2 + plan_.lanes, span - plan_.lanes, tap) : 0);
             ops_.deinterleave_even(dst, vec(regs_.scratch), vec(regs_.pair_hi));
             return;
         }
         for (int lane = 0; lane < valid(s, v); ++lane) {
+            if (masked && !tap_inside(s, (first_lane + lane) * s.lane_step, tap)) continue;
             const std::int64_t off = wrap_add(offset, wrap_mul(first_lane + lane, s.lane_step, elem()));
             const Address from = at(base, off);
             copy_bytes(*this, rsp + slot_gather + lane * static_cast<int>(elem()), from.getRegExp(),
                        static_cast<int>(elem()), scratch_);
         }
-        load(dst, ptr[rsp + slot_gather], plan_.lanes);  // stale lanes of the area are never stored
+        load(dst, ptr[rsp + slot_gather], plan_.lanes, all_lanes(s, v));  // stale lanes of the area are never stored
     }
 
     void init_from_first_tap(const ItemShape& s, const Reg64& base) {
@@ -182,18 +216,48 @@ private:
     // first included, so the window is read once: a strict compare keeps the first index when every element is
     // the lowest, whose bits are then the accumulator's. It runs only on input without NaN; the exact path
     // starts from the first element. f16 keeps raw bits beside the compare value and starts from the element.
+    // In a masked item a lane's first real tap may be a later one: its index is the one kept on ties.
     void init_lowest(const ItemShape& s) {
         for (int v = 0; v < vectors(s); ++v) {
             vmovaps(vec(regs_.acc[v]), vec(regs_.empty_value));
-            if (plan_.has_indices) ops_.broadcast_gpr(vec(regs_.idx[v]), tap_index_, plan_.index_lanes_64);
+            if (!plan_.has_indices) continue;
+            ops_.broadcast_gpr(vec(regs_.idx[v]), tap_index_, plan_.index_lanes_64);
+            if constexpr (!Ops::needs_vector_masks) {
+                if (s.masked == nullptr) continue;
+                std::uint64_t covered = lane_bits(s, v, 0);
+                for (int t = 1; t < s.masked->taps && covered != all_lanes(s, v); ++t) {
+                    const std::uint64_t first_here = lane_bits(s, v, t) & ~covered;
+                    if (first_here == 0) continue;
+                    covered |= first_here;
+                    mov(tap_count_, tap_index_);
+                    add_imm(tap_count_, wrap_mul(t, plan_.index_tap_step_w));
+                    ops_.broadcast_gpr_lanes(vec(regs_.idx[v]), tap_count_, plan_.index_lanes_64, first_here);
+                }
+            }
         }
     }
 
     // Merges the tap at base + offset (its index in tap_index_) into every vector of the item. The fast path
     // compares as if no NaN were present and notes any NaN it loads; the exact path applies the NaN policy.
-    void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast) {
+    void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast, int tap = -1) {
         if (plan_.has_indices) ops_.prepare_tap_index(tap_index_);
         for (int v = 0; v < vectors(s); ++v) {
+            if constexpr (!Ops::needs_vector_masks) {
+                if (s.masked != nullptr && tap >= 0) {
+                    // Fast rows only (no NaN, no f16): merged in the lanes where the tap is inside the input.
+                    const std::uint64_t bits = lane_bits(s, v, tap);
+                    if (bits == 0) continue;
+                    load_item_vector(s, v, base, offset, vec(regs_.fresh), false, tap);
+                    if (!plan_.has_indices) {
+                        ops_.max_fast_lanes(vec(regs_.acc[v]), vec(regs_.fresh), bits);
+                        continue;
+                    }
+                    ops_.compute_take_fast_lanes(vec(regs_.fresh), vec(regs_.acc[v]), bits);
+                    ops_.blend_take(vec(regs_.acc[v]), vec(regs_.fresh));
+                    ops_.blend_take_index(vec(regs_.idx[v]));
+                    continue;
+                }
+            }
             load_item_vector(s, v, base, offset, vec(regs_.fresh), false);
             if (fast && !plan_.has_indices && !f16()) {
                 ops_.max_fast(vec(regs_.acc[v]), vec(regs_.fresh));
@@ -271,6 +335,8 @@ private:
         // Tap indices count from the window's first tap when the plan says so, else from the plane's start.
         if (plan_.index_relative_to_window) xor_(tap_index_, tap_index_);
         else mov(tap_index_, window_index_);
+        if (s.masked != nullptr && !(fast && plan_.unroll_width_taps && !f16()))
+            throw Error("jit: a masked item needs the fast path with unrolled width taps");
         if (fast && !f16()) init_lowest(s);
         else init_from_first_tap(s, window_);
 
@@ -294,7 +360,7 @@ private:
                     for (std::int64_t t = 0; t < taps; ++t) {
                         mov(tap_index_, h_index_);
                         add_imm(tap_index_, wrap_mul(t, plan_.index_tap_step_w));
-                        merge_tap(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), fast);
+                        merge_tap(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), fast, static_cast<int>(t));
                     }
                 } else {
                     Label w_loop;
@@ -329,7 +395,7 @@ private:
 
     ItemShape shape_of(const Segment& seg) const {
         if (nxc_) return {block_lanes_, 1, 1};
-        return {seg.outputs_per_item, seg.lane_step, seg.outputs_per_item};
+        return {seg.outputs_per_item, seg.lane_step, seg.outputs_per_item, seg.masked ? &seg : nullptr};
     }
     ItemShape single_output_shape() const { return nxc_ ? ItemShape{block_lanes_, 1, 1} : ItemShape{1, 1, 1}; }
 
@@ -490,7 +556,8 @@ private:
     void emit_row() {
         if (plan_.computed_windows) emit_computed_walk();
         else
-            for (const Segment& seg : plan_.segments) emit_segment(seg);
+            for (const Segment& seg : fast_row_ && !plan_.fast_segments.empty() ? plan_.fast_segments : plan_.segments)
+                emit_segment(seg);
     }
 
     // Jumps to `has_nan` when any element of the input rows this call reads (every real d and h tap row, the

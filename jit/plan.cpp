@@ -132,6 +132,37 @@ ComputedWindows computed_windows_of(const WidthAxis& a, bool adaptive) {
     return walk;
 }
 
+// ncx fast rows on AVX-512: items of `group` consecutive outputs from the row's start; an item wholly inside the
+// interior run is a plain segment (consecutive ones merge), any other is a masked item of all kernel taps.
+// Empty when some output has no real tap along the width (its lanes would keep no index) or when the row
+// would need more code than segments are allowed.
+std::vector<Segment> masked_fast_segments(const WidthAxis& a, const std::vector<WidthRun>& runs, std::int64_t group) {
+    const WidthRun* interior = nullptr;
+    for (const WidthRun& r : runs) {
+        if (r.tap_begin == r.tap_end) return {};
+        if (r.tap_begin == 0 && r.tap_end == a.kernel) interior = &r;
+    }
+    // Planning is O(border items): the full items inside the interior run are counted, not walked.
+    const std::int64_t items = (a.out + group - 1) / group;
+    std::int64_t inside_begin = items, inside_end = items;  // full items wholly inside the interior run
+    if (interior) {
+        inside_begin = std::min(items, (interior->out_begin + group - 1) / group);
+        inside_end = std::max(inside_begin, interior->out_end / group);
+    }
+    if (inside_begin + (items - inside_end) > static_cast<std::int64_t>(max_segments)) return {};
+    std::vector<Segment> segments;
+    const auto add_item = [&](std::int64_t i, std::int64_t repeat) {
+        const std::int64_t o = i * group, n = std::min(group, a.out - o);
+        Segment seg{o, repeat, n, a.kernel, wrap_add(wrap_mul(o, a.stride), -a.pad), wrap_mul(group, a.stride), a.stride};
+        seg.masked = !(interior && o >= interior->out_begin && o + n <= interior->out_end);
+        segments.push_back(seg);
+    };
+    for (std::int64_t i = 0; i < inside_begin; ++i) add_item(i, 1);
+    if (inside_end > inside_begin) add_item(inside_begin, inside_end - inside_begin);
+    for (std::int64_t i = inside_end; i < items; ++i) add_item(i, 1);
+    return segments;
+}
+
 }  // namespace
 
 KernelPlan make_plan(const Problem& p, Isa isa) {
@@ -192,6 +223,11 @@ KernelPlan make_plan(const Problem& p, Isa isa) {
         plan.computed_windows = true;
         plan.walk = computed_windows_of(axis, adaptive);
     }
+    // Masked items take every kernel tap unrolled (a mask per tap); f16 starts its fast path from the first
+    // element (raw bits), which a masked lane may not have.
+    if (isa == Isa::avx512 && lanes_are_outputs && !adaptive && !plan.computed_windows && p.dtype != DType::f16 &&
+        axis.kernel <= max_unrolled_width_taps)
+        plan.fast_segments = masked_fast_segments(axis, plan.width_runs, group);
     std::int64_t longest_window = 0;
     for (const Segment& s : plan.segments) longest_window = std::max(longest_window, s.taps);
     plan.unroll_width_taps = !plan.computed_windows && longest_window <= max_unrolled_width_taps;
@@ -274,6 +310,7 @@ std::string to_string(const KernelPlan& plan) {
         s << " computed_windows=" << plan.walk.empty_before << "+" << plan.walk.computed << "+" << plan.walk.empty_after
           << (plan.walk.adaptive ? " (adaptive)" : "");
     else s << " segments=" << plan.segments.size();
+    if (!plan.fast_segments.empty()) s << " fast_segments=" << plan.fast_segments.size();
     if (plan.has_indices)
         s << " indices=" << to_string(plan.index_dtype) << " index_lanes=" << (plan.index_lanes_64 ? 64 : 32)
           << " index_mult=" << plan.index_mult[0] << "," << plan.index_mult[1] << "," << plan.index_mult[2]

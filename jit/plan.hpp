@@ -39,6 +39,10 @@ struct Segment {
     std::int64_t first_position = 0;    // input position of the first real tap of the first item's first output
     std::int64_t item_step = 0;         // input positions between the first real taps of consecutive items
     std::int64_t lane_step = 0;         // ncx: input positions between the first real taps of neighbouring lanes
+    // Masked (ncx fast rows, AVX-512): the item's lanes take every tap of the kernel, first_position is tap 0's
+    // position (possibly outside the input), and each tap is loaded and merged only in the lanes where it lies
+    // inside the input. One item then holds border and interior outputs together.
+    bool masked = false;
 
     friend bool operator==(const Segment&, const Segment&) = default;
 };
@@ -94,6 +98,9 @@ struct KernelPlan {
     std::int64_t kernel_w = 1, stride_w = 1, dilation_w = 1, pad_w = 0;
     std::vector<WidthRun> width_runs;  // max_pool only: the border analysis the segments come from
     std::vector<Segment> segments;     // segment mode: the whole row, in output order
+    // ncx rows on AVX-512: the row for the fast code (input without NaN), where border outputs share items
+    // with interior ones through lane masks. Empty: the fast code walks `segments` too.
+    std::vector<Segment> fast_segments;
     bool computed_windows = false;     // true: `walk` replaces `segments`
     ComputedWindows walk;
     // Above this many taps along the width, the tap loop is a loop, not unrolled code.

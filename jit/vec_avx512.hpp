@@ -52,6 +52,51 @@ public:
         }
     }
 
+    // Masked items (ncx border lanes): only the lanes in `bits` are loaded (the others become 0 and fault
+    // nothing), merged, or given an index.
+    void load_value_lanes(const Vmm& dst, const Xbyak::Address& src, std::uint64_t bits) {
+        const Vmm d = Vmm(dst.getIdx()) | set_bits(bits) | Xbyak::util::T_z;
+        switch (plan_.dtype) {
+            case DType::f32: g_.vmovups(d, src); break;
+            case DType::f64: g_.vmovupd(d, src); break;
+            case DType::s32: g_.vmovdqu32(d, src); break;
+            case DType::s64: g_.vmovdqu64(d, src); break;
+            case DType::s8: g_.vpmovsxbd(d, src); break;
+            case DType::u8: g_.vpmovzxbd(d, src); break;
+            case DType::f16: g_.vcvtph2ps(d, src); break;
+            case DType::bf16:
+                g_.vpmovzxwd(d, src);
+                g_.vpslld(dst, dst, 16);
+                break;
+        }
+    }
+    void max_fast_lanes(const Vmm& acc, const Vmm& fresh, std::uint64_t bits) {
+        const Vmm a = Vmm(acc.getIdx()) | set_bits(bits);
+        switch (plan_.compare) {
+            case CompareType::f32: g_.vmaxps(a, fresh, acc); break;
+            case CompareType::f64: g_.vmaxpd(a, fresh, acc); break;
+            case CompareType::s32: g_.vpmaxsd(a, acc, fresh); break;
+            case CompareType::u32: g_.vpmaxud(a, acc, fresh); break;
+            case CompareType::s64: g_.vpmaxsq(a, acc, fresh); break;
+        }
+    }
+    void compute_take_fast_lanes(const Vmm& fresh, const Vmm& acc, std::uint64_t bits) {
+        constexpr std::uint8_t gt_oq = 0x1E, nle = 6;
+        const auto t = take_ | set_bits(bits);
+        switch (plan_.compare) {
+            case CompareType::f32: g_.vcmpps(t, fresh, acc, gt_oq); break;
+            case CompareType::f64: g_.vcmppd(t, fresh, acc, gt_oq); break;
+            case CompareType::s32: g_.vpcmpd(t, fresh, acc, nle); break;
+            case CompareType::u32: g_.vpcmpud(t, fresh, acc, nle); break;
+            case CompareType::s64: g_.vpcmpq(t, fresh, acc, nle); break;
+        }
+    }
+    void broadcast_gpr_lanes(const Vmm& v, const Xbyak::Reg64& r, bool lanes_64, std::uint64_t bits) {
+        const Vmm d = Vmm(v.getIdx()) | set_bits(bits);
+        if (lanes_64) g_.vpbroadcastq(d, r);
+        else g_.vpbroadcastd(d, r.cvt32());
+    }
+
     // f16 only: the raw 16-bit patterns, zero-extended to 32-bit lanes.
     void load_raw(const Vmm& dst, const Xbyak::Address& src, int valid) { g_.vpmovzxwd(masked(dst, valid), src); }
 
@@ -213,7 +258,7 @@ public:
     }
 
     // At a jump target the mask register's content is unknown.
-    void forget_mask() { mask_valid_ = -1; }
+    void forget_mask() { mask_known_ = false; }
 
     void emit_data() {
         g_.align(64);
@@ -227,11 +272,13 @@ private:
     bool lanes_64() const { return plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64; }
 
     // The partial-vector mask, loaded only when straight-line code does not hold it already.
-    const Xbyak::Opmask& set_mask(int valid) {
-        if (mask_valid_ == valid) return tail_;
-        g_.mov(r_.scratch, (std::uint64_t{1} << valid) - 1);
+    const Xbyak::Opmask& set_mask(int valid) { return set_bits((std::uint64_t{1} << valid) - 1); }
+    const Xbyak::Opmask& set_bits(std::uint64_t bits) {
+        if (mask_known_ && mask_bits_ == bits) return tail_;
+        g_.mov(r_.scratch, bits);
         g_.kmovq(tail_, r_.scratch);
-        mask_valid_ = valid;
+        mask_known_ = true;
+        mask_bits_ = bits;
         return tail_;
     }
     Vmm masked(const Vmm& v, int valid) {
@@ -243,7 +290,8 @@ private:
     const KernelPlan& plan_;
     TraitResources r_;
     Xbyak::Reg64 tap_index_;
-    int mask_valid_ = -1;  // lanes set in tail_ at this point of straight-line code (-1: unknown)
+    bool mask_known_ = false;  // whether tail_ holds mask_bits_ at this point of straight-line code
+    std::uint64_t mask_bits_ = 0;
     Xbyak::Label even_dwords_, even_qwords_;
     const Xbyak::Opmask take_{1}, fix_{3}, tail_{7};
 };

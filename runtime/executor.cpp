@@ -41,9 +41,16 @@ public:
     std::int64_t tiles() const { return p_.batch * blocks_; }
     std::int64_t rows() const { return out_d_ * out_h_; }
 
-    void run(std::int64_t tile, std::int64_t row) const {
+    // Every output row of one tile: the row coordinates are counted, not divided out (a call can be a few
+    // dozen instructions, as long as two 64-bit divisions).
+    void run_tile(std::int64_t tile) const {
         const std::int64_t n = tile / blocks_, block = tile % blocks_;
-        const std::int64_t od = row / out_h_, oh = row % out_h_;
+        for (std::int64_t od = 0; od < out_d_; ++od)
+            for (std::int64_t oh = 0; oh < out_h_; ++oh) run(n, block, od, oh);
+    }
+    void run(std::int64_t tile, std::int64_t row) const { run(tile / blocks_, tile % blocks_, row / out_h_, row % out_h_); }
+
+    void run(std::int64_t n, std::int64_t block, std::int64_t od, std::int64_t oh) const {
         const detail::OuterTaps td = !has_d_ ? detail::OuterTaps{}
                                      : taps_d_.empty() ? detail::outer_taps_of(p_, 0, od)
                                                        : taps_d_[static_cast<std::size_t>(od)];
@@ -98,8 +105,7 @@ void run_parallel(const RowRunner& runner, int threads) {
     auto body = [&](const tbb::blocked_range<std::int64_t>& r) {
         for (std::int64_t u = r.begin(); u != r.end(); ++u) {
             if (split_rows) runner.run(u / rows, u % rows);
-            else
-                for (std::int64_t row = 0; row < rows; ++row) runner.run(u, row);
+            else runner.run_tile(u);
         }
     };
     tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, units, grain), body, tbb::simple_partitioner());
@@ -117,8 +123,7 @@ void execute_problem(const Problem& p, const detail::Implementation& impl, const
     const int threads = requested > 0 ? requested : tbb::this_task_arena::max_concurrency();
     if (threads <= 1 || runner.tiles() * runner.rows() <= 1) {
         // One thread: the kernel directly, no scheduler and no allocation.
-        for (std::int64_t t = 0; t < runner.tiles(); ++t)
-            for (std::int64_t r = 0; r < runner.rows(); ++r) runner.run(t, r);
+        for (std::int64_t t = 0; t < runner.tiles(); ++t) runner.run_tile(t);
         return;
     }
     if (requested > 0) detail::arena_for(requested).execute([&] { run_parallel(runner, threads); });

@@ -351,6 +351,31 @@ TEST(PlanFacts, NcxLanesAreOutputsAlongTheWidth) {
     EXPECT_EQ(row.segments[1], (jit::Segment{960, 1, 39, 2, 960, 0, 1}));
 }
 
+TEST(PlanFacts, NcxFastRowsShareItemsBetweenBorderAndInteriorOutputs) {
+    // SPPF's 5x5 stride 1 pad 2 on a 20-wide row: five segments (two border outputs on each side), but the fast
+    // rows take all 20 outputs as one masked item (two vectors) whose tap 0 sits at position -2.
+    const std::string sppf = "maxpool dt=f32 layout=ncx src=1x1x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2";
+    const jit::KernelPlan plan = plan_of(sppf);
+    EXPECT_EQ(plan.segments.size(), 5u);
+    jit::Segment whole{0, 1, 20, 5, -2, 32, 1};  // items of 2 vectors x 16 lanes
+    whole.masked = true;
+    ASSERT_EQ(plan.fast_segments.size(), 1u);
+    EXPECT_EQ(plan.fast_segments[0], whole);
+    // A long row: masked items at both ends, the interior items in between as one plain looped segment.
+    const jit::KernelPlan row = plan_of("maxpool dt=f32 layout=ncx src=1x1x300 k=3 s=1 pb=1 pe=1");
+    ASSERT_EQ(row.fast_segments.size(), 3u);
+    EXPECT_TRUE(row.fast_segments[0].masked);
+    EXPECT_EQ(row.fast_segments[1], (jit::Segment{64, 3, 64, 3, 63, 64, 1}));  // outputs [64, 256), all interior
+    EXPECT_TRUE(row.fast_segments[2].masked);
+    EXPECT_EQ(row.fast_segments[2].out_begin, 256);
+    EXPECT_EQ(row.fast_segments[2].outputs_per_item, 44);
+    // Not for AVX2 (no opmasks), f16 (its fast path starts from the element), nxc, or rows with empty windows.
+    EXPECT_TRUE(plan_of(sppf, jit::Isa::avx2).fast_segments.empty());
+    EXPECT_TRUE(plan_of("maxpool dt=f16 layout=ncx src=1x1x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2").fast_segments.empty());
+    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x1x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2").fast_segments.empty());
+    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x1x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil").fast_segments.empty());
+}
+
 TEST(PlanFacts, AdaptiveWindowsBecomeSegmentsOrComputedWindows) {
     // 224 -> 7: windows [32o, 32o + 32), one segment of 7 outputs stepping by 32 along the width.
     const jit::KernelPlan even = plan_of("adaptivemaxpool dt=f32 layout=nxc src=1x8x224x224 out=7x7");
