@@ -115,6 +115,11 @@ private:
     bool f16() const { return plan_.dtype == DType::f16; }
     static Vmm vec(int i) { return Vmm(i); }
     Vmm value_reg(int v) const { return vec(f16() ? regs_.raw[v] : regs_.acc[v]); }
+    // Compare-type lanes a register holds (plan_.lanes is half that with 64-bit index lanes beside 32-bit).
+    int register_lanes() const {
+        const bool lanes_64 = plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64;
+        return Ops::vector_bytes / (lanes_64 ? 8 : 4);
+    }
     int vectors(const ItemShape& s) const { return static_cast<int>((s.lanes + plan_.lanes - 1) / plan_.lanes); }
     int valid(const ItemShape& s, int v) const {
         return static_cast<int>(std::min<std::int64_t>(plan_.lanes, s.lanes - std::int64_t{v} * plan_.lanes));
@@ -186,11 +191,12 @@ private:
             // valid lanes span 2 * valid - 1 elements: all real taps of real outputs, nothing past them.
             const std::int64_t start = offset + first_lane * 2 * elem();
             const int span = 2 * valid(s, v) - 1;
-            const int low = std::min(plan_.lanes, span);
+            const int capacity = register_lanes();
+            const int low = std::min(capacity, span);
             load(vec(regs_.scratch), at(base, start), low, masked ? span_bits(s, first_lane * 2, low, tap) : 0);
-            if (span > plan_.lanes)
-                load(vec(regs_.pair_hi), at(base, start + plan_.lanes * elem()), span - plan_.lanes,
-                     masked ? span_bits(s, first_lane * 2 + plan_.lanes, span - plan_.lanes, tap) : 0);
+            if (span > capacity)
+                load(vec(regs_.pair_hi), at(base, start + capacity * elem()), span - capacity,
+                     masked ? span_bits(s, first_lane * 2 + capacity, span - capacity, tap) : 0);
             ops_.deinterleave_even(dst, vec(regs_.scratch), vec(regs_.pair_hi));
             return;
         }

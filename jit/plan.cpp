@@ -163,9 +163,43 @@ std::vector<Segment> masked_fast_segments(const WidthAxis& a, const std::vector<
     return segments;
 }
 
+// Index multipliers per spatial axis: the index of an element is channel_term + sum(i_a * m_a).
+void index_multipliers(const Problem& p, std::int64_t (&m)[3]) {
+    const bool adaptive = p.op == OpKind::adaptive_max_pool;
+    const int sr = p.spatial_rank;
+    // Adaptive indices are per-channel spatial indices: axis 2 in MaxPool-8's terms.
+    const int index_axis = adaptive ? 2 : p.axis;
+    for (int a = 0; a < sr; ++a) {
+        std::int64_t mult = 1;
+        if (!adaptive && p.order == StorageOrder::column_major) {
+            for (int b = 0; b < a; ++b) mult *= p.in[static_cast<std::size_t>(b)];
+        } else {
+            for (int b = a + 1; b < sr; ++b) mult *= p.in[static_cast<std::size_t>(b)];
+            // axis >= 2 takes the index modulo the trailing spatial dims from spatial axis (axis - 2) on:
+            // the terms of earlier axes are multiples of the modulus.
+            if (a < index_axis - 2) mult = 0;
+        }
+        m[a] = mult;
+    }
+}
+
+// How far a window's taps reach in index units from its first tap.
+__extension__ typedef __int128 i128;
+
+i128 window_index_extent(const Problem& p, const std::int64_t (&m)[3]) {
+    const bool adaptive = p.op == OpKind::adaptive_max_pool;
+    i128 extent = 0;
+    for (int a = 0; a < p.spatial_rank; ++a) {
+        const auto u = static_cast<std::size_t>(a);
+        const i128 reach = adaptive ? p.in[u] / p.out[u] + 1 : static_cast<i128>(p.kernel[u] - 1) * p.dilation[u];
+        extent += reach * m[a];
+    }
+    return extent;
+}
+
 }  // namespace
 
-KernelPlan make_plan(const Problem& p, Isa isa) {
+KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     if (isa != Isa::avx2 && isa != Isa::avx512) throw Error("planner: isa must be avx2 or avx512");
     const bool adaptive = p.op == OpKind::adaptive_max_pool;
     KernelPlan plan;
@@ -179,10 +213,20 @@ KernelPlan make_plan(const Problem& p, Isa isa) {
     plan.spatial_rank = p.spatial_rank;
     plan.vector_bytes = isa == Isa::avx512 ? 64 : 32;
     plan.lanes = plan.vector_bytes / (is_64bit(plan.compare) ? 8 : 4);
+    // Indices in a plane of more than 2^31 elements with 32-bit compare lanes: counted from each window's first
+    // tap while a window reaches less than 2^31 index units; beyond that, half vectors of data lanes beside full
+    // vectors of 64-bit index lanes (one opmask bit or one widened mask lane per index lane).
+    constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
+    const bool huge_index_plane = p.has_indices && p.spatial_in_size() - 1 > int32_max;
+    std::int64_t multipliers[3] = {0, 0, 0};
+    if (p.has_indices) index_multipliers(p, multipliers);
+    const bool half_vectors = p.has_indices && !is_64bit(plan.compare) &&
+                              (options.wide_index_lanes ||
+                               (huge_index_plane && window_index_extent(p, multipliers) > int32_max));
+    if (half_vectors) plan.lanes /= 2;
     const std::int64_t lanes = plan.lanes;
     // f16 carries raw bits beside each accumulator: with indices too, two vectors would not fit in 16 ymm.
     // Window-relative indices need one more register for the window's index.
-    const bool huge_index_plane = p.has_indices && p.spatial_in_size() - 1 > std::numeric_limits<std::int32_t>::max();
     const int max_vectors = isa == Isa::avx512                                                   ? max_vectors_per_block_avx512
                             : (p.dtype == DType::f16 && p.has_indices) || huge_index_plane ? 1
                                                                                              : max_vectors_per_block_avx2;
@@ -246,20 +290,8 @@ KernelPlan make_plan(const Problem& p, Isa isa) {
     if (p.has_indices) {
         plan.index_dtype = p.index_dtype;
         const int sr = p.spatial_rank;
-        // Adaptive indices are per-channel spatial indices: axis 2 in MaxPool-8's terms.
         const int index_axis = adaptive ? 2 : p.axis;
-        for (int a = 0; a < sr; ++a) {
-            std::int64_t m = 1;
-            if (!adaptive && p.order == StorageOrder::column_major) {
-                for (int b = 0; b < a; ++b) m *= p.in[static_cast<std::size_t>(b)];
-            } else {
-                for (int b = a + 1; b < sr; ++b) m *= p.in[static_cast<std::size_t>(b)];
-                // axis >= 2 takes the index modulo the trailing spatial dims from spatial axis (axis - 2) on:
-                // the terms of earlier axes are multiples of the modulus.
-                if (a < index_axis - 2) m = 0;
-            }
-            plan.index_mult[a] = m;
-        }
+        for (int a = 0; a < sr; ++a) plan.index_mult[a] = multipliers[a];
         plan.index_mult_w = plan.index_mult[w];
         plan.index_tap_step_w = wrap_mul(plan.dilation_w, plan.index_mult[w]);
         plan.index_out_step_w = wrap_mul(plan.stride_w, plan.index_mult[w]);
@@ -269,23 +301,9 @@ KernelPlan make_plan(const Problem& p, Isa isa) {
         plan.lane_index_unit = lanes_are_outputs ? plan.index_mult_w : plan.channel_index_stride;
         // The spatial part never exceeds the spatial size; with 32-bit compare lanes it is tracked in 32-bit
         // lanes unless the spatial size does not fit.
-        constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
-        plan.index_lanes_64 = is_64bit(plan.compare);
+        plan.index_lanes_64 = is_64bit(plan.compare) || half_vectors;
         plan.wide_index_math = plan.index_lanes_64 || p.index_dtype == DType::s64;
-        if (!plan.index_lanes_64 && p.spatial_in_size() - 1 > int32_max) {
-            // How far a window's taps reach in index units from its first tap.
-            __extension__ typedef __int128 i128;
-            i128 extent = 0;
-            for (int a = 0; a < sr; ++a) {
-                const auto u = static_cast<std::size_t>(a);
-                const i128 reach = adaptive ? p.in[u] / p.out[u] + 1 : (p.kernel[u] - 1) * p.dilation[u];
-                extent += reach * plan.index_mult[a];
-            }
-            if (extent > int32_max)
-                throw Error("planner: a window reaches " + std::to_string(static_cast<long long>(std::min<i128>(extent, INT64_MAX))) +
-                            " index units (beyond 2^31) in a plane of more than 2^31 elements with 32-bit lanes");
-            plan.index_relative_to_window = true;
-        }
+        plan.index_relative_to_window = !plan.index_lanes_64 && huge_index_plane;
     }
     return plan;
 }

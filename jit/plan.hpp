@@ -88,7 +88,7 @@ struct KernelPlan {
     int spatial_rank = 2;      // outer axes (d, h) that the window loops walk at run time
 
     int vector_bytes = 64;     // 64 (zmm) or 32 (ymm)
-    int lanes = 16;            // compare-type lanes per vector
+    int lanes = 16;            // compare-type lanes per vector (half a register: 64-bit index lanes beside 32-bit)
     int vectors_per_block = 1; // nxc: vectors of channels per block (register blocking)
     std::int64_t channel_block = 16;  // nxc: channels per call (vectors_per_block * lanes, or fewer)
     std::int64_t channel_tail = 0;    // nxc: channels in the last, partial block (0: none)
@@ -137,8 +137,13 @@ struct KernelPlan {
     friend bool operator==(const KernelPlan&, const KernelPlan&) = default;
 };
 
+// Choices the planner makes only where a problem needs them; tests force them on problems small enough to run.
+struct PlanOptions {
+    bool wide_index_lanes = false;  // 64-bit index lanes beside half vectors of 32-bit compare lanes
+};
+
 // isa must be avx2 or avx512. Throws pooljit::Error (the dispatch reason) for a plan it will not make.
-KernelPlan make_plan(const Problem& problem, Isa isa);
+KernelPlan make_plan(const Problem& problem, Isa isa, const PlanOptions& options = {});
 
 // One line per fact, for POOLJIT_VERBOSE=2 and for tests.
 std::string to_string(const KernelPlan& plan);
@@ -152,7 +157,7 @@ WindowTaps window_taps(std::int64_t o, std::int64_t in, std::int64_t kernel, std
                        std::int64_t dilation, std::int64_t pad_begin);
 
 // Outputs along one axis grouped into maximal runs of equal real-tap ranges. Empty when there would be more
-// than max_runs runs (each run is code: such a plan is declined rather than emitted).
+// than max_runs runs (each run is code: such a row computes its windows at run time instead).
 inline constexpr std::size_t default_max_width_runs = 256;
 std::vector<WidthRun> width_runs(std::int64_t out, std::int64_t in, std::int64_t kernel, std::int64_t stride,
                                  std::int64_t dilation, std::int64_t pad_begin,

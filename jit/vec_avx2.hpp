@@ -43,7 +43,7 @@ public:
 
     // dst (compare type) <- `valid` elements of plan.dtype at src, widened; lanes past `valid` are unspecified.
     void load_value(const Vmm& dst, const Xbyak::Address& src, int valid) {
-        if (valid < plan_.lanes) {
+        if (valid < register_lanes()) {
             switch (plan_.dtype) {
                 case DType::f32: g_.vmaskmovps(dst, set_mask(valid, 4), src); return;
                 case DType::s32: g_.vpmaskmovd(dst, set_mask(valid, 4), src); return;
@@ -60,7 +60,7 @@ public:
 
     // f16 only: the raw 16-bit patterns, zero-extended to 32-bit lanes.
     void load_raw(const Vmm& dst, const Xbyak::Address& src, int valid) {
-        if (valid < plan_.lanes) {
+        if (valid < register_lanes()) {
             bounce_in(src, valid);
             g_.vpmovzxwd(dst, g_.ptr[g_.rsp + r_.bounce]);
         } else {
@@ -141,7 +141,7 @@ public:
 
     // Once per tap, before the blends of its vectors: the tap's index, broadcast.
     void prepare_tap_index(const Xbyak::Reg64& index) { broadcast_gpr(tap_index_, index, plan_.index_lanes_64); }
-    void blend_take_index(const Vmm& idx) { blend(idx, tap_index_, take_, plan_.index_lanes_64); }
+    void blend_take_index(const Vmm& idx) { blend(idx, tap_index_, index_mask(take_), plan_.index_lanes_64); }
 
     // Lanes of a float accumulator that hold NaN (an all-NaN window under nan=ignore) -> the fix mask.
     void find_nan_lanes(const Vmm& acc) {
@@ -153,7 +153,7 @@ public:
 
     // Store-domain register (raw bits for f16, the compare value otherwise) -> `valid` elements of plan.dtype.
     void store_value(const Xbyak::Address& dst, const Vmm& value, const Vmm& scratch, int valid) {
-        const bool partial = valid < plan_.lanes;
+        const bool partial = valid < register_lanes();
         const Xbyak::Xmm narrow(scratch.getIdx());
         switch (plan_.dtype) {
             case DType::f32: partial ? g_.vmaskmovps(dst, set_mask(valid, 4), value) : g_.vmovups(dst, value); return;
@@ -234,7 +234,7 @@ public:
         // 64-bit lanes (four).
         g_.vpaddq(t0, idx, base);
         g_.vpaddq(t0, t0, table(0));
-        if (fix) blend(t0, minus_one, lane_mask_, true);
+        if (fix) blend(t0, minus_one, index_mask(lane_mask_), true);
         if (out64) {
             partial ? g_.vpmaskmovq(dst(0), set_mask(valid, 8), t0) : g_.vmovdqu(dst(0), t0);
             return;
@@ -278,6 +278,16 @@ public:
 
 private:
     bool lanes_64() const { return plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64; }
+    // Compare-type lanes a register holds; a plan with 64-bit index lanes beside 32-bit compare lanes uses half.
+    int register_lanes() const { return 32 / (lanes_64() ? 8 : 4); }
+
+    // A compare-lane mask as a mask of index lanes: the same register, or (32-bit compare lanes beside 64-bit
+    // index lanes) its low four dword masks sign-extended to qwords.
+    const Vmm& index_mask(const Vmm& mask) {
+        if (!plan_.index_lanes_64 || lanes_64()) return mask;
+        g_.vpmovsxdq(wide_mask_, Xbyak::Xmm(mask.getIdx()));
+        return wide_mask_;
+    }
 
     void blend(const Vmm& dst, const Vmm& src, const Vmm& mask, bool lanes_64) {
         if (lanes_64) g_.vblendvpd(dst, dst, src, mask);

@@ -190,7 +190,7 @@ public:
 
     // Store-domain register (raw bits for f16, the compare value otherwise) -> `valid` elements of plan.dtype.
     void store_value(const Xbyak::Address& dst, const Vmm& value, const Vmm& scratch, int valid) {
-        const Xbyak::Address at = valid < plan_.lanes ? dst | set_mask(valid) : dst;
+        const Xbyak::Address at = valid < register_lanes() ? dst | set_mask(valid) : dst;
         switch (plan_.dtype) {
             case DType::f32: g_.vmovups(at, value); break;
             case DType::f64: g_.vmovupd(at, value); break;
@@ -219,7 +219,10 @@ public:
                 g_.vpaddd(t0, idx, base);
                 g_.vpaddd(t0, t0, table(0));
             }
-            if (fix) move_under_fix(t0, minus_one);
+            if (fix) {
+                if (plan_.index_lanes_64) g_.vmovdqa64(t0 | fix_, minus_one);
+                else g_.vmovdqa32(t0 | fix_, minus_one);
+            }
             const Xbyak::Address a = valid < plan_.lanes ? dst(0) | set_mask(valid) : dst(0);
             if (out64) g_.vmovdqu64(a, t0);
             else if (plan_.index_lanes_64) g_.vpmovqd(a, t0);
@@ -270,6 +273,8 @@ public:
 
 private:
     bool lanes_64() const { return plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64; }
+    // Compare-type lanes a register holds; a plan with 64-bit index lanes beside 32-bit compare lanes uses half.
+    int register_lanes() const { return 64 / (lanes_64() ? 8 : 4); }
 
     // The partial-vector mask, loaded only when straight-line code does not hold it already.
     const Xbyak::Opmask& set_mask(int valid) { return set_bits((std::uint64_t{1} << valid) - 1); }
@@ -282,7 +287,7 @@ private:
         return tail_;
     }
     Vmm masked(const Vmm& v, int valid) {
-        if (valid >= plan_.lanes) return v;
+        if (valid >= register_lanes()) return v;
         return Vmm(v.getIdx()) | set_mask(valid) | Xbyak::util::T_z;
     }
 

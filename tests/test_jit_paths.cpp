@@ -150,4 +150,41 @@ TEST(JitForcedPlans, WindowRelativeIndicesMatchTheReference) {
         }
 }
 
+// Half vectors of 32-bit compare lanes beside 64-bit index lanes serve windows that reach 2^31 index units in
+// planes of more than 2^31 elements: the same planner choice, forced on small problems, against the reference.
+TEST(JitForcedPlans, WideIndexLanesBesideHalfVectorsMatchTheReference) {
+    const std::vector<std::string> lines = {
+        "maxpool dt=f32 layout=nxc src=2x37x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s64 nan=ignore",
+        "maxpool dt=u8 layout=ncx src=1x3x5x7x19 k=2x3x3 s=1x2x1 d=2x1x1 pb=0x1x1 pe=1x1x1 idx=s64 axis=1",
+        "maxpool dt=s8 layout=ncx src=1x2x9x40 k=2x3 s=1x2 pb=1x1 pe=1x1 idx=s32",
+        "maxpool dt=f16 layout=nxc src=1x21x20 k=7 s=3 pb=6 pe=6 idx=s32 round=ceil",
+        "maxpool dt=bf16 layout=ncx src=1x2x9x21 k=2x2 s=1x1 pb=1x1 pe=0x0 idx=s64 order=col",
+        "maxpool dt=s32 layout=ncx src=1x2x300 k=3 s=3 idx=s64",
+        "adaptivemaxpool dt=f32 layout=nxc src=1x19x13x17 out=4x5 idx=s64",
+    };
+    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2})
+        for (const std::string& line : lines) {
+            SCOPED_TRACE(line + " on " + jit::to_string(isa));
+            pj::Problem p = std::visit([](const auto& d) { return pj::resolve(d); }, pj::parse_problem(line));
+            pj::detail::Implementation impl;
+            impl.plan = jit::make_plan(p, isa, jit::PlanOptions{.wide_index_lanes = true});
+            ASSERT_TRUE(impl.plan.index_lanes_64);
+            ASSERT_EQ(impl.plan.lanes, isa == jit::Isa::avx512 ? 8 : 4);
+            impl.kernel = jit::compile(impl.plan);
+            impl.impl_name = "forced";
+            pj::detail::prepare_outer_taps(p, impl);
+            const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());
+            const std::size_t index_bytes = pj::casegen::byte_size(p.indices_desc());
+            for (const std::uint64_t seed : {7u, 8u, 9u}) {
+                const std::vector<std::uint8_t> src = pj::casegen::adversarial_data(p.src_desc(), seed);
+                std::vector<std::uint8_t> got(dst_bytes, 0xA5), want(dst_bytes, 0x5A), got_idx(index_bytes, 0xA5),
+                    want_idx(index_bytes, 0x5A);
+                pj::execute_problem(p, impl, src.data(), got.data(), got_idx.data());
+                pj::reference::execute(p, src.data(), want.data(), want_idx.data());
+                EXPECT_EQ(got, want) << "values differ";
+                EXPECT_EQ(got_idx, want_idx) << "indices differ";
+            }
+        }
+}
+
 }  // namespace

@@ -546,8 +546,16 @@ TEST(PlanIndices, LaneWidth) {
         EXPECT_EQ(plan.wide_index_math, r.wide_index_math);
         EXPECT_EQ(plan.index_relative_to_window, r.relative);
     }
-    // A window reaching 2^31 index units from its first tap cannot count in 32-bit lanes either way: declined.
-    EXPECT_THROW(plan_of("maxpool dt=u8 layout=nxc src=1x1x3x1073741824 k=3x1 idx=s64"), pj::Error);
+    // A window reaching 2^31 index units from its first tap cannot count in 32-bit lanes either way: half
+    // vectors of 32-bit compare lanes beside 64-bit index lanes.
+    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
+        const jit::KernelPlan wide = plan_of("maxpool dt=u8 layout=nxc src=1x1x3x1073741824 k=3x1 idx=s64", isa);
+        EXPECT_EQ(wide.compare, jit::CompareType::s32);
+        EXPECT_EQ(wide.lanes, isa == jit::Isa::avx512 ? 8 : 4);
+        EXPECT_TRUE(wide.index_lanes_64);
+        EXPECT_TRUE(wide.wide_index_math);
+        EXPECT_FALSE(wide.index_relative_to_window);
+    }
 }
 
 // ---- printing ------------------------------------------------------------------------------------------------
