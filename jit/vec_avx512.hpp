@@ -35,40 +35,12 @@ public:
     }
 
     // dst (compare type) <- `valid` elements of plan.dtype at src, widened; lanes past `valid` become 0.
-    void load_value(const Vmm& dst, const Xbyak::Address& src, int valid) {
-        const Vmm d = masked(dst, valid);
-        switch (plan_.dtype) {
-            case DType::f32: g_.vmovups(d, src); break;
-            case DType::f64: g_.vmovupd(d, src); break;
-            case DType::s32: g_.vmovdqu32(d, src); break;
-            case DType::s64: g_.vmovdqu64(d, src); break;
-            case DType::s8: g_.vpmovsxbd(d, src); break;
-            case DType::u8: g_.vpmovzxbd(d, src); break;
-            case DType::f16: g_.vcvtph2ps(d, src); break;
-            case DType::bf16:
-                g_.vpmovzxwd(d, src);
-                g_.vpslld(dst, dst, 16);
-                break;
-        }
-    }
+    void load_value(const Vmm& dst, const Xbyak::Address& src, int valid) { load_widened(masked(dst, valid), dst, src); }
 
     // Masked items (ncx border lanes): only the lanes in `bits` are loaded (the others become 0 and fault
     // nothing), merged, or given an index.
     void load_value_lanes(const Vmm& dst, const Xbyak::Address& src, std::uint64_t bits) {
-        const Vmm d = Vmm(dst.getIdx()) | set_bits(bits) | Xbyak::util::T_z;
-        switch (plan_.dtype) {
-            case DType::f32: g_.vmovups(d, src); break;
-            case DType::f64: g_.vmovupd(d, src); break;
-            case DType::s32: g_.vmovdqu32(d, src); break;
-            case DType::s64: g_.vmovdqu64(d, src); break;
-            case DType::s8: g_.vpmovsxbd(d, src); break;
-            case DType::u8: g_.vpmovzxbd(d, src); break;
-            case DType::f16: g_.vcvtph2ps(d, src); break;
-            case DType::bf16:
-                g_.vpmovzxwd(d, src);
-                g_.vpslld(dst, dst, 16);
-                break;
-        }
+        load_widened(Vmm(dst.getIdx()) | set_bits(bits) | Xbyak::util::T_z, dst, src);
     }
     void max_fast_lanes(const Vmm& acc, const Vmm& fresh, std::uint64_t bits) {
         const Vmm a = Vmm(acc.getIdx()) | set_bits(bits);
@@ -272,6 +244,23 @@ public:
     }
 
 private:
+    // The widening load of plan.dtype into `to` (dst with its write mask, if any).
+    void load_widened(const Vmm& to, const Vmm& dst, const Xbyak::Address& src) {
+        switch (plan_.dtype) {
+            case DType::f32: g_.vmovups(to, src); break;
+            case DType::f64: g_.vmovupd(to, src); break;
+            case DType::s32: g_.vmovdqu32(to, src); break;
+            case DType::s64: g_.vmovdqu64(to, src); break;
+            case DType::s8: g_.vpmovsxbd(to, src); break;
+            case DType::u8: g_.vpmovzxbd(to, src); break;
+            case DType::f16: g_.vcvtph2ps(to, src); break;
+            case DType::bf16:
+                g_.vpmovzxwd(to, src);
+                g_.vpslld(dst, dst, 16);
+                break;
+        }
+    }
+
     bool lanes_64() const { return plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64; }
     // Compare-type lanes a register holds; a plan with 64-bit index lanes beside 32-bit compare lanes uses half.
     int register_lanes() const { return 64 / (lanes_64() ? 8 : 4); }

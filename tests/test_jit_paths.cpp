@@ -117,6 +117,27 @@ TEST(JitExecutor, ThreadsAndBatchSizesGiveIdenticalResults) {
             for (const int threads : {1, 2, 7}) check(with_batch(line, batch), "avx512", threads);
 }
 
+// Runs a forced plan through the executor on adversarial data and compares values and indices with the reference.
+void expect_forced_plan_matches_reference(const pj::Problem& p, const jit::KernelPlan& plan,
+                                          std::initializer_list<std::uint64_t> seeds) {
+    pj::detail::Implementation impl;
+    impl.plan = plan;
+    impl.kernel = jit::compile(impl.plan);
+    impl.impl_name = "forced";
+    pj::detail::prepare_outer_taps(p, impl);
+    const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());
+    const std::size_t index_bytes = pj::casegen::byte_size(p.indices_desc());
+    for (const std::uint64_t seed : seeds) {
+        const std::vector<std::uint8_t> src = pj::casegen::adversarial_data(p.src_desc(), seed);
+        std::vector<std::uint8_t> got(dst_bytes, 0xA5), want(dst_bytes, 0x5A), got_idx(index_bytes, 0xA5),
+            want_idx(index_bytes, 0x5A);
+        pj::execute_problem(p, impl, src.data(), got.data(), got_idx.data());
+        pj::reference::execute(p, src.data(), want.data(), want_idx.data());
+        EXPECT_EQ(got, want) << "values differ (seed " << seed << ")";
+        EXPECT_EQ(got_idx, want_idx) << "indices differ (seed " << seed << ")";
+    }
+}
+
 // Window-relative indices serve planes of more than 2^31 elements, which no test can allocate: force that plan
 // on small problems (every other fact of the plan unchanged) and compare with the reference.
 TEST(JitForcedPlans, WindowRelativeIndicesMatchTheReference) {
@@ -131,22 +152,10 @@ TEST(JitForcedPlans, WindowRelativeIndicesMatchTheReference) {
         for (const std::string& line : lines) {
             SCOPED_TRACE(line + " on " + jit::to_string(isa));
             pj::Problem p = std::visit([](const auto& d) { return pj::resolve(d); }, pj::parse_problem(line));
-            pj::detail::Implementation impl;
-            impl.plan = jit::make_plan(p, isa);
-            ASSERT_FALSE(impl.plan.index_relative_to_window);  // a small plane does not need it
-            impl.plan.index_relative_to_window = true;
-            impl.kernel = jit::compile(impl.plan);
-            impl.impl_name = "forced";
-            pj::detail::prepare_outer_taps(p, impl);
-            const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());
-            const std::size_t index_bytes = pj::casegen::byte_size(p.indices_desc());
-            const std::vector<std::uint8_t> src = pj::casegen::adversarial_data(p.src_desc(), 7);
-            std::vector<std::uint8_t> got(dst_bytes, 0xA5), want(dst_bytes, 0x5A), got_idx(index_bytes, 0xA5),
-                want_idx(index_bytes, 0x5A);
-            pj::execute_problem(p, impl, src.data(), got.data(), got_idx.data());
-            pj::reference::execute(p, src.data(), want.data(), want_idx.data());
-            EXPECT_EQ(got, want) << "values differ";
-            EXPECT_EQ(got_idx, want_idx) << "indices differ";
+            jit::KernelPlan plan = jit::make_plan(p, isa);
+            ASSERT_FALSE(plan.index_relative_to_window);  // a small plane does not need it
+            plan.index_relative_to_window = true;
+            expect_forced_plan_matches_reference(p, plan, {7});
         }
 }
 
@@ -166,24 +175,10 @@ TEST(JitForcedPlans, WideIndexLanesBesideHalfVectorsMatchTheReference) {
         for (const std::string& line : lines) {
             SCOPED_TRACE(line + " on " + jit::to_string(isa));
             pj::Problem p = std::visit([](const auto& d) { return pj::resolve(d); }, pj::parse_problem(line));
-            pj::detail::Implementation impl;
-            impl.plan = jit::make_plan(p, isa, jit::PlanOptions{.wide_index_lanes = true});
-            ASSERT_TRUE(impl.plan.index_lanes_64);
-            ASSERT_EQ(impl.plan.lanes, isa == jit::Isa::avx512 ? 8 : 4);
-            impl.kernel = jit::compile(impl.plan);
-            impl.impl_name = "forced";
-            pj::detail::prepare_outer_taps(p, impl);
-            const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());
-            const std::size_t index_bytes = pj::casegen::byte_size(p.indices_desc());
-            for (const std::uint64_t seed : {7u, 8u, 9u}) {
-                const std::vector<std::uint8_t> src = pj::casegen::adversarial_data(p.src_desc(), seed);
-                std::vector<std::uint8_t> got(dst_bytes, 0xA5), want(dst_bytes, 0x5A), got_idx(index_bytes, 0xA5),
-                    want_idx(index_bytes, 0x5A);
-                pj::execute_problem(p, impl, src.data(), got.data(), got_idx.data());
-                pj::reference::execute(p, src.data(), want.data(), want_idx.data());
-                EXPECT_EQ(got, want) << "values differ";
-                EXPECT_EQ(got_idx, want_idx) << "indices differ";
-            }
+            const jit::KernelPlan plan = jit::make_plan(p, isa, jit::PlanOptions{.wide_index_lanes = true});
+            ASSERT_TRUE(plan.index_lanes_64);
+            ASSERT_EQ(plan.lanes, isa == jit::Isa::avx512 ? 8 : 4);
+            expect_forced_plan_matches_reference(p, plan, {7, 8, 9});
         }
 }
 
