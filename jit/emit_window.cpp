@@ -282,7 +282,7 @@ private:
 
     void store_item(const ItemShape& s) {
         // Only a row that holds a NaN can leave one in an accumulator (an all-NaN window under nan=ignore).
-        const bool fix = plan_.is_float && plan_.nan == NanPolicy::ignore && !fast_row_;
+        const bool fix = plan_.scan_rows_for_nan && plan_.nan == NanPolicy::ignore && !fast_row_;
         int base = regs_.chan_base;
         if (plan_.has_indices && plan_.index_relative_to_window) {
             ops_.broadcast_gpr(vec(regs_.item_base), window_index_, plan_.wide_index_math);
@@ -333,7 +333,7 @@ private:
     // Float rows come in two copies: the fast one, for rows whose input holds no NaN (one max or one ordered
     // compare per tap), and the exact one, which applies the NaN policy (two dependent compares per tap).
     void emit_item(const ItemShape& s, std::int64_t taps) {
-        emit_window_taps(s, taps, fast_row_ || !plan_.is_float);
+        emit_window_taps(s, taps, fast_row_ || !plan_.scan_rows_for_nan);
         store_item(s);
     }
 
@@ -341,9 +341,9 @@ private:
         // Tap indices count from the window's first tap when the plan says so, else from the plane's start.
         if (plan_.index_relative_to_window) xor_(tap_index_, tap_index_);
         else mov(tap_index_, window_index_);
-        if (s.masked != nullptr && !(fast && plan_.unroll_width_taps && !f16()))
+        if (s.masked != nullptr && !(fast && plan_.unroll_width_taps && plan_.fast_starts_from_lowest))
             throw Error("jit: a masked item needs the fast path with unrolled width taps");
-        if (fast && !f16()) init_lowest(s);
+        if (fast && plan_.fast_starts_from_lowest) init_lowest(s);
         else init_from_first_tap(s, window_);
 
         // Outer axes loop at run time (their real taps vary by row); an axis the problem lacks has no loop.
@@ -677,7 +677,7 @@ private:
         imul(scratch_, ptr[rsp + slot_taps_d]);
         test(scratch_, scratch_);
         jz(empty_row, T_NEAR);
-        if (plan_.is_float) {
+        if (plan_.scan_rows_for_nan) {
             // NaN inputs are rare: one pass over the row's input decides which copy of the row code runs.
             Label exact_row;
             emit_nan_scan(exact_row);

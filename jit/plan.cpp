@@ -210,6 +210,8 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     plan.compare = compare_type_of(p.dtype);
     plan.nan = p.nan;
     plan.is_float = plan.compare == CompareType::f64 || plan.compare == CompareType::f32;
+    plan.scan_rows_for_nan = plan.is_float;
+    plan.fast_starts_from_lowest = p.dtype != DType::f16;
     plan.spatial_rank = p.spatial_rank;
     plan.vector_bytes = isa == Isa::avx512 ? 64 : 32;
     plan.lanes = plan.vector_bytes / (is_64bit(plan.compare) ? 8 : 4);
@@ -269,7 +271,7 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     }
     // Masked items take every kernel tap unrolled (a mask per tap); f16 starts its fast path from the first
     // element (raw bits), which a masked lane may not have.
-    if (isa == Isa::avx512 && lanes_are_outputs && !adaptive && !plan.computed_windows && p.dtype != DType::f16 &&
+    if (isa == Isa::avx512 && lanes_are_outputs && !adaptive && !plan.computed_windows && plan.fast_starts_from_lowest &&
         axis.kernel <= max_unrolled_width_taps)
         plan.fast_segments = masked_fast_segments(axis, plan.width_runs, group);
     std::int64_t longest_window = 0;
@@ -321,7 +323,9 @@ std::string to_string(const KernelPlan& plan) {
       << " nan=" << (plan.nan == NanPolicy::ignore ? "ignore" : "propagate") << " vector_bytes=" << plan.vector_bytes
       << " lanes=" << plan.lanes << " vectors_per_block=" << plan.vectors_per_block
       << " channel_block=" << plan.channel_block << " channel_tail=" << plan.channel_tail
-      << " out_width=" << plan.out_width << " unroll_width_taps=" << plan.unroll_width_taps << " width_runs=";
+      << " out_width=" << plan.out_width << " unroll_width_taps=" << plan.unroll_width_taps
+      << " scan_rows_for_nan=" << plan.scan_rows_for_nan << " fast_starts_from_lowest=" << plan.fast_starts_from_lowest
+      << " width_runs=";
     for (const WidthRun& r : plan.width_runs)
         s << "[" << r.out_begin << "," << r.out_end << "):taps[" << r.tap_begin << "," << r.tap_end << ")";
     if (plan.computed_windows)

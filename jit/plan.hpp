@@ -103,6 +103,12 @@ struct KernelPlan {
     std::vector<Segment> fast_segments;
     bool computed_windows = false;     // true: `walk` replaces `segments`
     ComputedWindows walk;
+    // Float rows: one pass over the row's input looks for NaN, then a fast copy of the row code (no NaN policy
+    // per tap) or the exact copy runs. Integer rows have one copy.
+    bool scan_rows_for_nan = true;
+    // The fast code starts each window from the type's lowest value and reads every tap once; f16, which
+    // carries raw bits beside the compare value, starts from the window's first element.
+    bool fast_starts_from_lowest = true;
     // Above this many taps along the width, the tap loop is a loop, not unrolled code.
     bool unroll_width_taps = true;
 

@@ -120,17 +120,11 @@ public:
     // sum NaN; +inf meeting -inf (or an overflow) does too, which only sends the row to its exact code. Lanes
     // past a partial vector were loaded as 0.
     void begin_nan_watch(const Vmm& sum) { g_.vxorps(sum, sum, sum); }
-    void note_nan(const Vmm& sum, const Vmm& fresh) {
-        if (plan_.compare == CompareType::f64) g_.vaddpd(sum, sum, fresh);
-        else g_.vaddps(sum, sum, fresh);
-    }
+    void note_nan(const Vmm& sum, const Vmm& fresh) { add_float_lanes(g_, plan_.compare, sum, fresh); }
     void jump_if_nan_seen(const Vmm* sums, int count, const Xbyak::Label& exact_path) {
         constexpr std::uint8_t unord_q = 3;
         const bool f64 = plan_.compare == CompareType::f64;
-        for (int i = 1; i < count; ++i) {
-            if (f64) g_.vaddpd(sums[0], sums[0], sums[i]);
-            else g_.vaddps(sums[0], sums[0], sums[i]);
-        }
+        for (int i = 1; i < count; ++i) add_float_lanes(g_, plan_.compare, sums[0], sums[i]);
         if (f64) g_.vcmppd(lane_mask_, sums[0], sums[0], unord_q);
         else g_.vcmpps(lane_mask_, sums[0], sums[0], unord_q);
         g_.vtestps(lane_mask_, lane_mask_);  // ZF = 0 when any lane's sign bit (all-ones compare result) is set

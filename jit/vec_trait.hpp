@@ -43,4 +43,11 @@ inline void copy_bytes(Xbyak::CodeGenerator& g, const Xbyak::RegExp& to, const X
     }
 }
 
+// sum += addend in f32 or f64 lanes (the NaN watch's running sums, either ISA).
+template <typename Vmm>
+void add_float_lanes(Xbyak::CodeGenerator& g, CompareType compare, const Vmm& sum, const Vmm& addend) {
+    if (compare == CompareType::f64) g.vaddpd(sum, sum, addend);
+    else g.vaddps(sum, sum, addend);
+}
+
 }  // namespace pooljit::jit

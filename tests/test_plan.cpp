@@ -376,6 +376,17 @@ TEST(PlanFacts, NcxFastRowsShareItemsBetweenBorderAndInteriorOutputs) {
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x1x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil").fast_segments.empty());
 }
 
+TEST(PlanFacts, FloatRowsScanForNanAndFastCodeStartsFromTheLowestValue) {
+    const auto plan = [](const char* dtype) {
+        return plan_of(std::string("maxpool dt=") + dtype + " layout=nxc src=1x8x9x9 k=3x3 idx=s64");
+    };
+    for (const char* dtype : {"f32", "f64", "bf16", "f16"}) EXPECT_TRUE(plan(dtype).scan_rows_for_nan) << dtype;
+    for (const char* dtype : {"s8", "u8", "s32", "s64"}) EXPECT_FALSE(plan(dtype).scan_rows_for_nan) << dtype;
+    for (const char* dtype : {"f32", "f64", "bf16", "s8", "u8", "s32", "s64"})
+        EXPECT_TRUE(plan(dtype).fast_starts_from_lowest) << dtype;
+    EXPECT_FALSE(plan("f16").fast_starts_from_lowest);  // raw bits ride along: it starts from the element
+}
+
 TEST(PlanFacts, AdaptiveWindowsBecomeSegmentsOrComputedWindows) {
     // 224 -> 7: windows [32o, 32o + 32), one segment of 7 outputs stepping by 32 along the width.
     const jit::KernelPlan even = plan_of("adaptivemaxpool dt=f32 layout=nxc src=1x8x224x224 out=7x7");
