@@ -32,10 +32,12 @@ struct VectorRoles {
     int fresh = -1, fresh_raw = -1, chan_base = -1, minus_one = -1, scratch = -1, empty_value = -1;
     int pair_hi = -1;  // ncx lanes at stride 2: the second of two loaded vectors (scratch is the first)
     int item_base = -1;  // window-relative indices: the call's base plus the window's index
+    int rank = -1;       // taps-as-lanes items: the scan rank of the row each lane's maximum came from
     TraitResources trait;
     int used = 0;
 
-    VectorRoles(int vectors, bool f16, bool indices, bool trait_needs_vectors, bool pairs, bool relative_indices) {
+    VectorRoles(int vectors, bool f16, bool indices, bool trait_needs_vectors, bool pairs, bool relative_indices,
+                bool taps_as_lanes) {
         for (int v = 0; v < vectors; ++v) acc[v] = used++;
         if (f16)
             for (int v = 0; v < vectors; ++v) raw[v] = used++;
@@ -51,6 +53,7 @@ struct VectorRoles {
         empty_value = used++;
         if (pairs) pair_hi = used++;
         if (relative_indices) item_base = used++;
+        if (taps_as_lanes) rank = used++;
         if (trait_needs_vectors) {
             trait.take = used++;
             trait.lane_mask = used++;
@@ -68,7 +71,14 @@ struct ItemShape {
     std::int64_t lane_step = 1;
     std::int64_t outputs = 1;  // outputs along the width the item covers (dst advances by this many)
     const Segment* masked = nullptr;  // a masked segment (of one item): taps load and merge in some lanes only
+    bool taps_as_lanes = false;       // one output; lanes are its window's width taps, one load per input row
 };
+
+bool has_taps_as_lanes(const KernelPlan& plan) {
+    for (const Segment& s : plan.fast_segments)
+        if (s.taps_as_lanes) return true;
+    return false;
+}
 
 template <typename Ops>
 class WindowEmitter : public CodeGenerator {
@@ -80,7 +90,7 @@ public:
         : CodeGenerator(4096, AutoGrow), plan_(plan), nxc_(plan.strategy == Strategy::nxc_channels),
           block_lanes_(block_lanes),
           regs_(plan.vectors_per_block, plan.dtype == DType::f16, plan.has_indices, Ops::needs_vector_masks,
-                plan.strategy == Strategy::ncx_width, plan.index_relative_to_window),
+                plan.strategy == Strategy::ncx_width, plan.index_relative_to_window, has_taps_as_lanes(plan)),
           ops_(*this, plan, resources()) {
         if (regs_.used > (Ops::vector_bytes == 64 ? 32 : 16))
             throw Error("jit: the plan needs " + std::to_string(regs_.used) + " vector registers");
@@ -101,7 +111,10 @@ private:
     // Stack slots.
     static constexpr int slot_d_index = 0, slot_d_count = 8, slot_taps_h = 16, slot_taps_d = 24,
                          slot_index_base = 32, slot_walk_position = 40, slot_items_left = 48, slot_item_taps = 56,
-                         slot_gather = 64, slot_bounce = 128, slot_saved_dst = 192, frame_bytes = 200;
+                         slot_gather = 64, slot_bounce = 128, slot_saved_dst = 192, slot_rows = 200,
+                         slot_row_src = 208, slot_row_dst = 216, slot_row_indices = 224, slot_channel_index_base = 232,
+                         slot_src_row_step = 240, slot_dst_row_step = 248, slot_indices_row_step = 256,
+                         slot_index_base_row_step = 264, slot_channel_index_base_row_step = 272, frame_bytes = 280;
 
     TraitResources resources() const {
         TraitResources r = regs_.trait;
@@ -183,7 +196,7 @@ private:
             else ops_.load_value(to, a, n);
         };
         const std::int64_t first_lane = std::int64_t{v} * plan_.lanes;
-        if (s.lane_step == 1) {
+        if (s.lane_step == 1 || s.lanes == 1) {  // one lane: no neighbour to gather
             load(dst, at(base, offset + first_lane * elem()), valid(s, v), masked ? lane_bits(s, v, tap) : 0);
             return;
         }
@@ -224,6 +237,7 @@ private:
     // starts from the first element. f16 keeps raw bits beside the compare value and starts from the element.
     // In a masked item a lane's first real tap may be a later one: its index is the one kept on ties.
     void init_lowest(const ItemShape& s) {
+        if (s.taps_as_lanes) vpxord(vec(regs_.rank), vec(regs_.rank), vec(regs_.rank));  // the window's first row
         for (int v = 0; v < vectors(s); ++v) {
             vmovaps(vec(regs_.acc[v]), vec(regs_.empty_value));
             if (!plan_.has_indices) continue;
@@ -247,6 +261,12 @@ private:
     // compares as if no NaN were present and notes any NaN it loads; the exact path applies the NaN policy.
     void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast, int tap = -1) {
         if (plan_.has_indices) ops_.prepare_tap_index(tap_index_);
+        if constexpr (!Ops::needs_vector_masks) {
+            if (s.taps_as_lanes) {
+                merge_row_of_taps(s, base, offset);
+                return;
+            }
+        }
         for (int v = 0; v < vectors(s); ++v) {
             if constexpr (!Ops::needs_vector_masks) {
                 if (s.masked != nullptr && tap >= 0) {
@@ -278,9 +298,49 @@ private:
         }
     }
 
+    // Taps-as-lanes items (fast rows only): one input row of the window, its width taps in the lanes. Integer
+    // maxima without indices need no scan rank (equal values have equal bits); floats keep it for +0 and -0.
+    void merge_row_of_taps(const ItemShape& s, const Reg64& row, std::int64_t offset) {
+        if constexpr (!Ops::needs_vector_masks) {
+            load_item_vector(s, 0, row, offset, vec(regs_.fresh), false);
+            if (!plan_.has_indices && !plan_.is_float) {
+                ops_.max_fast(vec(regs_.acc[0]), vec(regs_.fresh));
+                return;
+            }
+            ops_.compute_take_fast(vec(regs_.fresh), vec(regs_.acc[0]));
+            ops_.blend_take(vec(regs_.acc[0]), vec(regs_.fresh));
+            if (plan_.has_indices) ops_.blend_take_index(vec(regs_.idx[0]));
+            lea(scratch_, ptr[row + static_cast<std::int32_t>(offset)]);  // offset is 0: rows are whole vectors
+            sub(scratch_, window_);
+            ops_.blend_take_rank(vec(regs_.rank), scratch_);
+        }
+    }
+
+    // Taps-as-lanes items: the window's first maximum in scan order, picked across the lanes, and its index.
+    void store_first_maximum(const ItemShape& s) {
+        if constexpr (!Ops::needs_vector_masks) {
+            const Reg64 lane = tap_count_;  // free outside the width-tap loop
+            const Vmm idx = vec(plan_.has_indices ? regs_.idx[0] : regs_.acc[0]);
+            ops_.select_first_maximum(vec(regs_.acc[0]), plan_.has_indices ? &idx : nullptr, vec(regs_.rank),
+                                      static_cast<int>(s.lanes), vec(regs_.empty_value), vec(regs_.fresh),
+                                      vec(regs_.pair_hi), vec(regs_.scratch), lane);
+            ops_.store_value(at(dst_, 0), vec(regs_.acc[0]), vec(regs_.scratch), 1);
+            if (!plan_.has_indices) return;
+            const int entry = plan_.wide_index_math ? 8 : 4;
+            lea(big_offset_, ptr[rip + lane_table(1)]);
+            const LaneAddress table = [&](int) { return ptr[big_offset_ + lane * entry]; };
+            const LaneAddress out = [&](int) { return ptr[indices_]; };
+            ops_.store_indices(out, table, idx, vec(regs_.chan_base), vec(regs_.minus_one), vec(regs_.scratch), 1, false);
+        }
+    }
+
     Label& lane_table(std::int64_t lane_step) { return lane_tables_[lane_step]; }
 
     void store_item(const ItemShape& s) {
+        if (s.taps_as_lanes) {
+            store_first_maximum(s);
+            return;
+        }
         // Only a row that holds a NaN can leave one in an accumulator (an all-NaN window under nan=ignore).
         const bool fix = plan_.scan_rows_for_nan && plan_.nan == NanPolicy::ignore && !fast_row_;
         int base = regs_.chan_base;
@@ -333,7 +393,7 @@ private:
     // Float rows come in two copies: the fast one, for rows whose input holds no NaN (one max or one ordered
     // compare per tap), and the exact one, which applies the NaN policy (two dependent compares per tap).
     void emit_item(const ItemShape& s, std::int64_t taps) {
-        emit_window_taps(s, taps, fast_row_ || !plan_.scan_rows_for_nan);
+        emit_window_taps(s, s.taps_as_lanes ? 1 : taps, fast_row_ || !plan_.scan_rows_for_nan);
         store_item(s);
     }
 
@@ -343,6 +403,9 @@ private:
         else mov(tap_index_, window_index_);
         if (s.masked != nullptr && !(fast && plan_.unroll_width_taps && plan_.fast_starts_from_lowest))
             throw Error("jit: a masked item needs the fast path with unrolled width taps");
+        if (s.taps_as_lanes && (!fast || !plan_.fast_starts_from_lowest || Ops::needs_vector_masks ||
+                                plan_.index_relative_to_window || s.lanes > plan_.lanes))
+            throw Error("jit: a taps-as-lanes item needs the AVX-512 fast path and a window of at most one vector");
         if (fast && plan_.fast_starts_from_lowest) init_lowest(s);
         else init_from_first_tap(s, window_);
 
@@ -362,7 +425,7 @@ private:
             if (h_axis) mov(h_count_, ptr[rsp + slot_taps_h]);
             place(h_loop);
             {
-                if (taps >= 0 && plan_.unroll_width_taps) {
+                if (taps >= 0 && (plan_.unroll_width_taps || s.taps_as_lanes)) {
                     for (std::int64_t t = 0; t < taps; ++t) {
                         mov(tap_index_, h_index_);
                         add_imm(tap_index_, wrap_mul(t, plan_.index_tap_step_w));
@@ -401,6 +464,7 @@ private:
 
     ItemShape shape_of(const Segment& seg) const {
         if (nxc_) return {block_lanes_, 1, 1};
+        if (seg.taps_as_lanes) return {seg.taps, 1, 1, nullptr, true};
         return {seg.outputs_per_item, seg.lane_step, seg.outputs_per_item, seg.masked ? &seg : nullptr};
     }
     ItemShape single_output_shape() const { return nxc_ ? ItemShape{block_lanes_, 1, 1} : ItemShape{1, 1, 1}; }
@@ -651,11 +715,7 @@ private:
             case DType::f64: ops_.broadcast_constant64(empty, 0xFFF0000000000000ull); break;
             case DType::s64: ops_.broadcast_constant64(empty, 0x8000000000000000ull); break;
         }
-        if (plan_.has_indices) {
-            ops_.broadcast_constant64(vec(regs_.minus_one), ~std::uint64_t{0});
-            mov(scratch_, ptr[args_ + offsetof(KernelArgs, channel_index_base)]);
-            ops_.broadcast_gpr(vec(regs_.chan_base), scratch_, plan_.wide_index_math);
-        }
+        if (plan_.has_indices) ops_.broadcast_constant64(vec(regs_.minus_one), ~std::uint64_t{0});
     }
 
     void generate() {
@@ -664,15 +724,32 @@ private:
         load_constants();
         for (const auto& [field, slot] : {std::pair{offsetof(KernelArgs, taps_h), slot_taps_h},
                                           std::pair{offsetof(KernelArgs, taps_d), slot_taps_d},
-                                          std::pair{offsetof(KernelArgs, index_base), slot_index_base}}) {
+                                          std::pair{offsetof(KernelArgs, index_base), slot_index_base},
+                                          std::pair{offsetof(KernelArgs, src), slot_row_src},
+                                          std::pair{offsetof(KernelArgs, dst), slot_row_dst},
+                                          std::pair{offsetof(KernelArgs, indices), slot_row_indices},
+                                          std::pair{offsetof(KernelArgs, channel_index_base), slot_channel_index_base},
+                                          std::pair{offsetof(KernelArgs, rows), slot_rows},
+                                          std::pair{offsetof(KernelArgs, src_row_step), slot_src_row_step},
+                                          std::pair{offsetof(KernelArgs, dst_row_step), slot_dst_row_step},
+                                          std::pair{offsetof(KernelArgs, indices_row_step), slot_indices_row_step},
+                                          std::pair{offsetof(KernelArgs, index_base_row_step), slot_index_base_row_step},
+                                          std::pair{offsetof(KernelArgs, channel_index_base_row_step),
+                                                    slot_channel_index_base_row_step}}) {
             mov(scratch_, ptr[args_ + static_cast<std::int32_t>(field)]);
             mov(ptr[rsp + slot], scratch_);
         }
-        mov(dst_, ptr[args_ + offsetof(KernelArgs, dst)]);
-        mov(indices_, ptr[args_ + offsetof(KernelArgs, indices)]);
-        mov(row_src_, ptr[args_ + offsetof(KernelArgs, src)]);  // the args pointer is not needed any more
+        // The args pointer is not needed any more: rdi becomes the row's source base.
 
-        Label empty_row, done;
+        Label row_loop, empty_row, row_done, done;
+        place(row_loop);
+        mov(dst_, ptr[rsp + slot_row_dst]);
+        mov(indices_, ptr[rsp + slot_row_indices]);
+        mov(row_src_, ptr[rsp + slot_row_src]);
+        if (plan_.has_indices) {
+            mov(scratch_, ptr[rsp + slot_channel_index_base]);
+            ops_.broadcast_gpr(vec(regs_.chan_base), scratch_, plan_.wide_index_math);
+        }
         mov(scratch_, ptr[rsp + slot_taps_h]);
         imul(scratch_, ptr[rsp + slot_taps_d]);
         test(scratch_, scratch_);
@@ -682,7 +759,7 @@ private:
             Label exact_row;
             emit_nan_scan(exact_row);
             emit_row();
-            jmp(done, T_NEAR);
+            jmp(row_done, T_NEAR);
             place(exact_row);
             fast_row_ = false;
             emit_row();
@@ -690,10 +767,22 @@ private:
         } else {
             emit_row();
         }
-        jmp(done, T_NEAR);
+        jmp(row_done, T_NEAR);
 
         place(empty_row);
         store_empty_row();
+
+        place(row_done);
+        dec(qword[rsp + slot_rows]);
+        jz(done, T_NEAR);
+        for (const auto& [slot, step] : {std::pair{slot_row_src, slot_src_row_step}, std::pair{slot_row_dst, slot_dst_row_step},
+                                         std::pair{slot_row_indices, slot_indices_row_step},
+                                         std::pair{slot_index_base, slot_index_base_row_step},
+                                         std::pair{slot_channel_index_base, slot_channel_index_base_row_step}}) {
+            mov(scratch_, ptr[rsp + step]);
+            add(ptr[rsp + slot], scratch_);
+        }
+        jmp(row_loop, T_NEAR);
 
         place(done);
         add(rsp, frame_bytes);

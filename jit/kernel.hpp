@@ -11,7 +11,9 @@
 
 namespace pooljit::jit {
 
-// One call computes one output row along the innermost axis for one block of channels (nxc).
+// One call computes `rows` output rows along the innermost axis for one block of channels (nxc) or one channel
+// (ncx). Every row has the same real taps along the outer axes; each row's pointers and index bases are the
+// previous row's plus the row steps (the next output row of a plane, or the same row of the next plane).
 struct KernelArgs {
     const std::uint8_t* src;  // element (n, first real d tap, first real h tap, w = 0, first channel)
     std::uint8_t* dst;        // element (n, od, oh, w = 0, first channel)
@@ -20,6 +22,9 @@ struct KernelArgs {
     std::int64_t taps_d;      // real taps along d (1 when there is no d axis); 0: empty windows
     std::int64_t index_base;  // spatial index part of the src element above (w = 0)
     std::int64_t channel_index_base;  // channel index part of the first channel
+    std::int64_t rows;                // >= 1
+    std::int64_t src_row_step, dst_row_step, indices_row_step;  // bytes
+    std::int64_t index_base_row_step, channel_index_base_row_step;
 };
 
 using KernelFn = void (*)(const KernelArgs*);

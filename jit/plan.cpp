@@ -163,6 +163,22 @@ std::vector<Segment> masked_fast_segments(const WidthAxis& a, const std::vector<
     return segments;
 }
 
+// ncx fast rows whose outputs are few for their windows: a row of one output (a global pool, an adaptive bin
+// of the whole width), or one whose lanes-as-outputs items would gather every lane from a stride above 2 (each
+// lane a separate move). There one output per item with its window's taps as lanes loads one vector per input
+// row. Empty when that does not pay or some window is wider than a vector.
+std::vector<Segment> window_lane_segments(const std::vector<PositionRun>& runs, const std::vector<Segment>& segments,
+                                          std::int64_t out_width, std::int64_t lanes) {
+    bool gathers = false;
+    for (const Segment& s : segments) gathers |= s.outputs_per_item > 1 && s.lane_step > 2;
+    if (out_width != 1 && !gathers) return {};
+    for (const PositionRun& r : runs)
+        if (r.taps > lanes) return {};
+    std::vector<Segment> items = segments_of(runs, false, 1);
+    for (Segment& s : items) s.taps_as_lanes = s.taps > 0;  // empty windows store the empty value as before
+    return items;
+}
+
 // Index multipliers per spatial axis: the index of an element is channel_term + sum(i_a * m_a).
 void index_multipliers(const Problem& p, std::int64_t (&m)[3]) {
     const bool adaptive = p.op == OpKind::adaptive_max_pool;
@@ -269,11 +285,17 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
         plan.computed_windows = true;
         plan.walk = computed_windows_of(axis, adaptive);
     }
-    // Masked items take every kernel tap unrolled (a mask per tap); f16 starts its fast path from the first
-    // element (raw bits), which a masked lane may not have.
-    if (isa == Isa::avx512 && lanes_are_outputs && !adaptive && !plan.computed_windows && plan.fast_starts_from_lowest &&
-        axis.kernel <= max_unrolled_width_taps)
-        plan.fast_segments = masked_fast_segments(axis, plan.width_runs, group);
+    // ncx fast rows on AVX-512 (f16 starts from its first element, which a masked or tap lane may not have):
+    // windows' taps as lanes where a row has few outputs for its windows, else masked items that let border
+    // outputs share vectors with interior ones (every kernel tap unrolled, a mask per tap). Taps as lanes keep
+    // each lane's scan rank as its row's byte offset in the window, in 32-bit lanes.
+    const bool small_plane = p.spatial_in_size() < (std::int64_t{1} << 31) / static_cast<std::int64_t>(size_of(p.dtype));
+    if (isa == Isa::avx512 && lanes_are_outputs && !plan.computed_windows && plan.fast_starts_from_lowest) {
+        if (!half_vectors && axis.dilation == 1 && small_plane)
+            plan.fast_segments = window_lane_segments(runs, plan.segments, axis.out, lanes);
+        if (plan.fast_segments.empty() && !adaptive && axis.kernel <= max_unrolled_width_taps)
+            plan.fast_segments = masked_fast_segments(axis, plan.width_runs, group);
+    }
     std::int64_t longest_window = 0;
     for (const Segment& s : plan.segments) longest_window = std::max(longest_window, s.taps);
     plan.unroll_width_taps = !plan.computed_windows && longest_window <= max_unrolled_width_taps;
@@ -332,7 +354,9 @@ std::string to_string(const KernelPlan& plan) {
         s << " computed_windows=" << plan.walk.empty_before << "+" << plan.walk.computed << "+" << plan.walk.empty_after
           << (plan.walk.adaptive ? " (adaptive)" : "");
     else s << " segments=" << plan.segments.size();
-    if (!plan.fast_segments.empty()) s << " fast_segments=" << plan.fast_segments.size();
+    if (!plan.fast_segments.empty())
+        s << " fast_segments=" << plan.fast_segments.size()
+          << (plan.fast_segments.front().taps_as_lanes || plan.fast_segments.back().taps_as_lanes ? " (taps as lanes)" : "");
     if (plan.has_indices)
         s << " indices=" << to_string(plan.index_dtype) << " index_lanes=" << (plan.index_lanes_64 ? 64 : 32)
           << " index_mult=" << plan.index_mult[0] << "," << plan.index_mult[1] << "," << plan.index_mult[2]

@@ -43,6 +43,10 @@ struct Segment {
     // position (possibly outside the input), and each tap is loaded and merged only in the lanes where it lies
     // inside the input. One item then holds border and interior outputs together.
     bool masked = false;
+    // Taps as lanes (ncx fast rows, AVX-512, rows of few outputs for their window width): one output per item;
+    // the lanes are its window's real width taps (contiguous), merged input row by input row, and the window's
+    // first maximum in scan order is picked across the lanes at the store.
+    bool taps_as_lanes = false;
 
     friend bool operator==(const Segment&, const Segment&) = default;
 };
@@ -99,7 +103,8 @@ struct KernelPlan {
     std::vector<WidthRun> width_runs;  // max_pool only: the border analysis the segments come from
     std::vector<Segment> segments;     // segment mode: the whole row, in output order
     // ncx rows on AVX-512: the row for the fast code (input without NaN), where border outputs share items
-    // with interior ones through lane masks. Empty: the fast code walks `segments` too.
+    // with interior ones through lane masks, or where the lanes are each window's taps. Empty: the fast code
+    // walks `segments` too.
     std::vector<Segment> fast_segments;
     bool computed_windows = false;     // true: `walk` replaces `segments`
     ComputedWindows walk;

@@ -143,6 +143,63 @@ public:
         else g_.vpbroadcastd(idx | take_, tap_index_.cvt32());
     }
 
+    // Taps-as-lanes items: a lane's scan rank (its row's offset in the window) where the tap was taken.
+    void blend_take_rank(const Vmm& rank, const Xbyak::Reg64& r) {
+        if (lanes_64()) g_.vpbroadcastq(rank | take_, r);
+        else g_.vpbroadcastd(rank | take_, r.cvt32());
+    }
+
+    // Taps-as-lanes items (input without NaN): lanes [0, valid) of acc hold the maxima of one window's columns,
+    // rank the scan rank of the row each came from (ties keep the earlier row). Moves the window's first
+    // maximum in scan order (earliest row, then leftmost lane, among the lanes equal to the maximum; +0 and
+    // -0 are equal) to lane 0 of acc and of idx (when given), and its lane number to `lane`. m, r, t: scratch.
+    void select_first_maximum(const Vmm& acc, const Vmm* idx, const Vmm& rank, int valid, const Vmm& lowest,
+                              const Vmm& m, const Vmm& r, const Vmm& t, const Xbyak::Reg64& lane) {
+        const Xbyak::Opmask in_window{2}, at_maximum{4}, first{5};
+        // log2 of the lanes the reductions span: the window's lanes rounded up to a power of two.
+        int levels = 0;
+        while ((1 << levels) < valid) ++levels;
+        g_.mov(r_.scratch, (std::uint64_t{1} << valid) - 1);
+        g_.kmovq(in_window, r_.scratch);
+        g_.vmovdqa64(m, lowest);
+        move_lanes(m | in_window, acc);
+        across_lanes(m, t, levels, [&](const Vmm& a, const Vmm& b) { max_fast(a, b); });
+        constexpr std::uint8_t eq_oq = 0;
+        switch (plan_.compare) {
+            case CompareType::f32: g_.vcmpps(at_maximum | in_window, acc, m, eq_oq); break;
+            case CompareType::f64: g_.vcmppd(at_maximum | in_window, acc, m, eq_oq); break;
+            case CompareType::s32: case CompareType::u32: g_.vpcmpeqd(at_maximum | in_window, acc, m); break;
+            case CompareType::s64: g_.vpcmpeqq(at_maximum | in_window, acc, m); break;
+        }
+        // One lane at the maximum (the usual case) is the answer; ties go by the earliest row.
+        Xbyak::Label one_lane;
+        g_.kmovq(r_.scratch, at_maximum);
+        g_.mov(lane, r_.scratch);
+        g_.dec(lane);
+        g_.test(lane, r_.scratch);
+        g_.jz(one_lane, Xbyak::CodeGenerator::T_NEAR);
+        g_.vpternlogd(r, r, r, 0xFF);  // all ones: never the earliest rank
+        move_lanes(r | at_maximum, rank);
+        across_lanes(r, t, levels, [&](const Vmm& a, const Vmm& b) {
+            if (lanes_64()) g_.vpminuq(a, a, b);
+            else g_.vpminud(a, a, b);
+        });
+        if (lanes_64()) g_.vpcmpeqq(first | at_maximum, rank, r);
+        else g_.vpcmpeqd(first | at_maximum, rank, r);
+        g_.kmovq(r_.scratch, first);
+        g_.L(one_lane);
+        g_.bsf(lane, r_.scratch);  // the leftmost such lane
+        if (lanes_64()) {
+            g_.vpbroadcastq(t, lane);
+            g_.vpermq(acc, t, acc);
+            if (idx) g_.vpermq(*idx, t, *idx);
+        } else {
+            g_.vpbroadcastd(t, lane.cvt32());
+            g_.vpermd(acc, t, acc);
+            if (idx) g_.vpermd(*idx, t, *idx);
+        }
+    }
+
     // Lanes of a float accumulator that hold NaN (an all-NaN window under nan=ignore) -> the fix mask.
     void find_nan_lanes(const Vmm& acc) {
         constexpr std::uint8_t unord_q = 3;
@@ -252,6 +309,26 @@ private:
                 g_.vpmovzxwd(to, src);
                 g_.vpslld(dst, dst, 16);
                 break;
+        }
+    }
+
+    void move_lanes(const Vmm& dst, const Vmm& src) {
+        if (lanes_64()) g_.vmovdqa64(dst, src);
+        else g_.vmovdqa32(dst, src);
+    }
+    // Lanes [0, 2^levels) of a <- op over those lanes (lane groups swapped: halves, quarters, pairs,
+    // neighbours, the narrowest last); t: scratch.
+    template <typename Op>
+    void across_lanes(const Vmm& a, const Vmm& t, int levels, Op op) {
+        const int lane_bits = lanes_64() ? 3 : 4;  // log2 of the lanes in a register
+        for (int level = std::min(levels, lane_bits) - 1; level >= 0; --level) {
+            switch (level + (lanes_64() ? 1 : 0)) {  // in 32-bit lane units
+                case 3: g_.vshufi64x2(t, a, a, 0x4E); break;  // swap 256-bit halves
+                case 2: g_.vshufi64x2(t, a, a, 0xB1); break;  // swap 128-bit quarters within each half
+                case 1: g_.vpshufd(t, a, 0x4E); break;        // swap 64-bit halves of each quarter
+                default: g_.vpshufd(t, a, 0xB1); break;       // swap neighbouring 32-bit lanes
+            }
+            op(a, t);
         }
     }
 

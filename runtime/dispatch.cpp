@@ -25,6 +25,23 @@ void prepare_outer_taps(const Problem& p, Implementation& impl) {
     if (sr >= 3 && p.out[0] <= max_table_rows) impl.taps_d = outer_taps(p, 0);
     const auto h = static_cast<std::size_t>(sr - 2);
     if (sr >= 2 && p.out[h] <= max_table_rows) impl.taps_h = outer_taps(p, h);
+    impl.row_runs_h.clear();
+    for (std::size_t o = 0; o < impl.taps_h.size(); ++o) {
+        const OuterTaps& t = impl.taps_h[o];
+        if (!impl.row_runs_h.empty()) {
+            RowRun& run = impl.row_runs_h.back();
+            const OuterTaps& first = impl.taps_h[static_cast<std::size_t>(run.begin)];
+            const OuterTaps& last = impl.taps_h[o - 1];
+            const std::int64_t step = t.first_position - last.first_position;
+            if (t.count == first.count && (run.end - run.begin == 1 || step == run.position_step)) {
+                run.position_step = step;
+                ++run.end;
+                continue;
+            }
+        }
+        const auto row = static_cast<std::int64_t>(o);
+        impl.row_runs_h.push_back({row, row + 1, 0});
+    }
 }
 
 OuterTaps outer_taps_of(const Problem& p, std::size_t axis, std::int64_t o) {

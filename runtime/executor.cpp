@@ -19,7 +19,7 @@ namespace {
 class RowRunner {
 public:
     RowRunner(const Problem& p, const detail::Implementation& impl, const void* src, void* dst, void* indices)
-        : p_(p), plan_(impl.plan), taps_d_(impl.taps_d), taps_h_(impl.taps_h), src_(static_cast<const std::uint8_t*>(src)), dst_(static_cast<std::uint8_t*>(dst)),
+        : p_(p), plan_(impl.plan), taps_d_(impl.taps_d), taps_h_(impl.taps_h), runs_h_(impl.row_runs_h), src_(static_cast<const std::uint8_t*>(src)), dst_(static_cast<std::uint8_t*>(dst)),
           indices_(static_cast<std::uint8_t*>(indices)), full_(impl.kernel->full_block()), tail_(impl.kernel->tail_block()) {
         const int sr = p.spatial_rank;
         w_ = static_cast<std::size_t>(sr - 1);
@@ -41,16 +41,54 @@ public:
     std::int64_t tiles() const { return p_.batch * blocks_; }
     std::int64_t rows() const { return out_d_ * out_h_; }
 
+    // Tiles [begin, end). ncx planes of one output row each go to the kernel together, one plane per kernel
+    // row; otherwise each tile's rows go in runs of rows with equal windows along h.
+    void run_tiles(std::int64_t begin, std::int64_t end) const {
+        if (nxc_ || rows() != 1) {
+            for (std::int64_t t = begin; t < end; ++t) run_tile(t);
+            return;
+        }
+        const std::int64_t C = p_.channels;
+        const std::int64_t in_plane = in_d_ * in_h_ * p_.in[w_], out_plane = p_.out[w_];
+        const Steps steps{in_plane * elem_, out_plane * elem_, out_plane * index_elem_, 0, index_axis_ <= 1 ? spatial_ : 0};
+        for (std::int64_t t = begin; t < end;) {
+            const std::int64_t n = t / C, c = t % C;
+            const std::int64_t count = std::min(end - t, C - c);  // one image per call: axis-1 indices restart
+            call(n, c, 0, 0, count, steps);
+            t += count;
+        }
+    }
+
     // Every output row of one tile: the row coordinates are counted, not divided out (a call can be a few
     // dozen instructions, as long as two 64-bit divisions).
     void run_tile(std::int64_t tile) const {
         const std::int64_t n = tile / blocks_, block = tile % blocks_;
-        for (std::int64_t od = 0; od < out_d_; ++od)
-            for (std::int64_t oh = 0; oh < out_h_; ++oh) run(n, block, od, oh);
+        for (std::int64_t od = 0; od < out_d_; ++od) {
+            if (runs_h_.empty()) {
+                for (std::int64_t oh = 0; oh < out_h_; ++oh) call(n, block, od, oh, 1, {});
+                continue;
+            }
+            for (const detail::RowRun& r : runs_h_) call(n, block, od, r.begin, r.end - r.begin, row_steps(r.position_step));
+        }
     }
-    void run(std::int64_t tile, std::int64_t row) const { run(tile / blocks_, tile % blocks_, row / out_h_, row % out_h_); }
+    void run(std::int64_t tile, std::int64_t row) const {
+        call(tile / blocks_, tile % blocks_, row / out_h_, row % out_h_, 1, {});
+    }
 
-    void run(std::int64_t n, std::int64_t block, std::int64_t od, std::int64_t oh) const {
+private:
+    struct Steps {
+        std::int64_t src = 0, dst = 0, indices = 0, index_base = 0, channel_index_base = 0;
+    };
+
+    // Between consecutive output rows along h whose first taps are position_step input rows apart.
+    Steps row_steps(std::int64_t position_step) const {
+        const std::int64_t pixel = nxc_ ? p_.channels : 1;  // elements per spatial position
+        return {position_step * p_.in[w_] * pixel * elem_, p_.out[w_] * pixel * elem_, p_.out[w_] * pixel * index_elem_,
+                has_h_ ? position_step * plan_.index_mult[h_] : 0, 0};
+    }
+
+    void call(std::int64_t n, std::int64_t block, std::int64_t od, std::int64_t oh, std::int64_t rows,
+              const Steps& steps) const {
         const detail::OuterTaps td = !has_d_ ? detail::OuterTaps{}
                                      : taps_d_.empty() ? detail::outer_taps_of(p_, 0, od)
                                                        : taps_d_[static_cast<std::size_t>(od)];
@@ -74,15 +112,21 @@ public:
         args.index_base = (has_d_ ? td.first_position * plan_.index_mult[0] : 0) +
                           (has_h_ ? th.first_position * plan_.index_mult[h_] : 0);
         args.channel_index_base = index_axis_ == 0 ? (n * C + c0) * spatial_ : index_axis_ == 1 ? c0 * spatial_ : 0;
+        args.rows = rows;
+        args.src_row_step = steps.src;
+        args.dst_row_step = steps.dst;
+        args.indices_row_step = indices_ ? steps.indices : 0;
+        args.index_base_row_step = steps.index_base;
+        args.channel_index_base_row_step = steps.channel_index_base;
         const bool tail = nxc_ && c0 + plan_.channel_block > C;
         (tail ? tail_ : full_)(&args);
     }
 
-private:
     const Problem& p_;
     const jit::KernelPlan& plan_;
     const std::vector<detail::OuterTaps>& taps_d_;
     const std::vector<detail::OuterTaps>& taps_h_;
+    const std::vector<detail::RowRun>& runs_h_;
     const std::uint8_t* src_;
     std::uint8_t* dst_;
     std::uint8_t* indices_;
@@ -103,10 +147,11 @@ void run_parallel(const RowRunner& runner, int threads) {
     const std::int64_t units = split_rows ? tiles * rows : tiles;
     const std::int64_t grain = std::max<std::int64_t>(1, units / (tasks_per_thread * threads));
     auto body = [&](const tbb::blocked_range<std::int64_t>& r) {
-        for (std::int64_t u = r.begin(); u != r.end(); ++u) {
-            if (split_rows) runner.run(u / rows, u % rows);
-            else runner.run_tile(u);
+        if (!split_rows) {
+            runner.run_tiles(r.begin(), r.end());
+            return;
         }
+        for (std::int64_t u = r.begin(); u != r.end(); ++u) runner.run(u / rows, u % rows);
     };
     tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, units, grain), body, tbb::simple_partitioner());
 }
@@ -123,7 +168,7 @@ void execute_problem(const Problem& p, const detail::Implementation& impl, const
     const int threads = requested > 0 ? requested : tbb::this_task_arena::max_concurrency();
     if (threads <= 1 || runner.tiles() * runner.rows() <= 1) {
         // One thread: the kernel directly, no scheduler and no allocation.
-        for (std::int64_t t = 0; t < runner.tiles(); ++t) runner.run_tile(t);
+        runner.run_tiles(0, runner.tiles());
         return;
     }
     if (requested > 0) detail::arena_for(requested).execute([&] { run_parallel(runner, threads); });

@@ -27,6 +27,12 @@ const std::vector<std::string> shapes = {
     "maxpool layout=ncx src=2x3x7x133 k=3x3 s=1x1 pb=1x1 pe=1x1",
     "maxpool layout=ncx src=1x5x9x131 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil_torch",
     "maxpool layout=ncx src=1x2x4x50 k=2x4 s=1x3 d=1x2 pb=0x3 pe=0x3",
+    // ncx rows of few outputs, the windows' taps as lanes (AVX-512 fast rows): a global pool, adaptive bins that
+    // overlap unevenly, 3-D with padding and a stride that would gather, a window of a whole vector (16 taps)
+    "maxpool layout=ncx src=2x3x7x7 k=7x7",
+    "adaptivemaxpool layout=ncx src=1x3x13x13 out=3x2",
+    "maxpool layout=ncx src=1x2x5x3x19 k=2x2x4 s=1x1x5 pb=0x1x2 pe=1x0x2",
+    "maxpool layout=ncx src=1x3x41 k=16 s=20 pb=3 pe=3 round=ceil",
     // a long 1-D window (looped taps) in both layouts
     "maxpool layout=ncx src=1x3x260 k=200 s=1",
     "maxpool layout=nxc src=1x21x260 k=37 s=5 pb=20 pe=20",
@@ -77,13 +83,17 @@ void check(const std::string& line, const char* isa, int threads) {
     EXPECT_EQ(p.impl_name(), std::string("jit:") + isa);
     const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());
     const std::size_t index_bytes = p.has_indices() ? pj::casegen::byte_size(p.indices_desc()) : 0;
-    const std::vector<std::uint8_t> src = pj::casegen::adversarial_data(p.src_desc(), std::hash<std::string>{}(line));
-    std::vector<std::uint8_t> got(dst_bytes, 0xA5), want(dst_bytes, 0x5A), got_idx(index_bytes, 0xA5),
-        want_idx(index_bytes, 0x5A);
-    p.execute(src.data(), got.data(), p.has_indices() ? got_idx.data() : nullptr);
-    pj::reference::execute(p.problem(), src.data(), want.data(), p.has_indices() ? want_idx.data() : nullptr);
-    EXPECT_EQ(got, want) << "values differ";
-    EXPECT_EQ(got_idx, want_idx) << "indices differ";
+    // Adversarial data sends most rows to the exact (NaN) code; tie data, without NaN, to the fast code.
+    const std::uint64_t seed = std::hash<std::string>{}(line);
+    for (const auto& [data_name, src] : {std::pair{"adversarial", pj::casegen::adversarial_data(p.src_desc(), seed)},
+                                         std::pair{"ties", pj::casegen::tie_data(p.src_desc(), seed)}}) {
+        std::vector<std::uint8_t> got(dst_bytes, 0xA5), want(dst_bytes, 0x5A), got_idx(index_bytes, 0xA5),
+            want_idx(index_bytes, 0x5A);
+        p.execute(src.data(), got.data(), p.has_indices() ? got_idx.data() : nullptr);
+        pj::reference::execute(p.problem(), src.data(), want.data(), p.has_indices() ? want_idx.data() : nullptr);
+        EXPECT_EQ(got, want) << "values differ on " << data_name << " data";
+        EXPECT_EQ(got_idx, want_idx) << "indices differ on " << data_name << " data";
+    }
     ::unsetenv("POOLJIT_MAX_ISA");
     pj::set_num_threads(0);
 }
@@ -105,12 +115,16 @@ INSTANTIATE_TEST_SUITE_P(Shapes, JitPaths, ::testing::ValuesIn(shapes), [](const
     return "shape" + std::to_string(shape_info.index);
 });
 
-// The executor's tilings: whole tiles, rows split because there are few tiles, one thread; results identical.
+// The executor's tilings: whole tiles, rows split because there are few tiles, one thread, planes or runs of rows
+// per kernel call; results identical.
 TEST(JitExecutor, ThreadsAndBatchSizesGiveIdenticalResults) {
     const std::vector<std::string> lines = {
         "maxpool dt=f32 layout=nxc src=1x70x33x17 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s64",
         "maxpool dt=u8 layout=ncx src=1x5x5x9x21 k=2x3x3 s=1x2x2 idx=s32",
         "adaptivemaxpool dt=bf16 layout=nxc src=1x40x23x29 out=5x6 idx=s64",
+        // one output row per plane: several planes per kernel call, channel index bases stepping per plane
+        "maxpool dt=f32 layout=ncx src=1x37x5x6 k=5x6 idx=s64 axis=1",
+        "maxpool dt=s8 layout=ncx src=1x37x5x6 k=5x6 idx=s32 axis=0",
     };
     for (const std::string& line : lines)
         for (const std::int64_t batch : {1, 13})

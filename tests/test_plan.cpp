@@ -373,7 +373,44 @@ TEST(PlanFacts, NcxFastRowsShareItemsBetweenBorderAndInteriorOutputs) {
     EXPECT_TRUE(plan_of(sppf, jit::Isa::avx2).fast_segments.empty());
     EXPECT_TRUE(plan_of("maxpool dt=f16 layout=ncx src=1x1x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2").fast_segments.empty());
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x1x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2").fast_segments.empty());
-    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x1x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil").fast_segments.empty());
+    for (const jit::Segment& s : plan_of("maxpool dt=f32 layout=ncx src=1x1x3x8 k=2x2 s=1x1 pb=3x3 pe=3x3").fast_segments)
+        EXPECT_FALSE(s.masked);
+}
+
+TEST(PlanFacts, NcxRowsOfFewOutputsTakeTheWindowsTapsAsLanes) {
+    // Global 7x7: one output per row, so one item whose 7 lanes are the window's width taps (one load per row).
+    const jit::KernelPlan global = plan_of("maxpool dt=f32 layout=ncx src=16x2048x7x7 k=7x7");
+    jit::Segment whole{0, 1, 1, 7, 0, 1, 0};  // item_step: the stride (one item, never taken)
+    whole.taps_as_lanes = true;
+    ASSERT_EQ(global.fast_segments.size(), 1u);
+    EXPECT_EQ(global.fast_segments[0], whole);
+    EXPECT_EQ(global.segments.size(), 1u);  // the exact copy keeps lanes as outputs
+    EXPECT_FALSE(global.segments[0].taps_as_lanes);
+    // Adaptive 13 -> 3: windows [0,5) [4,9) [8,13), 4 apart (lanes as outputs would gather every lane): three
+    // items of 5 taps each, one segment stepping by 4.
+    const jit::KernelPlan bins = plan_of("adaptivemaxpool dt=u8 layout=ncx src=1x256x13x13 out=3x3 idx=s64");
+    jit::Segment three{0, 3, 1, 5, 0, 4, 0};
+    three.taps_as_lanes = true;
+    ASSERT_EQ(bins.fast_segments.size(), 1u);
+    EXPECT_EQ(bins.fast_segments[0], three);
+    // Empty windows (pads beyond the kernel) stay plain items that store the empty value.
+    const jit::KernelPlan empties = plan_of("maxpool dt=f32 layout=ncx src=1x1x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil");
+    ASSERT_FALSE(empties.fast_segments.empty());
+    for (const jit::Segment& s : empties.fast_segments) EXPECT_EQ(s.taps_as_lanes, s.taps > 0);
+    // Not where lanes as outputs load contiguous or paired lanes for several outputs (VGG pool5: 7 outputs,
+    // stride 2), where a window is wider than a vector, with dilation, on AVX2, or for f16.
+    const auto taps_as_lanes = [](const std::string& line, jit::Isa isa = jit::Isa::avx512) {
+        for (const jit::Segment& s : plan_of(line, isa).fast_segments)
+            if (s.taps_as_lanes) return true;
+        return false;
+    };
+    EXPECT_FALSE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x512x14x14 k=2x2 s=2x2"));
+    EXPECT_FALSE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x40 k=20 s=20"));
+    EXPECT_TRUE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x40 k=16 s=20"));
+    EXPECT_FALSE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x9x9 k=3x3 s=4x4 d=1x2"));
+    EXPECT_TRUE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x9x9 k=3x3 s=4x4"));
+    EXPECT_FALSE(taps_as_lanes("maxpool dt=f32 layout=ncx src=16x2048x7x7 k=7x7", jit::Isa::avx2));
+    EXPECT_FALSE(taps_as_lanes("maxpool dt=f16 layout=ncx src=16x2048x7x7 k=7x7"));
 }
 
 TEST(PlanFacts, FloatRowsScanForNanAndFastCodeStartsFromTheLowestValue) {

@@ -148,6 +148,44 @@ std::vector<std::uint8_t> activation_data(const TensorDesc& desc, std::uint64_t 
     return bytes;
 }
 
+std::vector<std::uint8_t> tie_data(const TensorDesc& desc, std::uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint8_t> bytes(byte_size(desc));
+    const std::size_t elem = size_of(desc.dtype);
+    // Runs of the lowest value, long enough to fill whole windows, between runs of small values.
+    bool lowest_run = false;
+    for (std::size_t i = 0; i * elem < bytes.size(); ++i) {
+        if (rng() % 16 == 0) lowest_run = !lowest_run;
+        const int pick = lowest_run ? 0 : static_cast<int>(rng() % 6);  // 0 lowest, 1 -1, 2 -0, 3 +0, 4 1, 5 2
+        const int v = pick == 1 ? -1 : pick == 4 ? 1 : pick == 5 ? 2 : 0;
+        const bool negative_zero = pick == 2, lowest = pick == 0;
+        std::uint8_t* at = bytes.data() + i * elem;
+        switch (desc.dtype) {
+            case DType::f32:
+                put(at, lowest ? -std::numeric_limits<float>::infinity() : negative_zero ? -0.0f : static_cast<float>(v));
+                break;
+            case DType::f64:
+                put(at, lowest ? -std::numeric_limits<double>::infinity() : negative_zero ? -0.0 : static_cast<double>(v));
+                break;
+            case DType::f16:
+                put<std::uint16_t>(at, lowest ? std::uint16_t{0xFC00} : negative_zero ? std::uint16_t{0x8000} : f16_of_int(v));
+                break;
+            case DType::bf16:
+                put<std::uint16_t>(at, lowest ? std::uint16_t{0xFF80} : negative_zero ? std::uint16_t{0x8000} : bf16_of_int(v));
+                break;
+            case DType::s8: put<std::int8_t>(at, lowest ? std::int8_t{-128} : static_cast<std::int8_t>(v)); break;
+            case DType::u8: put<std::uint8_t>(at, static_cast<std::uint8_t>(lowest ? 0 : v + 1)); break;
+            case DType::s32: put<std::int32_t>(at, lowest ? std::numeric_limits<std::int32_t>::min() : v); break;
+            case DType::s64: put<std::int64_t>(at, lowest ? std::numeric_limits<std::int64_t>::min() : std::int64_t{v}); break;
+        }
+    }
+    return bytes;
+}
+
+std::vector<std::uint8_t> differential_data(const TensorDesc& desc, std::uint64_t seed) {
+    return seed % 2 == 0 ? adversarial_data(desc, seed) : tie_data(desc, seed);
+}
+
 Generator::Generator(std::uint64_t seed, Bounds bounds) : rng_(seed), bounds_(bounds) {}
 
 std::int64_t Generator::uniform(std::int64_t lo, std::int64_t hi) {

@@ -59,6 +59,15 @@ std::vector<std::uint8_t> adversarial_data(const TensorDesc& desc, std::uint64_t
 // (clamped to the type's range). What pooljit-bench times; adversarial_data is what it checks.
 std::vector<std::uint8_t> activation_data(const TensorDesc& desc, std::uint64_t seed);
 
+// Dense bytes without NaN (so rows take the kernels' fast code) and full of ties: each element is one of the
+// type's lowest value, -1, -0, +0, 1 and 2 (integers: -0 is 0), so windows hold repeated maxima, +0 beside -0,
+// and windows of nothing but the lowest value.
+std::vector<std::uint8_t> tie_data(const TensorDesc& desc, std::uint64_t seed);
+
+// What the differential tests and the fuzzer run: adversarial_data for even seeds, tie_data for odd ones, so that
+// both the exact (NaN) code and the fast code of the kernels meet ties and signed zeros.
+std::vector<std::uint8_t> differential_data(const TensorDesc& desc, std::uint64_t seed);
+
 // Bytes of a dense tensor (element count x element size). Throws Error on overflow.
 std::size_t byte_size(const TensorDesc& desc);
 

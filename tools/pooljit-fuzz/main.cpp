@@ -1,5 +1,5 @@
 // pooljit-fuzz: differential fuzzing of the implementations create() picks (jit:avx512, jit:avx2) against the
-// reference interpreter. Each case is a random valid configuration from casegen with adversarial data, run
+// reference interpreter. Each case is a random valid configuration from casegen with adversarial or tie data, run
 // once per requested ISA cap and compared bit for bit (values) and exactly (indices); now and then an invalid
 // configuration, which create() must refuse with pooljit::Error and nothing else. A failing case is shrunk and
 // printed as a problem string with a one-line command that replays it.
@@ -247,7 +247,7 @@ private:
                        const pj::Primitive& p) {
         if (problem == ref_problem_ && data_seed == ref_seed_) return;
         ref_problem_.clear();
-        src_bytes_ = cg::adversarial_data(p.src_desc(), data_seed);
+        src_bytes_ = cg::differential_data(p.src_desc(), data_seed);
         ref_dst_.assign(cg::byte_size(p.dst_desc()), 0x5A);
         ref_idx_.assign(p.has_indices() ? cg::byte_size(p.indices_desc()) : 0, 0x5A);
         std::visit(
