@@ -10,6 +10,7 @@
 
 #include <pooljit/types.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <limits>
 #include <map>
@@ -409,6 +410,20 @@ private:
         if (fast && plan_.fast_starts_from_lowest) init_lowest(s);
         else init_from_first_tap(s, window_);
 
+        // A masked item's tap masks are the same on every pass of the outer loops: loaded once, before them.
+        if constexpr (!Ops::needs_vector_masks) {
+            if (s.masked != nullptr) {
+                std::vector<std::uint64_t> masks;
+                for (int t = 0; t < s.masked->taps; ++t)
+                    for (int v = 0; v < vectors(s); ++v) {
+                        const std::uint64_t bits = lane_bits(s, v, t);
+                        const bool whole_register = bits == (std::uint64_t{1} << register_lanes()) - 1;
+                        if (bits != 0 && !whole_register && std::find(masks.begin(), masks.end(), bits) == masks.end())
+                            masks.push_back(bits);
+                    }
+                ops_.pin_masks(masks);
+            }
+        }
         // Outer axes loop at run time (their real taps vary by row); an axis the problem lacks has no loop.
         const bool d_axis = plan_.spatial_rank >= 3, h_axis = plan_.spatial_rank >= 2;
         Label d_loop, h_loop;
@@ -460,6 +475,7 @@ private:
                 jnz(d_loop, T_NEAR);
             }
         }
+        if constexpr (!Ops::needs_vector_masks) ops_.unpin_masks();
     }
 
     ItemShape shape_of(const Segment& seg) const {

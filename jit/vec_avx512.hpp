@@ -5,6 +5,7 @@
 #include "jit/vec_trait.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace pooljit::jit {
 
@@ -40,9 +41,14 @@ public:
     // Masked items (ncx border lanes): only the lanes in `bits` are loaded (the others become 0 and fault
     // nothing), merged, or given an index.
     void load_value_lanes(const Vmm& dst, const Xbyak::Address& src, std::uint64_t bits) {
-        load_widened(Vmm(dst.getIdx()) | set_bits(bits) | Xbyak::util::T_z, dst, src);
+        if (bits == all_lanes()) load_widened(dst, dst, src);
+        else load_widened(Vmm(dst.getIdx()) | set_bits(bits) | Xbyak::util::T_z, dst, src);
     }
     void max_fast_lanes(const Vmm& acc, const Vmm& fresh, std::uint64_t bits) {
+        if (bits == all_lanes()) {
+            max_fast(acc, fresh);
+            return;
+        }
         const Vmm a = Vmm(acc.getIdx()) | set_bits(bits);
         switch (plan_.compare) {
             case CompareType::f32: g_.vmaxps(a, fresh, acc); break;
@@ -54,7 +60,7 @@ public:
     }
     void compute_take_fast_lanes(const Vmm& fresh, const Vmm& acc, std::uint64_t bits) {
         constexpr std::uint8_t gt_oq = 0x1E, nle = 6;
-        const auto t = take_ | set_bits(bits);
+        const auto t = bits == all_lanes() ? take_ : take_ | set_bits(bits);
         switch (plan_.compare) {
             case CompareType::f32: g_.vcmpps(t, fresh, acc, gt_oq); break;
             case CompareType::f64: g_.vcmppd(t, fresh, acc, gt_oq); break;
@@ -155,7 +161,8 @@ public:
     // -0 are equal) to lane 0 of acc and of idx (when given), and its lane number to `lane`. m, r, t: scratch.
     void select_first_maximum(const Vmm& acc, const Vmm* idx, const Vmm& rank, int valid, const Vmm& lowest,
                               const Vmm& m, const Vmm& r, const Vmm& t, const Xbyak::Reg64& lane) {
-        const Xbyak::Opmask in_window{2}, at_maximum{4}, first{5};
+        // take_ is free between items; k0 only feeds kmov.
+        const Xbyak::Opmask in_window{2}, at_maximum = take_, first{0};
         // log2 of the lanes the reductions span: the window's lanes rounded up to a power of two.
         int levels = 0;
         while ((1 << levels) < valid) ++levels;
@@ -284,7 +291,26 @@ public:
     }
 
     // At a jump target the mask register's content is unknown.
-    void forget_mask() { mask_known_ = false; }
+    void forget_mask() {
+        for (CachedMask& m : masks_)
+            if (!m.pinned) m.known = false;
+    }
+    // Masks an item's loops use on every pass: loaded once before them (as many as fit; the rest load in place).
+    void pin_masks(const std::vector<std::uint64_t>& masks) {
+        int pinned = 0;
+        for (const std::uint64_t bits : masks) {
+            if (pinned == 3) break;  // one register stays free for the others
+            const Xbyak::Opmask& reg = set_bits(bits);
+            for (CachedMask& m : masks_)
+                if (m.reg.getIdx() == reg.getIdx() && !m.pinned) {
+                    m.pinned = true;
+                    ++pinned;
+                }
+        }
+    }
+    void unpin_masks() {
+        for (CachedMask& m : masks_) m.pinned = false;
+    }
 
     void emit_data() {
         g_.align(64);
@@ -335,16 +361,26 @@ private:
     bool lanes_64() const { return plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64; }
     // Compare-type lanes a register holds; a plan with 64-bit index lanes beside 32-bit compare lanes uses half.
     int register_lanes() const { return 64 / (lanes_64() ? 8 : 4); }
+    std::uint64_t all_lanes() const { return (std::uint64_t{1} << register_lanes()) - 1; }
 
     // The partial-vector mask, loaded only when straight-line code does not hold it already.
     const Xbyak::Opmask& set_mask(int valid) { return set_bits((std::uint64_t{1} << valid) - 1); }
+    // Lane masks live in a few opmask registers, reused while straight-line code (or a pinned item) holds them;
+    // the least recently used unpinned one is reloaded.
     const Xbyak::Opmask& set_bits(std::uint64_t bits) {
-        if (mask_known_ && mask_bits_ == bits) return tail_;
+        ++clock_;
+        CachedMask* victim = nullptr;
+        for (CachedMask& m : masks_) {
+            if (m.known && m.bits == bits) {
+                m.used = clock_;
+                return m.reg;
+            }
+            if (!m.pinned && (victim == nullptr || !m.known || (victim->known && m.used < victim->used))) victim = &m;
+        }
         g_.mov(r_.scratch, bits);
-        g_.kmovq(tail_, r_.scratch);
-        mask_known_ = true;
-        mask_bits_ = bits;
-        return tail_;
+        g_.kmovq(victim->reg, r_.scratch);
+        *victim = {victim->reg, bits, true, false, clock_};
+        return victim->reg;
     }
     Vmm masked(const Vmm& v, int valid) {
         if (valid >= register_lanes()) return v;
@@ -355,10 +391,17 @@ private:
     const KernelPlan& plan_;
     TraitResources r_;
     Xbyak::Reg64 tap_index_;
-    bool mask_known_ = false;  // whether tail_ holds mask_bits_ at this point of straight-line code
-    std::uint64_t mask_bits_ = 0;
+    struct CachedMask {
+        Xbyak::Opmask reg;
+        std::uint64_t bits = 0;
+        bool known = false;   // reg holds bits at this point of the code
+        bool pinned = false;  // loaded before an item's loops: valid across their labels until unpinned
+        std::uint64_t used = 0;
+    };
+    CachedMask masks_[4] = {{Xbyak::Opmask(4)}, {Xbyak::Opmask(5)}, {Xbyak::Opmask(6)}, {Xbyak::Opmask(7)}};
+    std::uint64_t clock_ = 0;
     Xbyak::Label even_dwords_, even_qwords_;
-    const Xbyak::Opmask take_{1}, fix_{3}, tail_{7};
+    const Xbyak::Opmask take_{1}, fix_{3};  // k2: select_first_maximum; k4-k7: lane masks
 };
 
 }  // namespace pooljit::jit
