@@ -130,10 +130,7 @@ private:
     static Vmm vec(int i) { return Vmm(i); }
     Vmm value_reg(int v) const { return vec(f16() ? regs_.raw[v] : regs_.acc[v]); }
     // Compare-type lanes a register holds (plan_.lanes is half that with 64-bit index lanes beside 32-bit).
-    int register_lanes() const {
-        const bool lanes_64 = plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64;
-        return Ops::vector_bytes / (lanes_64 ? 8 : 4);
-    }
+    int register_lanes() const { return Ops::vector_bytes / lane_bytes(plan_.compare); }
     int vectors(const ItemShape& s) const { return static_cast<int>((s.lanes + plan_.lanes - 1) / plan_.lanes); }
     int valid(const ItemShape& s, int v) const {
         return static_cast<int>(std::min<std::int64_t>(plan_.lanes, s.lanes - std::int64_t{v} * plan_.lanes));
@@ -725,7 +722,7 @@ private:
         switch (plan_.dtype) {
             case DType::f32: case DType::bf16: ops_.broadcast_constant32(empty, 0xFF800000u); break;
             case DType::f16: ops_.broadcast_constant32(empty, 0xFC00u); break;
-            case DType::s8: ops_.broadcast_constant32(empty, 0xFFFFFF80u); break;
+            case DType::s8: ops_.broadcast_constant32(empty, plan_.compare == CompareType::s8 ? 0x80808080u : 0xFFFFFF80u); break;
             case DType::u8: ops_.broadcast_constant32(empty, 0u); break;
             case DType::s32: ops_.broadcast_constant32(empty, 0x80000000u); break;
             case DType::f64: ops_.broadcast_constant64(empty, 0xFFF0000000000000ull); break;

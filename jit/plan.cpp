@@ -224,13 +224,16 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     const bool lanes_are_outputs = plan.strategy == Strategy::ncx_width;
     plan.dtype = p.dtype;
     plan.compare = compare_type_of(p.dtype);
+    // Channels-last bytes without indices compare as bytes: 64 channels per vector, no widening or narrowing.
+    if (isa == Isa::avx512 && !lanes_are_outputs && !p.has_indices && (p.dtype == DType::u8 || p.dtype == DType::s8))
+        plan.compare = p.dtype == DType::u8 ? CompareType::u8 : CompareType::s8;
     plan.nan = p.nan;
     plan.is_float = plan.compare == CompareType::f64 || plan.compare == CompareType::f32;
     plan.scan_rows_for_nan = plan.is_float;
     plan.fast_starts_from_lowest = p.dtype != DType::f16;
     plan.spatial_rank = p.spatial_rank;
     plan.vector_bytes = isa == Isa::avx512 ? 64 : 32;
-    plan.lanes = plan.vector_bytes / (is_64bit(plan.compare) ? 8 : 4);
+    plan.lanes = plan.vector_bytes / lane_bytes(plan.compare);
     // Indices in a plane of more than 2^31 elements with 32-bit compare lanes: counted from each window's first
     // tap while a window reaches less than 2^31 index units; beyond that, half vectors of data lanes beside full
     // vectors of 64-bit index lanes (one opmask bit or one widened mask lane per index lane).
@@ -341,6 +344,8 @@ std::string to_string(const KernelPlan& plan) {
           : plan.compare == CompareType::f64 ? "f64"
           : plan.compare == CompareType::s32 ? "s32"
           : plan.compare == CompareType::u32 ? "u32"
+          : plan.compare == CompareType::u8  ? "u8"
+          : plan.compare == CompareType::s8  ? "s8"
                                              : "s64")
       << " nan=" << (plan.nan == NanPolicy::ignore ? "ignore" : "propagate") << " vector_bytes=" << plan.vector_bytes
       << " lanes=" << plan.lanes << " vectors_per_block=" << plan.vectors_per_block

@@ -70,7 +70,17 @@ struct ComputedWindows {
 // The type that comparisons happen in. Narrow types are widened to 32-bit lanes on load and narrowed back
 // on store: bf16 by a 16-bit shift (exact, NaN payloads included), f16 through F16C with the raw bits carried
 // beside the compared value (so a selected signalling NaN keeps its bits), s8/u8 by sign/zero extension.
-enum class CompareType { f32, f64, s32, u32, s64 };
+// u8 and s8 (AVX-512, channels last, no indices) compare in their own bytes, 64 lanes per vector.
+enum class CompareType { f32, f64, s32, u32, s64, u8, s8 };
+
+// Bytes per compare lane.
+inline int lane_bytes(CompareType c) {
+    switch (c) {
+        case CompareType::f64: case CompareType::s64: return 8;
+        case CompareType::u8: case CompareType::s8: return 1;
+        default: return 4;
+    }
+}
 
 // A run of consecutive outputs along the innermost spatial axis whose windows all cover the same valid taps
 // [tap_begin, tap_end) along that axis. The interior run has tap_begin = 0, tap_end = kernel; runs that touch

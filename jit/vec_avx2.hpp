@@ -89,7 +89,8 @@ public:
             }
             case CompareType::s32: g_.vpcmpgtd(take_, fresh, acc); break;
             case CompareType::s64: g_.vpcmpgtq(take_, fresh, acc); break;
-            case CompareType::u32: throw Error("jit:avx2: unsigned 32-bit compare is not planned on AVX2");
+            case CompareType::u32: case CompareType::u8: case CompareType::s8:
+                throw Error("jit:avx2: unsigned 32-bit and byte compares are not planned on AVX2");
         }
     }
 
@@ -110,6 +111,8 @@ public:
             case CompareType::f64: g_.vmaxpd(acc, fresh, acc); break;
             case CompareType::s32: g_.vpmaxsd(acc, acc, fresh); break;
             case CompareType::u32: g_.vpmaxud(acc, acc, fresh); break;
+            case CompareType::u8: g_.vpmaxub(acc, acc, fresh); break;
+            case CompareType::s8: g_.vpmaxsb(acc, acc, fresh); break;
             case CompareType::s64:
                 g_.vpcmpgtq(take_, fresh, acc);
                 g_.vblendvpd(acc, acc, fresh, take_);

@@ -56,6 +56,8 @@ public:
             case CompareType::s32: g_.vpmaxsd(a, acc, fresh); break;
             case CompareType::u32: g_.vpmaxud(a, acc, fresh); break;
             case CompareType::s64: g_.vpmaxsq(a, acc, fresh); break;
+            case CompareType::u8: g_.vpmaxub(a, acc, fresh); break;
+            case CompareType::s8: g_.vpmaxsb(a, acc, fresh); break;
         }
     }
     void compute_take_fast_lanes(const Vmm& fresh, const Vmm& acc, std::uint64_t bits) {
@@ -67,6 +69,8 @@ public:
             case CompareType::s32: g_.vpcmpd(t, fresh, acc, nle); break;
             case CompareType::u32: g_.vpcmpud(t, fresh, acc, nle); break;
             case CompareType::s64: g_.vpcmpq(t, fresh, acc, nle); break;
+            case CompareType::u8: g_.vpcmpub(t, fresh, acc, nle); break;
+            case CompareType::s8: g_.vpcmpb(t, fresh, acc, nle); break;
         }
     }
     void broadcast_gpr_lanes(const Vmm& v, const Xbyak::Reg64& r, bool lanes_64, std::uint64_t bits) {
@@ -99,6 +103,8 @@ public:
             case CompareType::s32: g_.vpcmpd(take_, fresh, acc, nle); break;
             case CompareType::u32: g_.vpcmpud(take_, fresh, acc, nle); break;
             case CompareType::s64: g_.vpcmpq(take_, fresh, acc, nle); break;
+            case CompareType::u8: g_.vpcmpub(take_, fresh, acc, nle); break;
+            case CompareType::s8: g_.vpcmpb(take_, fresh, acc, nle); break;
         }
     }
 
@@ -120,6 +126,8 @@ public:
             case CompareType::s32: g_.vpmaxsd(acc, acc, fresh); break;
             case CompareType::u32: g_.vpmaxud(acc, acc, fresh); break;
             case CompareType::s64: g_.vpmaxsq(acc, acc, fresh); break;
+            case CompareType::u8: g_.vpmaxub(acc, acc, fresh); break;
+            case CompareType::s8: g_.vpmaxsb(acc, acc, fresh); break;
         }
     }
     // NaN watch (the scan before a row's fast code): a running sum of loaded vectors. A NaN anywhere makes the
@@ -138,7 +146,8 @@ public:
     }
 
     void blend_take(const Vmm& acc, const Vmm& fresh) {
-        if (lanes_64()) g_.vmovdqa64(acc | take_, fresh);
+        if (byte_lanes()) g_.vmovdqu8(acc | take_, fresh);
+        else if (lanes_64()) g_.vmovdqa64(acc | take_, fresh);
         else g_.vmovdqa32(acc | take_, fresh);
     }
 
@@ -176,6 +185,7 @@ public:
             case CompareType::f32: g_.vcmpps(at_maximum | in_window, acc, m, eq_oq); break;
             case CompareType::f64: g_.vcmppd(at_maximum | in_window, acc, m, eq_oq); break;
             case CompareType::s32: case CompareType::u32: g_.vpcmpeqd(at_maximum | in_window, acc, m); break;
+            case CompareType::u8: case CompareType::s8: g_.vpcmpeqb(at_maximum | in_window, acc, m); break;
             case CompareType::s64: g_.vpcmpeqq(at_maximum | in_window, acc, m); break;
         }
         // One lane at the maximum (the usual case) is the answer; ties go by the earliest row.
@@ -221,6 +231,10 @@ public:
     // Store-domain register (raw bits for f16, the compare value otherwise) -> `valid` elements of plan.dtype.
     void store_value(const Xbyak::Address& dst, const Vmm& value, const Vmm& scratch, int valid) {
         const Xbyak::Address at = valid < register_lanes() ? dst | set_mask(valid) : dst;
+        if (byte_lanes()) {
+            g_.vmovdqu8(at, value);
+            return;
+        }
         switch (plan_.dtype) {
             case DType::f32: g_.vmovups(at, value); break;
             case DType::f64: g_.vmovupd(at, value); break;
@@ -323,6 +337,10 @@ public:
 private:
     // The widening load of plan.dtype into `to` (dst with its write mask, if any).
     void load_widened(const Vmm& to, const Vmm& dst, const Xbyak::Address& src) {
+        if (byte_lanes()) {
+            g_.vmovdqu8(to, src);
+            return;
+        }
         switch (plan_.dtype) {
             case DType::f32: g_.vmovups(to, src); break;
             case DType::f64: g_.vmovupd(to, src); break;
@@ -360,8 +378,9 @@ private:
 
     bool lanes_64() const { return plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64; }
     // Compare-type lanes a register holds; a plan with 64-bit index lanes beside 32-bit compare lanes uses half.
-    int register_lanes() const { return 64 / (lanes_64() ? 8 : 4); }
-    std::uint64_t all_lanes() const { return (std::uint64_t{1} << register_lanes()) - 1; }
+    int register_lanes() const { return 64 / lane_bytes(plan_.compare); }
+    std::uint64_t all_lanes() const { return register_lanes() == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << register_lanes()) - 1; }
+    bool byte_lanes() const { return lane_bytes(plan_.compare) == 1; }
 
     // The partial-vector mask, loaded only when straight-line code does not hold it already.
     const Xbyak::Opmask& set_mask(int valid) { return set_bits((std::uint64_t{1} << valid) - 1); }

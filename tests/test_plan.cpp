@@ -258,7 +258,9 @@ TEST(PlanFacts, ChannelBlocksAndTails) {
         {16, jit::Isa::avx512, "f32", 1, 16, 0},
         {65, jit::Isa::avx512, "f64", 4, 32, 1},  // 8 lanes of f64
         {33, jit::Isa::avx2, "s64", 2, 8, 1},     // 4 lanes of s64
-        {40, jit::Isa::avx512, "u8", 3, 40, 0},   // u8 widened to 16 lanes of 32 bits
+        {40, jit::Isa::avx2, "u8", 2, 16, 8},     // u8 widened to 8 lanes of 32 bits on AVX2
+        {40, jit::Isa::avx512, "u8", 1, 40, 0},   // u8 in 64 byte lanes on AVX-512: one partial vector
+        {300, jit::Isa::avx512, "s8", 4, 256, 44},
     };
     for (const Row& r : rows) {
         const std::string line = std::string("maxpool dt=") + r.dtype + " layout=nxc src=1x" + std::to_string(r.channels) +
@@ -377,6 +379,18 @@ TEST(PlanFacts, NcxFastRowsShareItemsBetweenBorderAndInteriorOutputs) {
         EXPECT_FALSE(s.masked);
 }
 
+TEST(PlanFacts, ChannelsLastBytesWithoutIndicesCompareInByteLanes) {
+    const jit::KernelPlan u8 = plan_of("maxpool dt=u8 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1");
+    EXPECT_EQ(u8.compare, jit::CompareType::u8);
+    EXPECT_EQ(u8.lanes, 64);
+    EXPECT_EQ(u8.channel_block, 64);
+    EXPECT_EQ(plan_of("maxpool dt=s8 layout=nxc src=1x64x9x9 k=3x3").compare, jit::CompareType::s8);
+    // With indices, planar, or on AVX2 the bytes are widened to 32-bit lanes as before.
+    EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x64x9x9 k=3x3 idx=s32").compare, jit::CompareType::s32);
+    EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x64x9x9 k=3x3").compare, jit::CompareType::s32);
+    EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x64x9x9 k=3x3", jit::Isa::avx2).compare, jit::CompareType::s32);
+}
+
 TEST(PlanFacts, NcxRowsOfFewOutputsTakeTheWindowsTapsAsLanes) {
     // Global 7x7: one output per row, so one item whose 7 lanes are the window's width taps (one load per row).
     const jit::KernelPlan global = plan_of("maxpool dt=f32 layout=ncx src=16x2048x7x7 k=7x7");
@@ -458,7 +472,8 @@ TEST(PlanFacts, CompareTypeAndLanesPerDtype) {
         bool is_float;
         int lanes_avx512, lanes_avx2;
     };
-    // Narrow types are widened to 32-bit lanes; 64-bit types take 64-bit lanes.
+    // Narrow types are widened to 32-bit lanes; 64-bit types take 64-bit lanes. (u8 and s8 without indices,
+    // channels last, on AVX-512 compare in byte lanes: ChannelsLastBytesWithoutIndicesCompareInByteLanes.)
     const Row rows[] = {
         {"f32", jit::CompareType::f32, true, 16, 8},  {"f64", jit::CompareType::f64, true, 8, 4},
         {"f16", jit::CompareType::f32, true, 16, 8},  {"bf16", jit::CompareType::f32, true, 16, 8},
@@ -466,7 +481,7 @@ TEST(PlanFacts, CompareTypeAndLanesPerDtype) {
         {"s32", jit::CompareType::s32, false, 16, 8}, {"s64", jit::CompareType::s64, false, 8, 4},
     };
     for (const Row& r : rows) {
-        const std::string line = std::string("maxpool dt=") + r.dtype + " layout=nxc src=1x64x9x9 k=2x2";
+        const std::string line = std::string("maxpool dt=") + r.dtype + " layout=nxc src=1x64x9x9 k=2x2 idx=s64";
         SCOPED_TRACE(line);
         const jit::KernelPlan wide = plan_of(line, jit::Isa::avx512);
         const jit::KernelPlan narrow = plan_of(line, jit::Isa::avx2);
