@@ -1,6 +1,6 @@
-// The window emitter: one output row per call, for both strategies. A lane is a channel (nxc) or an output
-// along the width (ncx); either way the code is the same loop nest over the plan's segments (or its computed
-// windows):
+// The window emitter: a run of output rows per call (KernelArgs::rows), for both strategies. A lane is a channel
+// (nxc), an output along the width (ncx), or a width tap of one window (ncx taps-as-lanes items); either way the
+// code is the same loop nest over the plan's segments (or its computed windows):
 // init each lane from the window's first real tap, merge every real tap (outer axes at run time, width taps
 // unrolled or looped), store values and indices. Lanes whose elements are not adjacent in memory (ncx with a
 // stride) are gathered through a stack area with exact-width moves, so nothing outside the tensors is read.

@@ -1,5 +1,6 @@
-// The executor: splits a tensor into kernel calls (one output row of one channel block, nxc, or of one
-// channel, ncx) and runs them on oneTBB. Tiles are (n, channel block) or (n, c); when there are too few tiles
+// The executor: splits a tensor into kernel calls (a run of output rows with equal windows along h of one
+// channel block, nxc, or of one channel, ncx; or, for ncx planes of one row, several planes of one image) and
+// runs them on oneTBB. Tiles are (n, channel block) or (n, c); when there are too few tiles
 // for the threads, output rows are split too. The generated code never depends on the thread count.
 #include "runtime/executor.hpp"
 
