@@ -340,7 +340,7 @@ private:
             return;
         }
         // Only a row that holds a NaN can leave one in an accumulator (an all-NaN window under nan=ignore).
-        const bool fix = plan_.scan_rows_for_nan && plan_.nan == NanPolicy::ignore && !fast_row_;
+        const bool fix = exact_row() && plan_.nan == NanPolicy::ignore;
         int base = regs_.chan_base;
         if (plan_.has_indices && plan_.index_relative_to_window) {
             ops_.broadcast_gpr(vec(regs_.item_base), window_index_, plan_.wide_index_math);
@@ -391,7 +391,7 @@ private:
     // Float rows come in two copies: the fast one, for rows whose input holds no NaN (one max or one ordered
     // compare per tap), and the exact one, which applies the NaN policy (two dependent compares per tap).
     void emit_item(const ItemShape& s, std::int64_t taps) {
-        emit_window_taps(s, s.taps_as_lanes ? 1 : taps, fast_row_ || !plan_.scan_rows_for_nan);
+        emit_window_taps(s, s.taps_as_lanes ? 1 : taps, !exact_row());
         store_item(s);
     }
 
@@ -639,7 +639,7 @@ private:
     void emit_row() {
         if (plan_.computed_windows) emit_computed_walk();
         else
-            for (const Segment& seg : fast_row_ && !plan_.fast_segments.empty() ? plan_.fast_segments : plan_.segments)
+            for (const Segment& seg : !exact_row() && !plan_.fast_segments.empty() ? plan_.fast_segments : plan_.segments)
                 emit_segment(seg);
     }
 
@@ -827,7 +827,10 @@ private:
     VectorRoles regs_;
     Ops ops_;
     std::map<std::int64_t, Label> lane_tables_;
-    bool fast_row_ = true;  // emitting the copy of the row code for input without NaN
+    bool fast_row_ = true;  // emitting the copy of the row code for input without NaN (scanned float rows)
+    // The code being emitted applies the NaN policy per tap: float rows that are not scanned, and the copy
+    // of scanned rows that runs when the scan saw a NaN. Integer rows have one copy, with nothing to apply.
+    bool exact_row() const { return plan_.is_float && !(plan_.scan_rows_for_nan && fast_row_); }
 };
 
 template <typename Ops>

@@ -438,6 +438,23 @@ TEST(PlanFacts, FloatRowsScanForNanAndFastCodeStartsFromTheLowestValue) {
     EXPECT_FALSE(plan("f16").fast_starts_from_lowest);  // raw bits ride along: it starts from the element
 }
 
+TEST(PlanFacts, ChannelsLastRowsReadByFewWindowsSkipTheNanScan) {
+    // Channels last, the scan is a second pass over memory that pays only for dense windows (4 or more reads
+    // per input element); planar rows keep it for the item shapes of their fast copy.
+    const auto scans = [](const std::string& layout, const std::string& window) {
+        return plan_of("maxpool dt=f32 layout=" + layout + " src=1x64x20x20 " + window).scan_rows_for_nan;
+    };
+    EXPECT_FALSE(scans("nxc", "k=2x2 s=2x2"));
+    EXPECT_FALSE(scans("nxc", "k=3x3 s=2x2 pb=1x1 pe=1x1"));  // 2.25 reads
+    EXPECT_FALSE(scans("nxc", "k=7x7 s=7x7"));
+    EXPECT_TRUE(scans("nxc", "k=2x2 s=1x1"));
+    EXPECT_TRUE(scans("nxc", "k=5x5 s=1x1 pb=2x2 pe=2x2"));
+    EXPECT_TRUE(scans("ncx", "k=2x2 s=2x2"));
+    EXPECT_FALSE(plan_of("adaptivemaxpool dt=f32 layout=nxc src=1x8x13x13 out=6x6").scan_rows_for_nan);
+    // The exact copy is the only one: no fast item shapes either.
+    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x64x20x20 k=3x3 s=2x2").fast_segments.empty());
+}
+
 TEST(PlanFacts, AdaptiveWindowsBecomeSegmentsOrComputedWindows) {
     // 224 -> 7: windows [32o, 32o + 32), one segment of 7 outputs stepping by 32 along the width.
     const jit::KernelPlan even = plan_of("adaptivemaxpool dt=f32 layout=nxc src=1x8x224x224 out=7x7");
