@@ -1,0 +1,239 @@
+// An item's lanes: loading a vector of them (one load, a deinterleaved pair, or a gather through the stack),
+// starting the accumulators, merging one tap into them, and storing values and indices (empty windows
+// included). Taps-as-lanes items merge a row of taps and pick the first maximum across the lanes here too.
+#include "jit/window_emitter.hpp"
+#include "jit/vec_avx2.hpp"
+#include "jit/vec_avx512.hpp"
+
+#include <algorithm>
+
+namespace pooljit::jit {
+
+// Vector v of an item whose lane 0 is at base + offset, into dst (raw: f16 bits): one load; at lane stride 2,
+// two loads and a deinterleave; else lane by lane into the gather area. In a masked item (tap >= 0) only
+// elements inside the input are loaded.
+template <typename Ops>
+void WindowEmitter<Ops>::load_item_vector(const ItemShape& s, int v, const Reg64& base, std::int64_t offset,
+                                          const Vmm& dst, bool raw, int tap) {
+    const bool masked = s.masked != nullptr && tap >= 0;
+    const auto load = [&](const Vmm& to, const Address& a, int n, std::uint64_t bits) {
+        if constexpr (!Ops::needs_vector_masks) {
+            if (masked) {
+                ops_.load_value_lanes(to, a, bits);
+                return;
+            }
+        }
+        if (raw) ops_.load_raw(to, a, n);
+        else ops_.load_value(to, a, n);
+    };
+    const std::int64_t first_lane = std::int64_t{v} * plan_.lanes;
+    if (s.lane_step == 1 || s.lanes == 1) {  // one lane: no neighbour to gather
+        load(dst, at(base, offset + first_lane * elem()), valid(s, v), masked ? lane_bits(s, v, tap) : 0);
+        return;
+    }
+    if (s.lane_step == 2) {
+        // valid lanes span 2 * valid - 1 elements: all real taps of real outputs, nothing past them.
+        const std::int64_t start = offset + first_lane * 2 * elem();
+        const int span = 2 * valid(s, v) - 1;
+        const int capacity = register_lanes();
+        const int low = std::min(capacity, span);
+        load(vec(regs_.scratch), at(base, start), low, masked ? span_bits(s, first_lane * 2, low, tap) : 0);
+        if (span > capacity)
+            load(vec(regs_.pair_hi), at(base, start + capacity * elem()), span - capacity,
+                 masked ? span_bits(s, first_lane * 2 + capacity, span - capacity, tap) : 0);
+        ops_.deinterleave_even(dst, vec(regs_.scratch), vec(regs_.pair_hi));
+        return;
+    }
+    for (int lane = 0; lane < valid(s, v); ++lane) {
+        if (masked && !tap_inside(s, (first_lane + lane) * s.lane_step, tap)) continue;
+        const std::int64_t off = wrap_add(offset, wrap_mul(first_lane + lane, s.lane_step, elem()));
+        const Address from = at(base, off);
+        copy_bytes(*this, rsp + slot_gather + lane * static_cast<int>(elem()), from.getRegExp(),
+                   static_cast<int>(elem()), scratch_);
+    }
+    load(dst, ptr[rsp + slot_gather], plan_.lanes, all_lanes(s, v));  // stale lanes of the area are never stored
+}
+
+template <typename Ops>
+void WindowEmitter<Ops>::init_from_first_tap(const ItemShape& s, const Reg64& base) {
+    for (int v = 0; v < vectors(s); ++v) {
+        load_item_vector(s, v, base, 0, vec(regs_.acc[v]), false);
+        if (f16()) load_item_vector(s, v, base, 0, vec(regs_.raw[v]), true);
+        if (plan_.has_indices) ops_.broadcast_gpr(vec(regs_.idx[v]), tap_index_, plan_.index_lanes_64);
+    }
+}
+
+// The fast path starts from the type's lowest value (and the first tap's index) and merges every tap, the
+// first included, so the window is read once: a strict compare keeps the first index when every element is
+// the lowest, whose bits are then the accumulator's. It runs only on input without NaN; the exact path
+// starts from the first element. f16 keeps raw bits beside the compare value and starts from the element.
+// In a masked item a lane's first real tap may be a later one: its index is the one kept on ties.
+template <typename Ops>
+void WindowEmitter<Ops>::init_lowest(const ItemShape& s) {
+    if (s.taps_as_lanes) vpxord(vec(regs_.rank), vec(regs_.rank), vec(regs_.rank));  // the window's first row
+    for (int v = 0; v < vectors(s); ++v) {
+        vmovaps(vec(regs_.acc[v]), vec(regs_.empty_value));
+        if (!plan_.has_indices) continue;
+        ops_.broadcast_gpr(vec(regs_.idx[v]), tap_index_, plan_.index_lanes_64);
+        if constexpr (!Ops::needs_vector_masks) {
+            if (s.masked == nullptr) continue;
+            std::uint64_t covered = lane_bits(s, v, 0);
+            for (int t = 1; t < s.masked->taps && covered != all_lanes(s, v); ++t) {
+                const std::uint64_t first_here = lane_bits(s, v, t) & ~covered;
+                if (first_here == 0) continue;
+                covered |= first_here;
+                mov(tap_count_, tap_index_);
+                add_imm(tap_count_, wrap_mul(t, plan_.index_tap_step_w));
+                ops_.broadcast_gpr_lanes(vec(regs_.idx[v]), tap_count_, plan_.index_lanes_64, first_here);
+            }
+        }
+    }
+}
+
+// Merges the tap at base + offset (its index in tap_index_) into every vector of the item. The fast path
+// compares as if no NaN were present and notes any NaN it loads; the exact path applies the NaN policy.
+template <typename Ops>
+void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast, int tap) {
+    if (plan_.has_indices) ops_.prepare_tap_index(tap_index_);
+    if constexpr (!Ops::needs_vector_masks) {
+        if (s.taps_as_lanes) {
+            merge_row_of_taps(s, base, offset);
+            return;
+        }
+    }
+    for (int v = 0; v < vectors(s); ++v) {
+        if constexpr (!Ops::needs_vector_masks) {
+            if (s.masked != nullptr && tap >= 0) {
+                // Fast rows only (no NaN, no f16): merged in the lanes where the tap is inside the input.
+                const std::uint64_t bits = lane_bits(s, v, tap);
+                if (bits == 0) continue;
+                load_item_vector(s, v, base, offset, vec(regs_.fresh), false, tap);
+                if (!plan_.has_indices) {
+                    ops_.max_fast_lanes(vec(regs_.acc[v]), vec(regs_.fresh), bits);
+                    continue;
+                }
+                ops_.compute_take_fast_lanes(vec(regs_.fresh), vec(regs_.acc[v]), bits);
+                ops_.blend_take(vec(regs_.acc[v]), vec(regs_.fresh));
+                ops_.blend_take_index(vec(regs_.idx[v]));
+                continue;
+            }
+        }
+        load_item_vector(s, v, base, offset, vec(regs_.fresh), false);
+        if (fast && !plan_.has_indices && !f16()) {
+            ops_.max_fast(vec(regs_.acc[v]), vec(regs_.fresh));
+            continue;
+        }
+        if (f16()) load_item_vector(s, v, base, offset, vec(regs_.fresh_raw), true);
+        if (fast) ops_.compute_take_fast(vec(regs_.fresh), vec(regs_.acc[v]));
+        else ops_.compute_take(vec(regs_.fresh), vec(regs_.acc[v]));
+        ops_.blend_take(vec(regs_.acc[v]), vec(regs_.fresh));
+        if (f16()) ops_.blend_take(vec(regs_.raw[v]), vec(regs_.fresh_raw));
+        if (plan_.has_indices) ops_.blend_take_index(vec(regs_.idx[v]));
+    }
+}
+
+// Taps-as-lanes items (fast rows only): one input row of the window, its width taps in the lanes. Integer
+// maxima without indices need no scan rank (equal values have equal bits); floats keep it for +0 and -0.
+template <typename Ops>
+void WindowEmitter<Ops>::merge_row_of_taps(const ItemShape& s, const Reg64& row, std::int64_t offset) {
+    if constexpr (!Ops::needs_vector_masks) {
+        load_item_vector(s, 0, row, offset, vec(regs_.fresh), false);
+        if (!plan_.has_indices && !plan_.is_float) {
+            ops_.max_fast(vec(regs_.acc[0]), vec(regs_.fresh));
+            return;
+        }
+        ops_.compute_take_fast(vec(regs_.fresh), vec(regs_.acc[0]));
+        ops_.blend_take(vec(regs_.acc[0]), vec(regs_.fresh));
+        if (plan_.has_indices) ops_.blend_take_index(vec(regs_.idx[0]));
+        lea(scratch_, ptr[row + static_cast<std::int32_t>(offset)]);  // offset is 0: rows are whole vectors
+        sub(scratch_, window_);
+        ops_.blend_take_rank(vec(regs_.rank), scratch_);
+    }
+}
+
+// Taps-as-lanes items: the window's first maximum in scan order, picked across the lanes, and its index.
+template <typename Ops>
+void WindowEmitter<Ops>::store_first_maximum(const ItemShape& s) {
+    if constexpr (!Ops::needs_vector_masks) {
+        const Reg64 lane = tap_count_;  // free outside the width-tap loop
+        const Vmm idx = vec(plan_.has_indices ? regs_.idx[0] : regs_.acc[0]);
+        ops_.select_first_maximum(vec(regs_.acc[0]), plan_.has_indices ? &idx : nullptr, vec(regs_.rank),
+                                  static_cast<int>(s.lanes), vec(regs_.empty_value), vec(regs_.fresh),
+                                  vec(regs_.pair_hi), vec(regs_.scratch), lane);
+        ops_.store_value(at(dst_, 0), vec(regs_.acc[0]), vec(regs_.scratch), 1);
+        if (!plan_.has_indices) return;
+        const int entry = plan_.wide_index_math ? 8 : 4;
+        lea(big_offset_, ptr[rip + lane_table(1)]);
+        const LaneAddress table = [&](int) { return ptr[big_offset_ + lane * entry]; };
+        const LaneAddress out = [&](int) { return ptr[indices_]; };
+        ops_.store_indices(out, table, idx, vec(regs_.chan_base), vec(regs_.minus_one), vec(regs_.scratch), 1, false);
+    }
+}
+
+template <typename Ops>
+void WindowEmitter<Ops>::store_item(const ItemShape& s) {
+    if (s.taps_as_lanes) {
+        store_first_maximum(s);
+        return;
+    }
+    // Only a row that holds a NaN can leave one in an accumulator (an all-NaN window under nan=ignore).
+    const bool fix = exact_row() && plan_.nan == NanPolicy::ignore;
+    int base = regs_.chan_base;
+    if (plan_.has_indices && plan_.index_relative_to_window) {
+        ops_.broadcast_gpr(vec(regs_.item_base), window_index_, plan_.wide_index_math);
+        ops_.add_lanes(vec(regs_.item_base), vec(regs_.chan_base), plan_.wide_index_math);
+        base = regs_.item_base;
+    }
+    for (int v = 0; v < vectors(s); ++v) {
+        if (fix) {
+            ops_.find_nan_lanes(vec(regs_.acc[v]));
+            ops_.move_under_fix(value_reg(v), vec(regs_.empty_value));
+        }
+        const std::int64_t first_lane = std::int64_t{v} * plan_.lanes;
+        ops_.store_value(at(dst_, first_lane * elem()), value_reg(v), vec(regs_.scratch), valid(s, v));
+        if (!plan_.has_indices) continue;
+        const std::int64_t entry = plan_.wide_index_math ? 8 : 4;
+        lea(big_offset_, ptr[rip + lane_table(s.lane_step)]);
+        const LaneAddress table = [&, first_lane, entry](int lane) {
+            return ptr[big_offset_ + static_cast<std::int32_t>((first_lane + lane) * entry)];
+        };
+        const LaneAddress out = [&, first_lane](int lane) {
+            return ptr[indices_ + static_cast<std::int32_t>((first_lane + lane) * index_elem())];
+        };
+        ops_.store_indices(out, table, vec(regs_.idx[v]), vec(base), vec(regs_.minus_one), vec(regs_.scratch),
+                           valid(s, v), fix);
+    }
+}
+
+// Empty windows: the lowest value and index -1 in every lane of the item.
+template <typename Ops>
+void WindowEmitter<Ops>::store_empty_item(const ItemShape& s) {
+    for (int v = 0; v < vectors(s); ++v) {
+        const std::int64_t first_lane = std::int64_t{v} * plan_.lanes;
+        ops_.store_value(at(dst_, first_lane * elem()), vec(regs_.empty_value), vec(regs_.scratch), valid(s, v));
+    }
+    if (!plan_.has_indices) return;
+    for (std::int64_t lane = 0; lane < s.lanes; ++lane) {
+        const auto off = static_cast<std::int32_t>(lane * index_elem());
+        if (plan_.index_dtype == DType::s64) mov(qword[indices_ + off], -1);
+        else mov(dword[indices_ + off], -1);
+    }
+}
+
+// For the two traits compile() picks; emit_window.cpp instantiates the rest of the class.
+template void WindowEmitter<Avx512Ops>::load_item_vector(const ItemShape&, int, const Reg64&, std::int64_t, const Vmm&,
+                                                         bool, int);
+template void WindowEmitter<Avx512Ops>::init_from_first_tap(const ItemShape&, const Reg64&);
+template void WindowEmitter<Avx512Ops>::init_lowest(const ItemShape&);
+template void WindowEmitter<Avx512Ops>::merge_tap(const ItemShape&, const Reg64&, std::int64_t, bool, int);
+template void WindowEmitter<Avx512Ops>::store_item(const ItemShape&);
+template void WindowEmitter<Avx512Ops>::store_empty_item(const ItemShape&);
+template void WindowEmitter<Avx2Ops>::load_item_vector(const ItemShape&, int, const Reg64&, std::int64_t, const Vmm&,
+                                                       bool, int);
+template void WindowEmitter<Avx2Ops>::init_from_first_tap(const ItemShape&, const Reg64&);
+template void WindowEmitter<Avx2Ops>::init_lowest(const ItemShape&);
+template void WindowEmitter<Avx2Ops>::merge_tap(const ItemShape&, const Reg64&, std::int64_t, bool, int);
+template void WindowEmitter<Avx2Ops>::store_item(const ItemShape&);
+template void WindowEmitter<Avx2Ops>::store_empty_item(const ItemShape&);
+
+}  // namespace pooljit::jit

@@ -1,0 +1,71 @@
+// The NaN scan: one pass over a row's input that sends rows holding a NaN to the exact copy of the row code,
+// so the fast copy can compare as if no NaN were present.
+#include "jit/window_emitter.hpp"
+#include "jit/vec_avx2.hpp"
+#include "jit/vec_avx512.hpp"
+
+namespace pooljit::jit {
+
+// Jumps to `has_nan` when any element of the input rows this call reads (every real d and h tap row, the
+// whole width) is NaN: a running sum per accumulator register turns NaN (so does +inf meeting -inf, or an
+// overflow, which only costs the exact path). Elements no window reads may also send the row there.
+template <typename Ops>
+void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan) {
+    const bool d_axis = plan_.spatial_rank >= 3, h_axis = plan_.spatial_rank >= 2;
+    // nxc: one position (a block of channels, vectors_per_block vectors) per step along the width;
+    // ncx: vectors_per_block vectors of consecutive elements per step, then a partial step.
+    const std::int64_t step_lanes = nxc_ ? block_lanes_ : std::int64_t{plan_.vectors_per_block} * plan_.lanes;
+    const std::int64_t full_steps = nxc_ ? plan_.in_width : plan_.in_width / step_lanes;
+    const std::int64_t rest = nxc_ ? 0 : plan_.in_width % step_lanes;
+    const std::int64_t step_bytes = nxc_ ? plan_.src_step_w : step_lanes * elem();
+    const int sums = plan_.vectors_per_block;
+    Vmm sum_regs[max_vectors];
+    for (int v = 0; v < sums; ++v) {
+        sum_regs[v] = vec(regs_.acc[v]);
+        ops_.begin_nan_watch(sum_regs[v]);
+    }
+    const auto add_step = [&](const Reg64& base, std::int64_t lanes) {
+        const ItemShape shape{lanes, 1, 1};
+        for (int v = 0; v < vectors(shape); ++v) {
+            load_item_vector(shape, v, base, 0, vec(regs_.fresh), false);
+            ops_.note_nan(sum_regs[v], vec(regs_.fresh));
+        }
+    };
+    Label d_loop, h_loop, w_loop;
+    mov(d_ptr_, row_src_);
+    if (d_axis) {
+        mov(scratch_, ptr[rsp + slot_taps_d]);
+        mov(ptr[rsp + slot_d_count], scratch_);
+    }
+    place(d_loop);
+    mov(h_ptr_, d_ptr_);
+    if (h_axis) mov(h_count_, ptr[rsp + slot_taps_h]);
+    place(h_loop);
+    mov(tap_ptr_, h_ptr_);
+    if (full_steps > 0) {
+        mov(tap_count_, full_steps);
+        place(w_loop);
+        add_step(tap_ptr_, step_lanes);
+        add_imm(tap_ptr_, step_bytes);
+        dec(tap_count_);
+        jnz(w_loop, T_NEAR);
+    }
+    if (rest > 0) add_step(tap_ptr_, rest);
+    if (h_axis) {
+        add_imm(h_ptr_, plan_.src_tap_stride_h);
+        dec(h_count_);
+        jnz(h_loop, T_NEAR);
+    }
+    if (d_axis) {
+        add_imm(d_ptr_, plan_.src_tap_stride_d);
+        dec(qword[rsp + slot_d_count]);
+        jnz(d_loop, T_NEAR);
+    }
+    ops_.jump_if_nan_seen(sum_regs, sums, has_nan);
+}
+
+// For the two traits compile() picks; emit_window.cpp instantiates the rest of the class.
+template void WindowEmitter<Avx512Ops>::emit_nan_scan(Label&);
+template void WindowEmitter<Avx2Ops>::emit_nan_scan(Label&);
+
+}  // namespace pooljit::jit

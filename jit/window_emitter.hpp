@@ -1,0 +1,253 @@
+// The window emitter's class: the registers and stack slots by role and the small helpers every part of it
+// uses. Its larger members live in emit_*.cpp by what they emit (emit_window.cpp: the loop nest over rows,
+// segments and taps; emit_item_lanes.cpp: loads, merges and stores of an item's lanes; emit_computed_walk.cpp;
+// emit_nan_scan.cpp), each file explicitly instantiating what it defines for the two traits compile() picks.
+// Internal to jit/.
+#pragma once
+
+#include "jit/kernel.hpp"
+#include "jit/vec_trait.hpp"
+
+#include <pooljit/types.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+
+namespace pooljit::jit {
+
+inline bool fits_i32(std::int64_t v) {
+    return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
+}
+
+constexpr int max_vectors = 4;
+
+// Vector registers by role, handed out once each, so no number means two things.
+struct VectorRoles {
+    int acc[max_vectors] = {-1, -1, -1, -1}, raw[max_vectors] = {-1, -1, -1, -1}, idx[max_vectors] = {-1, -1, -1, -1};
+    int fresh = -1, fresh_raw = -1, chan_base = -1, minus_one = -1, scratch = -1, empty_value = -1;
+    int pair_hi = -1;  // ncx lanes at stride 2: the second of two loaded vectors (scratch is the first)
+    int item_base = -1;  // window-relative indices: the call's base plus the window's index
+    int rank = -1;       // taps-as-lanes items: the scan rank of the row each lane's maximum came from
+    TraitResources trait;
+    int used = 0;
+
+    VectorRoles(int vectors, bool f16, bool indices, bool trait_needs_vectors, bool pairs, bool relative_indices,
+                bool taps_as_lanes) {
+        for (int v = 0; v < vectors; ++v) acc[v] = used++;
+        if (f16)
+            for (int v = 0; v < vectors; ++v) raw[v] = used++;
+        if (indices)
+            for (int v = 0; v < vectors; ++v) idx[v] = used++;
+        fresh = used++;
+        if (f16) fresh_raw = used++;
+        if (indices) {
+            chan_base = used++;
+            minus_one = used++;
+        }
+        scratch = used++;
+        empty_value = used++;
+        if (pairs) pair_hi = used++;
+        if (relative_indices) item_base = used++;
+        if (taps_as_lanes) rank = used++;
+        if (trait_needs_vectors) {
+            trait.take = used++;
+            trait.lane_mask = used++;
+            trait.tail_mask = used++;
+            trait.tap_index = used++;
+            trait.wide_mask = used++;
+        }
+    }
+};
+
+// What one item computes: `lanes` lanes (channels or outputs), the elements of neighbouring lanes `lane_step`
+// positions apart in memory (1: one contiguous vector load).
+struct ItemShape {
+    std::int64_t lanes = 1;
+    std::int64_t lane_step = 1;
+    std::int64_t outputs = 1;  // outputs along the width the item covers (dst advances by this many)
+    const Segment* masked = nullptr;  // a masked segment (of one item): taps load and merge in some lanes only
+    bool taps_as_lanes = false;       // one output; lanes are its window's width taps, one load per input row
+};
+
+inline bool has_taps_as_lanes(const KernelPlan& plan) {
+    for (const Segment& s : plan.fast_segments)
+        if (s.taps_as_lanes) return true;
+    return false;
+}
+
+template <typename Ops>
+class WindowEmitter : public Xbyak::CodeGenerator {
+public:
+    using Vmm = typename Ops::Vmm;
+
+    // block_lanes: nxc, the channels of this entry's block (full or tail); ncx, unused (items carry lanes).
+    WindowEmitter(const KernelPlan& plan, std::int64_t block_lanes)
+        : CodeGenerator(4096, Xbyak::AutoGrow), plan_(plan), nxc_(plan.strategy == Strategy::nxc_channels),
+          block_lanes_(block_lanes),
+          regs_(plan.vectors_per_block, plan.dtype == DType::f16, plan.has_indices, Ops::needs_vector_masks,
+                plan.strategy == Strategy::ncx_width, plan.index_relative_to_window, has_taps_as_lanes(plan)),
+          ops_(*this, plan, resources()) {
+        if (regs_.used > (Ops::vector_bytes == 64 ? 32 : 16))
+            throw Error("jit: the plan needs " + std::to_string(regs_.used) + " vector registers");
+        generate();
+        readyRE();  // W^X: written as RW, then flipped to read-exec before anyone calls it
+    }
+
+    KernelFn entry() const { return getCode<KernelFn>(); }
+
+private:
+    using Address = Xbyak::Address;
+    using Label = Xbyak::Label;
+    using Reg64 = Xbyak::Reg64;
+
+    // General-purpose registers by role. rdi carries the KernelArgs pointer until the prologue has copied what
+    // it needs; from then on it is the row's source base.
+    const Reg64 args_ = rdi, row_src_ = rdi;
+    const Reg64 big_offset_ = rsi;  // offsets beyond 32 bits, table addresses, 64-bit constants
+    const Reg64 dst_ = rdx, indices_ = rcx;
+    const Reg64 tap_ptr_ = r8, tap_count_ = r9, item_count_ = r10, window_ = r11, tap_index_ = rax;
+    const Reg64 window_index_ = rbx, d_ptr_ = r12, h_ptr_ = r13, scratch_ = r14, h_count_ = r15, h_index_ = rbp;
+    // Stack slots.
+    static constexpr int slot_d_index = 0, slot_d_count = 8, slot_taps_h = 16, slot_taps_d = 24,
+                         slot_index_base = 32, slot_walk_position = 40, slot_items_left = 48, slot_item_taps = 56,
+                         slot_gather = 64, slot_bounce = 128, slot_saved_dst = 192, slot_rows = 200,
+                         slot_row_src = 208, slot_row_dst = 216, slot_row_indices = 224, slot_channel_index_base = 232,
+                         slot_src_row_step = 240, slot_dst_row_step = 248, slot_indices_row_step = 256,
+                         slot_index_base_row_step = 264, slot_channel_index_base_row_step = 272, frame_bytes = 280;
+
+    TraitResources resources() const {
+        TraitResources r = regs_.trait;
+        r.scratch = scratch_;
+        r.bounce = slot_bounce;
+        return r;
+    }
+
+    std::int64_t elem() const { return static_cast<std::int64_t>(size_of(plan_.dtype)); }
+    std::int64_t index_elem() const { return static_cast<std::int64_t>(size_of(plan_.index_dtype)); }
+    bool f16() const { return plan_.dtype == DType::f16; }
+    static Vmm vec(int i) { return Vmm(i); }
+    Vmm value_reg(int v) const { return vec(f16() ? regs_.raw[v] : regs_.acc[v]); }
+    // Compare-type lanes a register holds (plan_.lanes is half that with 64-bit index lanes beside 32-bit).
+    int register_lanes() const { return Ops::vector_bytes / lane_bytes(plan_.compare); }
+    int vectors(const ItemShape& s) const { return static_cast<int>((s.lanes + plan_.lanes - 1) / plan_.lanes); }
+    int valid(const ItemShape& s, int v) const {
+        return static_cast<int>(std::min<std::int64_t>(plan_.lanes, s.lanes - std::int64_t{v} * plan_.lanes));
+    }
+
+    // A jump target: the trait's knowledge of which partial-vector mask is loaded does not survive it.
+    void place(Label& label) {
+        L(label);
+        ops_.forget_mask();
+    }
+
+    Address at(const Reg64& base, std::int64_t offset) {
+        if (fits_i32(offset)) return ptr[base + static_cast<std::int32_t>(offset)];
+        mov(big_offset_, offset);
+        return ptr[base + big_offset_];
+    }
+
+    void add_imm(const Reg64& r, std::int64_t v) {
+        if (v == 0) return;
+        if (fits_i32(v)) add(r, static_cast<std::int32_t>(v));
+        else {
+            mov(big_offset_, v);
+            add(r, big_offset_);
+        }
+    }
+
+    // Masked items: whether the tap `tap` of lane `lane` lies inside the input, and the lanes of vector v (or
+    // elements of a span of `count` elements from lane `first_lane`'s) where it does.
+    bool tap_inside(const ItemShape& s, std::int64_t first_element_offset, int tap) const {
+        const std::int64_t pos = s.masked->first_position + first_element_offset + std::int64_t{tap} * plan_.dilation_w;
+        return pos >= 0 && pos < plan_.in_width;
+    }
+    std::uint64_t lane_bits(const ItemShape& s, int v, int tap) const {
+        std::uint64_t bits = 0;
+        for (int j = 0; j < valid(s, v); ++j)
+            if (tap_inside(s, (std::int64_t{v} * plan_.lanes + j) * s.lane_step, tap)) bits |= std::uint64_t{1} << j;
+        return bits;
+    }
+    std::uint64_t span_bits(const ItemShape& s, std::int64_t first_element, int count, int tap) const {
+        std::uint64_t bits = 0;
+        for (int e = 0; e < count; ++e)
+            if (tap_inside(s, first_element + e, tap)) bits |= std::uint64_t{1} << e;
+        return bits;
+    }
+    std::uint64_t all_lanes(const ItemShape& s, int v) const { return (std::uint64_t{1} << valid(s, v)) - 1; }
+
+    Label& lane_table(std::int64_t lane_step) { return lane_tables_[lane_step]; }
+
+    void advance_outputs(std::int64_t outputs) {
+        add_imm(dst_, outputs * plan_.dst_out_stride_w);
+        if (plan_.has_indices) add_imm(indices_, outputs * plan_.dst_out_stride_w / elem() * index_elem());
+    }
+
+    ItemShape shape_of(const Segment& seg) const {
+        if (nxc_) return {block_lanes_, 1, 1};
+        if (seg.taps_as_lanes) return {seg.taps, 1, 1, nullptr, true};
+        return {seg.outputs_per_item, seg.lane_step, seg.outputs_per_item, seg.masked ? &seg : nullptr};
+    }
+    ItemShape single_output_shape() const { return nxc_ ? ItemShape{block_lanes_, 1, 1} : ItemShape{1, 1, 1}; }
+
+    // Repeats `body` count times (a loop when count > 1).
+    template <typename Body>
+    void repeat(std::int64_t count, Body body) {
+        if (count <= 0) return;
+        if (count == 1) {
+            body();
+            return;
+        }
+        Label loop;
+        mov(item_count_, count);
+        place(loop);
+        body();
+        dec(item_count_);
+        jnz(loop, T_NEAR);
+    }
+
+    // emit_item_lanes.cpp
+    void load_item_vector(const ItemShape& s, int v, const Reg64& base, std::int64_t offset, const Vmm& dst, bool raw,
+                          int tap = -1);
+    void init_from_first_tap(const ItemShape& s, const Reg64& base);
+    void init_lowest(const ItemShape& s);
+    void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast, int tap = -1);
+    void merge_row_of_taps(const ItemShape& s, const Reg64& row, std::int64_t offset);
+    void store_first_maximum(const ItemShape& s);
+    void store_item(const ItemShape& s);
+    void store_empty_item(const ItemShape& s);
+
+    // emit_computed_walk.cpp
+    void mul_imm(const Reg64& r, std::int64_t v);
+    void ceil_div_rax(std::uint64_t divisor);
+    void compute_window(Label& empty);
+    void emit_computed_walk();
+
+    // emit_nan_scan.cpp
+    void emit_nan_scan(Label& has_nan);
+
+    // emit_window.cpp
+    void emit_item(const ItemShape& s, std::int64_t taps);
+    void emit_window_taps(const ItemShape& s, std::int64_t taps, bool fast);
+    void emit_segment(const Segment& seg);
+    void emit_row();
+    void store_empty_row();
+    void load_constants();
+    void generate();
+    void emit_data();
+
+    const KernelPlan& plan_;
+    const bool nxc_;
+    const std::int64_t block_lanes_;
+    VectorRoles regs_;
+    Ops ops_;
+    std::map<std::int64_t, Label> lane_tables_;
+    bool fast_row_ = true;  // emitting the copy of the row code for input without NaN (scanned float rows)
+    // The code being emitted applies the NaN policy per tap: float rows that are not scanned, and the copy
+    // of scanned rows that runs when the scan saw a NaN. Integer rows have one copy, with nothing to apply.
+    bool exact_row() const { return plan_.is_float && !(plan_.scan_rows_for_nan && fast_row_); }
+};
+
+}  // namespace pooljit::jit
