@@ -101,7 +101,7 @@ void WindowEmitter<Ops>::emit_computed_walk() {
     const ItemShape s = single_output_shape();
     const auto store_empties = [&](std::int64_t count) {
         repeat(count, [&] {
-            store_empty_item(s);
+            for_each_channel_block([&] { store_empty_item(s); });
             advance_outputs(s.outputs);
         });
     };
@@ -114,10 +114,10 @@ void WindowEmitter<Ops>::emit_computed_walk() {
         mov(ptr[rsp + slot_items_left], scratch_);
         place(item_loop);
         compute_window(empty_item);
-        emit_item(s, -1);
+        for_each_channel_block([&] { emit_item(s, -1); });
         jmp(next_item, T_NEAR);
         place(empty_item);
-        store_empty_item(s);
+        for_each_channel_block([&] { store_empty_item(s); });
         place(next_item);
         advance_outputs(s.outputs);
         mov(scratch_, w.adaptive ? std::uint64_t{1} : w.stride);

@@ -12,9 +12,9 @@ namespace pooljit::jit {
 template <typename Ops>
 void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan) {
     const bool d_axis = plan_.spatial_rank >= 3, h_axis = plan_.spatial_rank >= 2;
-    // nxc: one position (a block of channels, vectors_per_block vectors) per step along the width;
+    // nxc: one position (the call's channels: its blocks of vectors_per_block vectors) per step along the width;
     // ncx: vectors_per_block vectors of consecutive elements per step, then a partial step.
-    const std::int64_t step_lanes = nxc_ ? block_lanes_ : std::int64_t{plan_.vectors_per_block} * plan_.lanes;
+    const std::int64_t step_lanes = nxc_ ? block_lanes_ * sweep_ : std::int64_t{plan_.vectors_per_block} * plan_.lanes;
     const std::int64_t full_steps = nxc_ ? plan_.in_width : plan_.in_width / step_lanes;
     const std::int64_t rest = nxc_ ? 0 : plan_.in_width % step_lanes;
     const std::int64_t step_bytes = nxc_ ? plan_.src_step_w : step_lanes * elem();
@@ -28,7 +28,7 @@ void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan) {
         const ItemShape shape{lanes, 1, 1};
         for (int v = 0; v < vectors(shape); ++v) {
             load_item_vector(shape, v, base, 0, vec(regs_.fresh), false);
-            ops_.note_nan(sum_regs[v], vec(regs_.fresh));
+            ops_.note_nan(sum_regs[v % sums], vec(regs_.fresh));
         }
     };
     Label d_loop, h_loop, w_loop;

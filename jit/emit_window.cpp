@@ -113,7 +113,7 @@ void WindowEmitter<Ops>::emit_segment(const Segment& seg) {
     const ItemShape s = shape_of(seg);
     if (seg.taps == 0) {
         repeat(seg.repeat, [&] {
-            store_empty_item(s);
+            for_each_channel_block([&] { store_empty_item(s); });
             advance_outputs(s.outputs);
         });
         return;
@@ -123,7 +123,7 @@ void WindowEmitter<Ops>::emit_segment(const Segment& seg) {
     mov(window_index_, ptr[rsp + slot_index_base]);
     add_imm(window_index_, wrap_mul(seg.first_position, plan_.index_mult_w));
     repeat(seg.repeat, [&] {
-        emit_item(s, seg.taps);
+        for_each_channel_block([&] { emit_item(s, seg.taps); });
         advance_outputs(s.outputs);
         add_imm(window_, wrap_mul(seg.item_step, plan_.src_step_w));
         add_imm(window_index_, wrap_mul(seg.item_step, plan_.index_mult_w));
@@ -143,7 +143,7 @@ void WindowEmitter<Ops>::store_empty_row() {
     if (nxc_ || plan_.computed_windows) {
         const ItemShape s = single_output_shape();
         repeat(plan_.out_width, [&] {
-            store_empty_item(s);
+            for_each_channel_block([&] { store_empty_item(s); });
             advance_outputs(s.outputs);
         });
         return;
@@ -273,7 +273,7 @@ namespace {
 template <typename Ops>
 class WindowKernel final : public CompiledKernel {
 public:
-    explicit WindowKernel(const KernelPlan& plan) : plan_(plan), full_(plan_, plan_.channel_block) {
+    explicit WindowKernel(const KernelPlan& plan) : plan_(plan), full_(plan_, plan_.channel_block, plan_.channel_sweep) {
         if (plan_.channel_tail > 0) tail_ = std::make_unique<WindowEmitter<Ops>>(plan_, plan_.channel_tail);
     }
     KernelFn full_block() const override { return full_.entry(); }

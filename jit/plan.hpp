@@ -106,6 +106,10 @@ struct KernelPlan {
     int vectors_per_block = 1; // nxc: vectors of channels per block (register blocking)
     std::int64_t channel_block = 16;  // nxc: channels per call (vectors_per_block * lanes, or fewer)
     std::int64_t channel_tail = 0;    // nxc: channels in the last, partial block (0: none)
+    // nxc: full channel blocks one call of the full entry covers, looped inside each output pixel, so a pixel's
+    // channels are read in address order (block by block over a row, the pixels' strided slices fell into a
+    // few L1 sets when the pixel is a power of two bytes). The tail block is a call of its own.
+    std::int64_t channel_sweep = 1;
 
     // Innermost spatial axis, in elements of the window (same meaning for both strategies).
     std::int64_t out_width = 1, in_width = 1;

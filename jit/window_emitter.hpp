@@ -84,9 +84,10 @@ public:
     using Vmm = typename Ops::Vmm;
 
     // block_lanes: nxc, the channels of this entry's block (full or tail); ncx, unused (items carry lanes).
-    WindowEmitter(const KernelPlan& plan, std::int64_t block_lanes)
+    // sweep: nxc, the blocks one call covers, looped inside each output pixel (1 for the tail entry).
+    WindowEmitter(const KernelPlan& plan, std::int64_t block_lanes, std::int64_t sweep = 1)
         : CodeGenerator(4096, Xbyak::AutoGrow), plan_(plan), nxc_(plan.strategy == Strategy::nxc_channels),
-          block_lanes_(block_lanes),
+          block_lanes_(block_lanes), sweep_(nxc_ ? sweep : 1),
           regs_(plan.vectors_per_block, plan.dtype == DType::f16, plan.has_indices, Ops::needs_vector_masks,
                 plan.strategy == Strategy::ncx_width, plan.index_relative_to_window, has_taps_as_lanes(plan)),
           ops_(*this, plan, resources()) {
@@ -116,7 +117,8 @@ private:
                          slot_gather = 64, slot_bounce = 128, slot_saved_dst = 192, slot_rows = 200,
                          slot_row_src = 208, slot_row_dst = 216, slot_row_indices = 224, slot_channel_index_base = 232,
                          slot_src_row_step = 240, slot_dst_row_step = 248, slot_indices_row_step = 256,
-                         slot_index_base_row_step = 264, slot_channel_index_base_row_step = 272, frame_bytes = 280;
+                         slot_index_base_row_step = 264, slot_channel_index_base_row_step = 272, slot_sweep_left = 280,
+                         slot_sweep_channel_base = 288, frame_bytes = 296;
 
     TraitResources resources() const {
         TraitResources r = regs_.trait;
@@ -208,6 +210,47 @@ private:
         jnz(loop, T_NEAR);
     }
 
+    // `body` (one item, or one empty item, of an output pixel) once per channel block the call sweeps: the
+    // window, the destinations and the channel part of the indices one block further each time, and back
+    // after. A run-time loop, so the code does not grow with the sweep.
+    template <typename Body>
+    void for_each_channel_block(Body body) {
+        if (sweep_ <= 1) {
+            body();
+            return;
+        }
+        const std::int64_t block_bytes = block_lanes_ * elem(), block_index_bytes = block_lanes_ * index_elem();
+        const std::int64_t channel_step = wrap_mul(block_lanes_, plan_.channel_index_stride);
+        const bool step_channel_base = plan_.has_indices && channel_step != 0;
+        const auto set_channel_base = [&](int slot) {
+            mov(scratch_, ptr[rsp + slot]);
+            ops_.broadcast_gpr(vec(regs_.chan_base), scratch_, plan_.wide_index_math);
+        };
+        Label loop;
+        mov(qword[rsp + slot_sweep_left], static_cast<std::int32_t>(sweep_));
+        if (step_channel_base) {
+            mov(scratch_, ptr[rsp + slot_channel_index_base]);
+            mov(ptr[rsp + slot_sweep_channel_base], scratch_);
+        }
+        place(loop);
+        body();
+        add_imm(window_, block_bytes);
+        add_imm(dst_, block_bytes);
+        if (plan_.has_indices) add_imm(indices_, block_index_bytes);
+        if (step_channel_base) {
+            mov(scratch_, ptr[rsp + slot_sweep_channel_base]);
+            add_imm(scratch_, channel_step);
+            mov(ptr[rsp + slot_sweep_channel_base], scratch_);
+            ops_.broadcast_gpr(vec(regs_.chan_base), scratch_, plan_.wide_index_math);
+        }
+        dec(qword[rsp + slot_sweep_left]);
+        jnz(loop, T_NEAR);
+        add_imm(window_, wrap_mul(-sweep_, block_bytes));
+        add_imm(dst_, wrap_mul(-sweep_, block_bytes));
+        if (plan_.has_indices) add_imm(indices_, wrap_mul(-sweep_, block_index_bytes));
+        if (step_channel_base) set_channel_base(slot_channel_index_base);
+    }
+
     // emit_item_lanes.cpp
     void load_item_vector(const ItemShape& s, int v, const Reg64& base, std::int64_t offset, const Vmm& dst, bool raw,
                           int tap = -1);
@@ -241,6 +284,7 @@ private:
     const KernelPlan& plan_;
     const bool nxc_;
     const std::int64_t block_lanes_;
+    const std::int64_t sweep_;
     VectorRoles regs_;
     Ops ops_;
     std::map<std::int64_t, Label> lane_tables_;

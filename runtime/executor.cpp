@@ -37,7 +37,9 @@ public:
         index_elem_ = static_cast<std::int64_t>(size_of(p.index_dtype));
         spatial_ = p.spatial_in_size();
         nxc_ = plan_.strategy == jit::Strategy::nxc_channels;
-        blocks_ = nxc_ ? (p.channels + plan_.channel_block - 1) / plan_.channel_block : p.channels;
+        // nxc: a call's channels are a sweep of full blocks, or the tail block.
+        call_channels_ = plan_.channel_block * plan_.channel_sweep;
+        blocks_ = nxc_ ? (p.channels + call_channels_ - 1) / call_channels_ : p.channels;
         index_axis_ = p.op == OpKind::adaptive_max_pool ? 2 : p.axis;
         // Output rows per call when channel blocks go innermost: the input rows they read, all channels, in
         // about half of a 48 KiB L1 (at least one row).
@@ -136,7 +138,7 @@ private:
         const std::int64_t C = p_.channels;
         jit::KernelArgs args;
         // Positions count pixels (nxc: every channel of one spatial point; ncx: one element) from plane start.
-        const std::int64_t c0 = nxc_ ? block * plan_.channel_block : block;
+        const std::int64_t c0 = nxc_ ? block * call_channels_ : block;
         const std::int64_t plane = nxc_ ? n : n * C + c0;
         const std::int64_t src_pos = ((plane * in_d_ + td.first_position) * in_h_ + th.first_position) * p_.in[w_];
         const std::int64_t dst_pos = ((plane * out_d_ + od) * out_h_ + oh) * p_.out[w_];
@@ -156,7 +158,7 @@ private:
         args.indices_row_step = indices_ ? steps.indices : 0;
         args.index_base_row_step = steps.index_base;
         args.channel_index_base_row_step = steps.channel_index_base;
-        const bool tail = nxc_ && c0 + plan_.channel_block > C;
+        const bool tail = nxc_ && c0 + call_channels_ > C;
         (tail ? tail_ : full_)(&args);
     }
 
@@ -172,7 +174,7 @@ private:
     std::size_t w_ = 0, h_ = 0;
     bool has_h_ = false, has_d_ = false, nxc_ = true;
     std::int64_t in_d_ = 1, in_h_ = 1, out_d_ = 1, out_h_ = 1, elem_ = 1, index_elem_ = 1, spatial_ = 1, blocks_ = 1;
-    std::int64_t rows_per_chunk_ = 1;
+    std::int64_t rows_per_chunk_ = 1, call_channels_ = 1;
     int index_axis_ = 0;
 };
 

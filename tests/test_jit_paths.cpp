@@ -23,6 +23,11 @@ const std::vector<std::string> shapes = {
     // segment mode, nxc: borders, channel tails, 3-D, dilation, ceil rounding
     "maxpool layout=nxc src=2x19x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1",
     "maxpool layout=nxc src=1x70x5x6x7 k=2x3x2 s=1x2x2 d=2x1x2 pb=1x1x0 pe=0x1x1 round=ceil",
+    // nxc rows bound by memory sweep several channel blocks per call (AVX-512 f32: 3 blocks and a tail of 8;
+    // AVX2 f32: 12 and 8): windows, empty windows and whole empty rows, and computed windows
+    "maxpool layout=nxc src=2x200x7x9 k=2x2 s=2x2 pb=0x1 pe=1x0",
+    "maxpool layout=nxc src=1x140x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil",
+    "adaptivemaxpool layout=nxc src=1x140x1000 out=600",
     // ncx: stride 1 contiguous lanes, stride 2 and 3 gathered lanes, items longer than one vector, tails
     "maxpool layout=ncx src=2x3x7x133 k=3x3 s=1x1 pb=1x1 pe=1x1",
     "maxpool layout=ncx src=1x5x9x131 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil_torch",

@@ -273,6 +273,27 @@ TEST(PlanFacts, ChannelBlocksAndTails) {
     }
 }
 
+TEST(PlanFacts, ChannelsLastRowsBoundByMemorySweepSeveralBlocksPerCall) {
+    const auto sweep = [](const std::string& dtype, std::int64_t channels, const std::string& window,
+                          jit::Isa isa = jit::Isa::avx512) {
+        return plan_of("maxpool dt=" + dtype + " layout=nxc src=1x" + std::to_string(channels) + "x14x14 " + window, isa)
+            .channel_sweep;
+    };
+    // The largest divisor of the full blocks spanning at most 8 KiB: 2048 f32 channels are 32 blocks of 64.
+    EXPECT_EQ(sweep("f32", 256, "k=2x2 s=2x2"), 4);
+    EXPECT_EQ(sweep("f32", 200, "k=2x2 s=2x2"), 3);  // 3 full blocks; the tail of 8 is a call of its own
+    EXPECT_EQ(sweep("f32", 2048, "k=7x7 s=7x7"), 32);
+    EXPECT_EQ(sweep("f32", 4096, "k=2x2 s=2x2"), 32);
+    EXPECT_EQ(sweep("f32", 64 * 7 * 5, "k=2x2 s=2x2"), 7);  // 35 blocks: 7 divides them, 32 does not
+    EXPECT_EQ(sweep("f32", 64 * 37, "k=2x2 s=2x2"), 1);     // a prime count of blocks above the cap
+    EXPECT_EQ(sweep("bf16", 256, "k=3x3 s=2x2 pb=1x1 pe=1x1"), 4);
+    EXPECT_EQ(sweep("f32", 256, "k=2x2 s=2x2", jit::Isa::avx2), 16);  // blocks of 16 channels
+    // Rows bound by compares keep one block per call, and planar rows have no channel blocks.
+    EXPECT_EQ(sweep("f32", 256, "k=3x3 s=1x1 pb=1x1 pe=1x1"), 1);
+    EXPECT_EQ(sweep("f32", 64, "k=2x2 s=2x2"), 1);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x256x14x14 k=2x2 s=2x2").channel_sweep, 1);
+}
+
 TEST(PlanFacts, ZeroChannelsStillHaveAPositiveBlock) {
     // C = 0 is allowed (execute is a no-op); a zero block would make a channel loop spin forever.
     const jit::KernelPlan plan = plan_of("maxpool dt=f32 layout=nxc src=1x0x5x5 k=2x2");
