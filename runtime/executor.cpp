@@ -44,8 +44,9 @@ public:
         // Output rows per call when channel blocks go innermost: the input rows they read, all channels, in
         // about half of a 48 KiB L1 (at least one row).
         const std::int64_t stride_h = has_h_ ? std::max<std::int64_t>(1, p.stride[h_]) : 1;
-        const std::int64_t input_per_row = std::max<std::int64_t>(1, stride_h * p.in[w_] * p.channels * elem_);
-        rows_per_chunk_ = std::max<std::int64_t>(1, chunk_input_bytes / input_per_row);
+        // Divisions only: a stride near 2^62 must not overflow.
+        const std::int64_t row_bytes = std::max<std::int64_t>(1, p.in[w_] * p.channels * elem_);
+        rows_per_chunk_ = std::max<std::int64_t>(1, chunk_input_bytes / row_bytes / stride_h);
     }
 
     std::int64_t tiles() const { return p_.batch * blocks_; }
