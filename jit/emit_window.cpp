@@ -23,6 +23,10 @@ namespace pooljit::jit {
 // compare per tap), and the exact one, which applies the NaN policy (two dependent compares per tap).
 template <typename Ops>
 void WindowEmitter<Ops>::emit_item(const ItemShape& s, std::int64_t taps) {
+    if (s.whole_plane) {
+        emit_whole_plane(s);
+        return;
+    }
     emit_window_taps(s, s.taps_as_lanes ? 1 : taps, !exact_row());
     store_item(s);
 }
@@ -211,8 +215,10 @@ void WindowEmitter<Ops>::generate() {
     if (plan_.scan_rows_for_nan) {
         // NaN inputs are rare: one pass over the row's input decides which copy of the row code runs.
         Label exact_row;
-        emit_nan_scan(exact_row);
+        if (has_whole_plane(plan_)) nan_exit_ = &exact_row;
+        else emit_nan_scan(exact_row);
         emit_row();
+        nan_exit_ = nullptr;
         jmp(row_done, T_NEAR);
         place(exact_row);
         fast_row_ = false;

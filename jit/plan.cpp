@@ -32,6 +32,9 @@ constexpr int max_vectors_per_block_avx512 = 4;
 constexpr int max_vectors_per_block_avx2 = 2;
 // Channels one nxc call sweeps per output pixel, in bytes: 2048 f32 channels.
 constexpr std::int64_t max_sweep_bytes = 8192;
+// Whole-plane items are straight-line code of two passes over the plane's vectors (the maximum, then the
+// first element equal to it): planes up to this many vectors (256 f32 elements, a 16x16 global pool).
+constexpr std::int64_t max_whole_plane_vectors = 16;
 // Each segment is straight-line code: beyond this many the row computes its windows at run time instead.
 constexpr std::size_t max_segments = 2 * default_max_width_runs;
 // Adaptive rows are scanned output by output for runs of equal windows up to this many outputs; longer
@@ -184,6 +187,30 @@ std::vector<Segment> window_lane_segments(const std::vector<PositionRun>& runs, 
     return items;
 }
 
+// ncx rows whose one window is the whole plane, dense (a global pool, an adaptive pool to one bin), of at least
+// one vector and at most max_whole_plane_vectors: one item reads the plane as a contiguous span. With indices,
+// each element's spatial index must be its offset in the plane (row-major numbering that no axis modulus cuts).
+std::vector<Segment> whole_plane_segments(const Problem& p, const std::int64_t (&multipliers)[3], std::int64_t lanes) {
+    const bool adaptive = p.op == OpKind::adaptive_max_pool;
+    std::int64_t elements = 1;
+    for (int a = p.spatial_rank - 1; a >= 0; --a) {
+        const auto u = static_cast<std::size_t>(a);
+        if (p.out[u] != 1) return {};
+        if (!adaptive) {
+            // Real taps are consecutive positions (dilation 1, or one position) and as many as the input's.
+            const WindowTaps t = window_taps(0, p.in[u], p.kernel[u], p.stride[u], p.dilation[u], p.pad_begin[u]);
+            if ((p.dilation[u] != 1 && p.in[u] != 1) || t.end - t.begin != p.in[u]) return {};
+        }
+        if (p.has_indices && multipliers[a] != elements) return {};
+        elements *= p.in[u];
+        if (elements > max_whole_plane_vectors * lanes) return {};
+    }
+    if (elements < lanes) return {};
+    Segment seg{0, 1, 1, elements, 0, 0, 0};
+    seg.whole_plane = true;
+    return {seg};
+}
+
 // Index multipliers per spatial axis: the index of an element is channel_term + sum(i_a * m_a).
 void index_multipliers(const Problem& p, std::int64_t (&m)[3]) {
     const bool adaptive = p.op == OpKind::adaptive_max_pool;
@@ -218,13 +245,14 @@ i128 window_index_extent(const Problem& p, const std::int64_t (&m)[3]) {
     return extent;
 }
 
-// How many windows read an input element, on average over the interior: the kernel's taps per stride step.
+// How many windows read an input element, on average over the interior: the kernel's taps per stride step, and 1
+// along an axis of one output (a global pool reads each element once, whatever its stride).
 double reads_per_element(const Problem& p) {
     if (p.op == OpKind::adaptive_max_pool) return 1.0;  // neighbouring bins share at most one row or column
     double reads = 1.0;
     for (int a = 0; a < p.spatial_rank; ++a) {
         const auto u = static_cast<std::size_t>(a);
-        reads *= static_cast<double>(p.kernel[u]) / static_cast<double>(p.stride[u]);
+        if (p.out[u] > 1) reads *= static_cast<double>(p.kernel[u]) / static_cast<double>(p.stride[u]);
     }
     return reads;
 }
@@ -321,7 +349,10 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     // outputs share vectors with interior ones (every kernel tap unrolled, a mask per tap). Taps as lanes keep
     // each lane's scan rank as its row's byte offset in the window, in 32-bit lanes.
     const bool small_plane = p.spatial_in_size() < (std::int64_t{1} << 31) / static_cast<std::int64_t>(size_of(p.dtype));
-    if (isa == Isa::avx512 && lanes_are_outputs && !plan.computed_windows && plan.fast_starts_from_lowest) {
+    if (isa == Isa::avx512 && lanes_are_outputs && !plan.computed_windows && !half_vectors && small_plane)
+        plan.fast_segments = whole_plane_segments(p, multipliers, lanes);
+    if (isa == Isa::avx512 && lanes_are_outputs && !plan.computed_windows && plan.fast_starts_from_lowest &&
+        plan.fast_segments.empty()) {
         if (!half_vectors && axis.dilation == 1 && small_plane)
             plan.fast_segments = window_lane_segments(runs, plan.segments, axis.out, lanes);
         if (plan.fast_segments.empty() && !adaptive && axis.kernel <= max_unrolled_width_taps)
@@ -399,7 +430,8 @@ std::string to_string(const KernelPlan& plan) {
     else s << " segments=" << plan.segments.size();
     if (!plan.fast_segments.empty())
         s << " fast_segments=" << plan.fast_segments.size()
-          << (plan.fast_segments.front().taps_as_lanes || plan.fast_segments.back().taps_as_lanes ? " (taps as lanes)" : "");
+          << (plan.fast_segments.front().taps_as_lanes || plan.fast_segments.back().taps_as_lanes ? " (taps as lanes)" : "")
+          << (plan.fast_segments.front().whole_plane ? " (whole plane)" : "");
     if (plan.has_indices)
         s << " indices=" << to_string(plan.index_dtype) << " index_lanes=" << (plan.index_lanes_64 ? 64 : 32)
           << " index_mult=" << plan.index_mult[0] << "," << plan.index_mult[1] << "," << plan.index_mult[2]

@@ -47,6 +47,10 @@ struct Segment {
     // the lanes are its window's real width taps (contiguous), merged input row by input row, and the window's
     // first maximum in scan order is picked across the lanes at the store.
     bool taps_as_lanes = false;
+    // Whole plane (ncx fast rows, AVX-512, a row of one output whose window is its whole plane: a global pool,
+    // an adaptive pool to one bin): `taps` is the plane's element count, read as one contiguous span in scan
+    // order, each element's spatial index its offset in the plane.
+    bool whole_plane = false;
 
     friend bool operator==(const Segment&, const Segment&) = default;
 };

@@ -217,6 +217,23 @@ public:
         }
     }
 
+    // Whole-plane items (input without NaN): every lane of m <- the maximum over m's lanes; t: scratch.
+    void maximum_to_all_lanes(const Vmm& m, const Vmm& t) {
+        across_lanes(m, t, lanes_64() ? 3 : 4, [&](const Vmm& a, const Vmm& b) { max_fast(a, b); });
+    }
+    // bits <- the lanes of fresh that equal m's (+0 equals -0), bit j for lane j.
+    void equal_lanes(const Xbyak::Reg64& bits, const Vmm& fresh, const Vmm& m) {
+        constexpr std::uint8_t eq_oq = 0;
+        switch (plan_.compare) {
+            case CompareType::f32: g_.vcmpps(take_, fresh, m, eq_oq); break;
+            case CompareType::f64: g_.vcmppd(take_, fresh, m, eq_oq); break;
+            case CompareType::s32: case CompareType::u32: g_.vpcmpeqd(take_, fresh, m); break;
+            case CompareType::s64: g_.vpcmpeqq(take_, fresh, m); break;
+            case CompareType::u8: case CompareType::s8: g_.vpcmpeqb(take_, fresh, m); break;
+        }
+        g_.kmovq(bits, take_);
+    }
+
     // Lanes of a float accumulator that hold NaN (an all-NaN window under nan=ignore) -> the fix mask.
     void find_nan_lanes(const Vmm& acc) {
         constexpr std::uint8_t unord_q = 3;

@@ -31,11 +31,12 @@ struct VectorRoles {
     int pair_hi = -1;  // ncx lanes at stride 2: the second of two loaded vectors (scratch is the first)
     int item_base = -1;  // window-relative indices: the call's base plus the window's index
     int rank = -1;       // taps-as-lanes items: the scan rank of the row each lane's maximum came from
+    int plane_sum = -1;  // whole-plane items of float rows: the running sum that notices a NaN
     TraitResources trait;
     int used = 0;
 
     VectorRoles(int vectors, bool f16, bool indices, bool trait_needs_vectors, bool pairs, bool relative_indices,
-                bool taps_as_lanes) {
+                bool taps_as_lanes, bool whole_plane_nan_watch) {
         for (int v = 0; v < vectors; ++v) acc[v] = used++;
         if (f16)
             for (int v = 0; v < vectors; ++v) raw[v] = used++;
@@ -52,6 +53,7 @@ struct VectorRoles {
         if (pairs) pair_hi = used++;
         if (relative_indices) item_base = used++;
         if (taps_as_lanes) rank = used++;
+        if (whole_plane_nan_watch) plane_sum = used++;
         if (trait_needs_vectors) {
             trait.take = used++;
             trait.lane_mask = used++;
@@ -70,12 +72,16 @@ struct ItemShape {
     std::int64_t outputs = 1;  // outputs along the width the item covers (dst advances by this many)
     const Segment* masked = nullptr;  // a masked segment (of one item): taps load and merge in some lanes only
     bool taps_as_lanes = false;       // one output; lanes are its window's width taps, one load per input row
+    bool whole_plane = false;         // one output; lanes are the whole plane's elements, `lanes` of them
 };
 
 inline bool has_taps_as_lanes(const KernelPlan& plan) {
     for (const Segment& s : plan.fast_segments)
         if (s.taps_as_lanes) return true;
     return false;
+}
+inline bool has_whole_plane(const KernelPlan& plan) {
+    return !plan.fast_segments.empty() && plan.fast_segments.front().whole_plane;
 }
 
 template <typename Ops>
@@ -89,7 +95,8 @@ public:
         : CodeGenerator(4096, Xbyak::AutoGrow), plan_(plan), nxc_(plan.strategy == Strategy::nxc_channels),
           block_lanes_(block_lanes), sweep_(nxc_ ? sweep : 1),
           regs_(plan.vectors_per_block, plan.dtype == DType::f16, plan.has_indices, Ops::needs_vector_masks,
-                plan.strategy == Strategy::ncx_width, plan.index_relative_to_window, has_taps_as_lanes(plan)),
+                plan.strategy == Strategy::ncx_width, plan.index_relative_to_window, has_taps_as_lanes(plan),
+                has_whole_plane(plan) && plan.scan_rows_for_nan),
           ops_(*this, plan, resources()) {
         if (regs_.used > (Ops::vector_bytes == 64 ? 32 : 16))
             throw Error("jit: the plan needs " + std::to_string(regs_.used) + " vector registers");
@@ -190,6 +197,7 @@ private:
     ItemShape shape_of(const Segment& seg) const {
         if (nxc_) return {block_lanes_, 1, 1};
         if (seg.taps_as_lanes) return {seg.taps, 1, 1, nullptr, true};
+        if (seg.whole_plane) return {seg.taps, 1, 1, nullptr, false, true};
         return {seg.outputs_per_item, seg.lane_step, seg.outputs_per_item, seg.masked ? &seg : nullptr};
     }
     ItemShape single_output_shape() const { return nxc_ ? ItemShape{block_lanes_, 1, 1} : ItemShape{1, 1, 1}; }
@@ -271,6 +279,9 @@ private:
     // emit_nan_scan.cpp
     void emit_nan_scan(Label& has_nan);
 
+    // emit_whole_plane.cpp
+    void emit_whole_plane(const ItemShape& s);
+
     // emit_window.cpp
     void emit_item(const ItemShape& s, std::int64_t taps);
     void emit_window_taps(const ItemShape& s, std::int64_t taps, bool fast);
@@ -289,6 +300,8 @@ private:
     Ops ops_;
     std::map<std::int64_t, Label> lane_tables_;
     bool fast_row_ = true;  // emitting the copy of the row code for input without NaN (scanned float rows)
+    // Where the fast copy of a whole-plane row goes when its item sees a NaN (the item is its own NaN scan).
+    Label* nan_exit_ = nullptr;
     // The code being emitted applies the NaN policy per tap: float rows that are not scanned, and the copy
     // of scanned rows that runs when the scan saw a NaN. Integer rows have one copy, with nothing to apply.
     bool exact_row() const { return plan_.is_float && !(plan_.scan_rows_for_nan && fast_row_); }

@@ -9,7 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
+#include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -32,12 +35,21 @@ const std::vector<std::string> shapes = {
     "maxpool layout=ncx src=2x3x7x133 k=3x3 s=1x1 pb=1x1 pe=1x1",
     "maxpool layout=ncx src=1x5x9x131 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil_torch",
     "maxpool layout=ncx src=1x2x4x50 k=2x4 s=1x3 d=1x2 pb=0x3 pe=0x3",
-    // ncx rows of few outputs, the windows' taps as lanes (AVX-512 fast rows): a global pool, adaptive bins that
-    // overlap unevenly, 3-D with padding and a stride that would gather, a window of a whole vector (16 taps)
-    "maxpool layout=ncx src=2x3x7x7 k=7x7",
+    // ncx rows of few outputs, the windows' taps as lanes (AVX-512 fast rows): a global pool of less than a
+    // vector, adaptive bins that overlap unevenly, 3-D with padding and a stride that would gather, a window of a
+    // whole vector (16 taps)
+    "maxpool layout=ncx src=2x3x3x3 k=3x3",
     "adaptivemaxpool layout=ncx src=1x3x13x13 out=3x2",
     "maxpool layout=ncx src=1x2x5x3x19 k=2x2x4 s=1x1x5 pb=0x1x2 pe=1x0x2",
     "maxpool layout=ncx src=1x3x41 k=16 s=20 pb=3 pe=3 round=ceil",
+    // ncx windows of the whole plane (AVX-512 fast rows read it as one span): 1-D, 3-D, a kernel larger than
+    // the input, an adaptive bin of the whole plane, planes of 2 and 3 groups of 64 f32 lanes (2 of 64 f64)
+    "maxpool layout=ncx src=2x3x7x7 k=7x7",
+    "maxpool layout=ncx src=2x3x37 k=37",
+    "maxpool layout=ncx src=1x2x3x4x5 k=3x4x5",
+    "maxpool layout=ncx src=1x3x5x6 k=7x8 pb=1x1 pe=1x1",
+    "adaptivemaxpool layout=ncx src=1x3x13x13 out=1x1",
+    "maxpool layout=ncx src=1x3x10x10 k=10x10 s=10x10 pe=3x3",
     // a long 1-D window (looped taps) in both layouts
     "maxpool layout=ncx src=1x3x260 k=200 s=1",
     "maxpool layout=nxc src=1x21x260 k=37 s=5 pb=20 pe=20",
@@ -119,6 +131,55 @@ TEST_P(JitPaths, EveryDtypeAndIndexOptionOnBothIsas) {
 INSTANTIATE_TEST_SUITE_P(Shapes, JitPaths, ::testing::ValuesIn(shapes), [](const auto& shape_info) {
     return "shape" + std::to_string(shape_info.index);
 });
+
+// Whole-plane items pick the first maximum in scan order by an equality search: planes whose maximum is a
+// zero of either sign among -inf, -1, -0 and +0 (the first zero must win, with its own bits), planes of the
+// lowest value only, and a single maximum anywhere, in every float type and in planes of one to three groups of
+// 64 lanes; without NaN, so the fast code runs. Compared with the reference, values and indices.
+TEST(JitWholePlane, FirstMaximumInScanOrderAmongSignedZeros) {
+    for (const char* dt : {"f32", "f64", "f16", "bf16"})
+        for (const char* plane : {"7x7 k=7x7", "10x10 k=10x10", "13x13 k=13x13"}) {
+            const std::string line = std::string("maxpool dt=") + dt + " layout=ncx src=2x96x" + plane + " idx=s64";
+            SCOPED_TRACE(line);
+            const pj::Primitive p = pj::create(pj::parse_problem(line));
+            const pj::TensorDesc& src_desc = p.src_desc();
+            const std::size_t elem = pj::casegen::byte_size({src_desc.dtype, src_desc.layout, {1, 1, 1, 1}});
+            const std::int64_t planes = src_desc.dims[0] * src_desc.dims[1];
+            const std::int64_t plane_elements = src_desc.dims[2] * src_desc.dims[3];
+            std::vector<std::uint8_t> src(pj::casegen::byte_size(src_desc));
+            // The element values by kind, as bits of each type: lowest, -1, -0, +0, 1.
+            const auto bits_of = [&](int kind) -> std::uint64_t {
+                const std::string d = dt;
+                if (d == "f32") return std::array<std::uint64_t, 5>{0xFF800000u, 0xBF800000u, 0x80000000u, 0u, 0x3F800000u}[kind];
+                if (d == "f64")
+                    return std::array<std::uint64_t, 5>{0xFFF0000000000000ull, 0xBFF0000000000000ull, 0x8000000000000000ull, 0,
+                                                        0x3FF0000000000000ull}[kind];
+                if (d == "f16") return std::array<std::uint64_t, 5>{0xFC00u, 0xBC00u, 0x8000u, 0u, 0x3C00u}[kind];
+                return std::array<std::uint64_t, 5>{0xFF80u, 0xBF80u, 0x8000u, 0u, 0x3F80u}[kind];
+            };
+            std::mt19937_64 rng(planes * 131 + plane_elements);
+            for (std::int64_t q = 0; q < planes; ++q) {
+                const int pattern = static_cast<int>(q % 3);  // 0: zeros of both signs; 1: lowest only; 2: one maximum
+                const std::int64_t peak = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(plane_elements));
+                for (std::int64_t i = 0; i < plane_elements; ++i) {
+                    const int kind = pattern == 1 ? 0 : pattern == 2 && i == peak ? 4 : static_cast<int>(rng() % 4);
+                    const std::uint64_t bits = bits_of(kind);
+                    std::memcpy(src.data() + static_cast<std::size_t>(q * plane_elements + i) * elem, &bits, elem);
+                }
+            }
+            for (const char* isa : {"avx512", "avx2"}) {
+                ::setenv("POOLJIT_MAX_ISA", isa, 1);
+                const pj::Primitive q = pj::create(pj::parse_problem(line));
+                std::vector<std::uint8_t> got(pj::casegen::byte_size(q.dst_desc()), 0xA5), want(got.size(), 0x5A);
+                std::vector<std::uint8_t> got_idx(pj::casegen::byte_size(q.indices_desc()), 0xA5), want_idx(got_idx.size(), 0x5A);
+                q.execute(src.data(), got.data(), got_idx.data());
+                pj::reference::execute(q.problem(), src.data(), want.data(), want_idx.data());
+                EXPECT_EQ(got, want) << "values differ on " << isa;
+                EXPECT_EQ(got_idx, want_idx) << "indices differ on " << isa;
+                ::unsetenv("POOLJIT_MAX_ISA");
+            }
+        }
+}
 
 // The executor's tilings: whole tiles, rows split because there are few tiles, one thread, planes or runs of rows
 // per kernel call; results identical.

@@ -412,10 +412,47 @@ TEST(PlanFacts, ChannelsLastBytesWithoutIndicesCompareInByteLanes) {
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x64x9x9 k=3x3", jit::Isa::avx2).compare, jit::CompareType::s32);
 }
 
+TEST(PlanFacts, NcxWindowsOfTheWholePlaneReadItAsOneSpan) {
+    // Global 7x7: the window is the plane, 49 contiguous elements: one item that reads them as one span.
+    const jit::KernelPlan global = plan_of("maxpool dt=f32 layout=ncx src=16x2048x7x7 k=7x7 idx=s64 axis=2");
+    jit::Segment whole{0, 1, 1, 49, 0, 0, 0};
+    whole.whole_plane = true;
+    ASSERT_EQ(global.fast_segments.size(), 1u);
+    EXPECT_EQ(global.fast_segments[0], whole);
+    EXPECT_TRUE(global.scan_rows_for_nan);  // the item watches for NaN itself, and leaves for the exact copy
+    EXPECT_FALSE(global.segments[0].whole_plane);
+    const auto whole_plane = [](const std::string& line, jit::Isa isa = jit::Isa::avx512) {
+        const jit::KernelPlan plan = plan_of(line, isa);
+        return !plan.fast_segments.empty() && plan.fast_segments[0].whole_plane;
+    };
+    // Also: 1-D and 3-D, integers and f16, a kernel larger than the input with padding, an adaptive pool to
+    // one bin, a plane of 16 vectors, and the first vector whole (16 f32 elements).
+    EXPECT_TRUE(whole_plane("maxpool dt=s8 layout=ncx src=1x4x37 k=37 idx=s32"));
+    EXPECT_TRUE(whole_plane("maxpool dt=f16 layout=ncx src=1x4x3x4x5 k=3x4x5 idx=s64"));
+    EXPECT_TRUE(whole_plane("maxpool dt=f32 layout=ncx src=1x4x5x6 k=7x8 pb=1x1 pe=1x1"));
+    EXPECT_TRUE(whole_plane("adaptivemaxpool dt=bf16 layout=ncx src=1x4x13x13 out=1x1 idx=s64"));
+    EXPECT_TRUE(whole_plane("maxpool dt=f32 layout=ncx src=1x4x16x16 k=16x16"));
+    EXPECT_TRUE(whole_plane("maxpool dt=f32 layout=ncx src=1x4x4x4 k=4x4"));
+    // Not: beyond 16 vectors, under one vector, windows that skip elements (dilation) or miss some (several
+    // outputs), indices not numbered by offset (column-major, an axis that drops the outer dimension), nxc,
+    // AVX2.
+    EXPECT_FALSE(whole_plane("maxpool dt=f32 layout=ncx src=1x4x16x17 k=16x17"));
+    EXPECT_FALSE(whole_plane("maxpool dt=f64 layout=ncx src=1x4x12x12 k=12x12"));
+    EXPECT_FALSE(whole_plane("maxpool dt=f32 layout=ncx src=1x4x3x5 k=3x5"));
+    EXPECT_FALSE(whole_plane("maxpool dt=f32 layout=ncx src=1x4x9x9 k=5x5 d=2x2"));
+    EXPECT_FALSE(whole_plane("maxpool dt=f32 layout=ncx src=1x4x9x9 k=8x8"));
+    EXPECT_FALSE(whole_plane("maxpool dt=f32 layout=ncx src=1x4x7x7 k=7x7 idx=s64 order=col"));
+    EXPECT_FALSE(whole_plane("maxpool dt=f32 layout=ncx src=1x4x7x7 k=7x7 idx=s64 axis=3"));
+    EXPECT_TRUE(whole_plane("maxpool dt=f32 layout=ncx src=1x4x7x7 k=7x7 idx=s64 axis=1"));
+    EXPECT_FALSE(whole_plane("maxpool dt=f32 layout=nxc src=1x4x7x7 k=7x7"));
+    EXPECT_FALSE(whole_plane("maxpool dt=f32 layout=ncx src=1x4x7x7 k=7x7", jit::Isa::avx2));
+}
+
 TEST(PlanFacts, NcxRowsOfFewOutputsTakeTheWindowsTapsAsLanes) {
-    // Global 7x7: one output per row, so one item whose 7 lanes are the window's width taps (one load per row).
-    const jit::KernelPlan global = plan_of("maxpool dt=f32 layout=ncx src=16x2048x7x7 k=7x7");
-    jit::Segment whole{0, 1, 1, 7, 0, 1, 0};  // item_step: the stride (one item, never taken)
+    // Global 3x3 (a plane of less than one vector): one output per row, so one item whose 3 lanes are the
+    // window's width taps (one load per row).
+    const jit::KernelPlan global = plan_of("maxpool dt=f32 layout=ncx src=16x2048x3x3 k=3x3");
+    jit::Segment whole{0, 1, 1, 3, 0, 1, 0};  // item_step: the stride (one item, never taken)
     whole.taps_as_lanes = true;
     ASSERT_EQ(global.fast_segments.size(), 1u);
     EXPECT_EQ(global.fast_segments[0], whole);
@@ -444,8 +481,8 @@ TEST(PlanFacts, NcxRowsOfFewOutputsTakeTheWindowsTapsAsLanes) {
     EXPECT_TRUE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x40 k=16 s=20"));
     EXPECT_FALSE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x9x9 k=3x3 s=4x4 d=1x2"));
     EXPECT_TRUE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x9x9 k=3x3 s=4x4"));
-    EXPECT_FALSE(taps_as_lanes("maxpool dt=f32 layout=ncx src=16x2048x7x7 k=7x7", jit::Isa::avx2));
-    EXPECT_FALSE(taps_as_lanes("maxpool dt=f16 layout=ncx src=16x2048x7x7 k=7x7"));
+    EXPECT_FALSE(taps_as_lanes("maxpool dt=f32 layout=ncx src=16x2048x3x3 k=3x3", jit::Isa::avx2));
+    EXPECT_FALSE(taps_as_lanes("maxpool dt=f16 layout=ncx src=16x2048x3x3 k=3x3"));
 }
 
 TEST(PlanFacts, FloatRowsScanForNanAndFastCodeStartsFromTheLowestValue) {
@@ -468,6 +505,7 @@ TEST(PlanFacts, ChannelsLastRowsReadByFewWindowsSkipTheNanScan) {
     EXPECT_FALSE(scans("nxc", "k=2x2 s=2x2"));
     EXPECT_FALSE(scans("nxc", "k=3x3 s=2x2 pb=1x1 pe=1x1"));  // 2.25 reads
     EXPECT_FALSE(scans("nxc", "k=7x7 s=7x7"));
+    EXPECT_FALSE(scans("nxc", "k=20x20"));  // a global pool reads each element once, whatever its stride
     EXPECT_TRUE(scans("nxc", "k=2x2 s=1x1"));
     EXPECT_TRUE(scans("nxc", "k=5x5 s=1x1 pb=2x2 pe=2x2"));
     EXPECT_TRUE(scans("ncx", "k=2x2 s=2x2"));

@@ -1,0 +1,80 @@
+// Whole-plane items (ncx rows of one output whose window is the whole plane, AVX-512): the window is one
+// contiguous span, so instead of merging taps with indices the item takes the maximum over the span's vectors
+// (one max per vector, the order of no consequence), spreads it to every lane, and finds the first element in
+// memory order equal to it: memory order is scan order, and +0 equals -0, so this is the element the scan
+// would select. Its bits are copied to dst (a -0 or +0 stays itself) and its offset in the plane is its
+// spatial index.
+#include "jit/window_emitter.hpp"
+#include "jit/vec_avx2.hpp"
+#include "jit/vec_avx512.hpp"
+
+namespace pooljit::jit {
+
+template <typename Ops>
+void WindowEmitter<Ops>::emit_whole_plane(const ItemShape& s) {
+    if constexpr (Ops::needs_vector_masks) {
+        throw Error("jit: whole-plane items need opmasks (AVX-512)");
+    } else {
+        const std::int64_t vectors_in_plane = (s.lanes + plan_.lanes - 1) / plan_.lanes;
+        if (s.lanes < plan_.lanes || exact_row()) throw Error("jit: a whole-plane item needs the fast path and a full first vector");
+        const Vmm m = vec(regs_.acc[0]), fresh = vec(regs_.fresh), t = vec(regs_.scratch);
+        // Float rows have no NaN scan before this item: it watches the plane's vectors itself and leaves for the
+        // exact copy of the row before it has stored anything.
+        const bool watch = nan_exit_ != nullptr;
+        const Vmm sum = watch ? vec(regs_.plane_sum) : m;
+        if (watch && regs_.plane_sum < 0) throw Error("jit: a whole-plane item of a float row needs its NaN watch register");
+        const auto load = [&](const Vmm& to, std::int64_t v) {
+            ops_.load_value(to, at(window_, v * plan_.lanes * elem()), valid(s, static_cast<int>(v)));
+        };
+        if (watch) ops_.begin_nan_watch(sum);
+        load(m, 0);
+        if (watch) ops_.note_nan(sum, m);
+        for (std::int64_t v = 1; v < vectors_in_plane; ++v) {
+            load(fresh, v);
+            if (watch) ops_.note_nan(sum, fresh);
+            const int n = valid(s, static_cast<int>(v));
+            if (n == plan_.lanes) ops_.max_fast(m, fresh);
+            else ops_.max_fast_lanes(m, fresh, (std::uint64_t{1} << n) - 1);  // lanes past the plane were loaded as 0
+        }
+        if (watch) ops_.jump_if_nan_seen(&sum, 1, *nan_exit_);
+        ops_.maximum_to_all_lanes(m, t);
+
+        // The first element equal to the maximum, without a branch (where it lies is data, so a branch would be
+        // mispredicted): each vector's equal lanes as bits, 64 to a group, and the first set bit of the first
+        // group that has one. Groups go last to first so that an earlier group's offset replaces a later one's.
+        // The maximum is one of the plane's elements, so some group has a bit, and lanes past the plane (loaded
+        // as 0) come after every element in this order: they may match, but never first.
+        const Reg64 offset = tap_count_, group_bits = h_count_, lane_bits = h_ptr_, candidate = d_ptr_;
+        const std::int64_t per_group = 64 / plan_.lanes;
+        const std::int64_t groups = (vectors_in_plane + per_group - 1) / per_group;
+        for (std::int64_t g = groups - 1; g >= 0; --g) {
+            const std::int64_t first = g * per_group, last = std::min(vectors_in_plane, first + per_group);
+            for (std::int64_t v = first; v < last; ++v) {
+                load(fresh, v);
+                ops_.equal_lanes(v == first ? group_bits : lane_bits, fresh, m);
+                if (v == first) continue;
+                shl(lane_bits, static_cast<int>((v - first) * plan_.lanes));
+                or_(group_bits, lane_bits);
+            }
+            bsf(candidate, group_bits);  // ZF = 1 when the group has no bit (candidate is then undefined)
+            if (g * 64 != 0) lea(candidate, ptr[candidate + static_cast<std::int32_t>(g * 64)]);  // flags kept
+            if (g == groups - 1) mov(offset, candidate);  // garbage only when an earlier group replaces it
+            else cmovnz(offset, candidate);
+        }
+        const int e = static_cast<int>(elem());
+        copy_bytes(*this, dst_, window_ + offset * e, e, scratch_);
+        if (plan_.has_indices) {
+            mov(scratch_, ptr[rsp + slot_channel_index_base]);
+            add(scratch_, window_index_);
+            add(scratch_, offset);
+            if (plan_.index_dtype == DType::s64) mov(qword[indices_], scratch_);
+            else mov(dword[indices_], scratch_.cvt32());
+        }
+    }
+}
+
+// For the two traits compile() picks; emit_window.cpp instantiates the rest of the class.
+template void WindowEmitter<Avx512Ops>::emit_whole_plane(const ItemShape&);
+template void WindowEmitter<Avx2Ops>::emit_whole_plane(const ItemShape&);
+
+}  // namespace pooljit::jit
