@@ -7,10 +7,11 @@
 namespace pooljit::jit {
 
 // Jumps to `has_nan` when any element of the input rows this call reads (every real d and h tap row, the
-// whole width) is NaN: a running sum per accumulator register turns NaN (so does +inf meeting -inf, or an
+// whole width; with rows >= 0, the `rows` h tap rows from `first_row` on, 2-D only) is NaN: a running sum per accumulator register turns NaN (so does +inf meeting -inf, or an
 // overflow, which only costs the exact path). Elements no window reads may also send the row there.
 template <typename Ops>
-void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan) {
+void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, std::int64_t rows) {
+    if (rows >= 0 && plan_.spatial_rank != 2) throw Error("jit: a NaN scan of some rows is for 2-D rows");
     const bool d_axis = plan_.spatial_rank >= 3, h_axis = plan_.spatial_rank >= 2;
     // nxc: one position (the call's channels: its blocks of vectors_per_block vectors) per step along the width;
     // ncx: vectors_per_block vectors of consecutive elements per step, then a partial step.
@@ -33,13 +34,15 @@ void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan) {
     };
     Label d_loop, h_loop, w_loop;
     mov(d_ptr_, row_src_);
+    if (rows >= 0) add_imm(d_ptr_, wrap_mul(first_row, plan_.src_tap_stride_h));
     if (d_axis) {
         mov(scratch_, ptr[rsp + slot_taps_d]);
         mov(ptr[rsp + slot_d_count], scratch_);
     }
     place(d_loop);
     mov(h_ptr_, d_ptr_);
-    if (h_axis) mov(h_count_, ptr[rsp + slot_taps_h]);
+    if (h_axis && rows >= 0) mov(h_count_, rows);
+    else if (h_axis) mov(h_count_, ptr[rsp + slot_taps_h]);
     place(h_loop);
     mov(tap_ptr_, h_ptr_);
     if (full_steps > 0) {
@@ -65,7 +68,7 @@ void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan) {
 }
 
 // For the two traits compile() picks; emit_window.cpp instantiates the rest of the class.
-template void WindowEmitter<Avx512Ops>::emit_nan_scan(Label&);
-template void WindowEmitter<Avx2Ops>::emit_nan_scan(Label&);
+template void WindowEmitter<Avx512Ops>::emit_nan_scan(Label&, std::int64_t, std::int64_t);
+template void WindowEmitter<Avx2Ops>::emit_nan_scan(Label&, std::int64_t, std::int64_t);
 
 }  // namespace pooljit::jit

@@ -35,6 +35,8 @@ constexpr std::int64_t max_sweep_bytes = 8192;
 // Whole-plane items are straight-line code of two passes over the plane's vectors (the maximum, then the
 // first element equal to it): planes up to this many vectors (256 f32 elements, a 16x16 global pool).
 constexpr std::int64_t max_whole_plane_vectors = 16;
+// Row-maxima rings: the ring's vector registers (input rows x vectors per row), of the 32 AVX-512 has.
+constexpr std::int64_t max_ring_vectors = 16;
 // Each segment is straight-line code: beyond this many the row computes its windows at run time instead.
 constexpr std::size_t max_segments = 2 * default_max_width_runs;
 // Adaptive rows are scanned output by output for runs of equal windows up to this many outputs; longer
@@ -370,6 +372,15 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     std::int64_t longest_window = 0;
     for (const Segment& s : plan.segments) longest_window = std::max(longest_window, s.taps);
     plan.unroll_width_taps = !plan.computed_windows && longest_window <= max_unrolled_width_taps;
+    // ncx rows that are one item, whose windows overlap along h (stride 1): a k-row window costs one input
+    // row's width taps and k - 1 merges per output row instead of k rows of taps. Values only: an index would
+    // have to ride along with every row maximum.
+    const std::vector<Segment>& fast_row = plan.fast_segments.empty() ? plan.segments : plan.fast_segments;
+    if (isa == Isa::avx512 && lanes_are_outputs && !adaptive && !p.has_indices && plan.fast_starts_from_lowest &&
+        p.spatial_rank == 2 && p.out[0] >= 2 && p.stride[0] == 1 && p.dilation[0] == 1 && p.kernel[0] >= 2 &&
+        p.kernel[0] <= max_ring_vectors / plan.vectors_per_block && plan.unroll_width_taps && fast_row.size() == 1 &&
+        fast_row[0].repeat == 1 && fast_row[0].taps > 0 && !fast_row[0].taps_as_lanes && !fast_row[0].whole_plane)
+        plan.ring_rows = p.kernel[0];
 
     const std::int64_t elem = static_cast<std::int64_t>(size_of(p.dtype));
     const std::int64_t pixel = lanes_are_outputs ? elem : p.channels * elem;  // bytes between neighbouring positions
@@ -420,7 +431,7 @@ std::string to_string(const KernelPlan& plan) {
       << " channel_block=" << plan.channel_block << " channel_tail=" << plan.channel_tail
       << " channel_sweep=" << plan.channel_sweep
       << " out_width=" << plan.out_width << " unroll_width_taps=" << plan.unroll_width_taps
-      << " scan_rows_for_nan=" << plan.scan_rows_for_nan << " fast_starts_from_lowest=" << plan.fast_starts_from_lowest
+      << " scan_rows_for_nan=" << plan.scan_rows_for_nan << " ring_rows=" << plan.ring_rows << " fast_starts_from_lowest=" << plan.fast_starts_from_lowest
       << " width_runs=";
     for (const WidthRun& r : plan.width_runs)
         s << "[" << r.out_begin << "," << r.out_end << "):taps[" << r.tap_begin << "," << r.tap_end << ")";

@@ -132,6 +132,11 @@ struct KernelPlan {
     // The fast code starts each window from the type's lowest value and reads every tap once; f16, which
     // carries raw bits beside the compare value, starts from the window's first element.
     bool fast_starts_from_lowest = true;
+    // ncx fast rows of one item without indices, stride 1 along h (2-D): the maxima of each input row's width
+    // taps stay in registers for the next output rows, so a call of whole windows computes one new input row
+    // per output row and merges ring_rows row maxima (rows first, then columns: the scan order's first
+    // maximum). 0: no ring.
+    std::int64_t ring_rows = 0;
     // Above this many taps along the width, the tap loop is a loop, not unrolled code.
     bool unroll_width_taps = true;
 

@@ -32,11 +32,12 @@ struct VectorRoles {
     int item_base = -1;  // window-relative indices: the call's base plus the window's index
     int rank = -1;       // taps-as-lanes items: the scan rank of the row each lane's maximum came from
     int plane_sum = -1;  // whole-plane items of float rows: the running sum that notices a NaN
+    int ring = -1;       // row-maxima rings: the first of ring_rows x vectors registers, row by row
     TraitResources trait;
     int used = 0;
 
     VectorRoles(int vectors, bool f16, bool indices, bool trait_needs_vectors, bool pairs, bool relative_indices,
-                bool taps_as_lanes, bool whole_plane_nan_watch) {
+                bool taps_as_lanes, bool whole_plane_nan_watch, int ring_vectors) {
         for (int v = 0; v < vectors; ++v) acc[v] = used++;
         if (f16)
             for (int v = 0; v < vectors; ++v) raw[v] = used++;
@@ -54,6 +55,10 @@ struct VectorRoles {
         if (relative_indices) item_base = used++;
         if (taps_as_lanes) rank = used++;
         if (whole_plane_nan_watch) plane_sum = used++;
+        if (ring_vectors > 0) {
+            ring = used;
+            used += ring_vectors;
+        }
         if (trait_needs_vectors) {
             trait.take = used++;
             trait.lane_mask = used++;
@@ -96,7 +101,8 @@ public:
           block_lanes_(block_lanes), sweep_(nxc_ ? sweep : 1),
           regs_(plan.vectors_per_block, plan.dtype == DType::f16, plan.has_indices, Ops::needs_vector_masks,
                 plan.strategy == Strategy::ncx_width, plan.index_relative_to_window, has_taps_as_lanes(plan),
-                has_whole_plane(plan) && plan.scan_rows_for_nan),
+                has_whole_plane(plan) && plan.scan_rows_for_nan,
+                static_cast<int>(plan.ring_rows) * plan.vectors_per_block),
           ops_(*this, plan, resources()) {
         if (regs_.used > (Ops::vector_bytes == 64 ? 32 : 16))
             throw Error("jit: the plan needs " + std::to_string(regs_.used) + " vector registers");
@@ -125,7 +131,7 @@ private:
                          slot_row_src = 208, slot_row_dst = 216, slot_row_indices = 224, slot_channel_index_base = 232,
                          slot_src_row_step = 240, slot_dst_row_step = 248, slot_indices_row_step = 256,
                          slot_index_base_row_step = 264, slot_channel_index_base_row_step = 272, slot_sweep_left = 280,
-                         slot_sweep_channel_base = 288, frame_bytes = 296;
+                         slot_sweep_channel_base = 288, slot_ring_stale = 296, frame_bytes = 312;
 
     TraitResources resources() const {
         TraitResources r = regs_.trait;
@@ -277,10 +283,17 @@ private:
     void emit_computed_walk();
 
     // emit_nan_scan.cpp
-    void emit_nan_scan(Label& has_nan);
+    void emit_nan_scan(Label& has_nan, std::int64_t first_row = 0, std::int64_t rows = -1);
 
     // emit_whole_plane.cpp
     void emit_whole_plane(const ItemShape& s);
+
+    // emit_row_ring.cpp
+    Vmm ring_reg(std::int64_t row, int v) const {
+        return vec(regs_.ring + static_cast<int>(row) * plan_.vectors_per_block + v);
+    }
+    void ring_row_maxima(const Segment& seg, std::int64_t row);
+    void emit_ring_rows(Label& other_calls, Label& done);
 
     // emit_window.cpp
     void emit_item(const ItemShape& s, std::int64_t taps);

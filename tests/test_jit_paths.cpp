@@ -50,6 +50,12 @@ const std::vector<std::string> shapes = {
     "maxpool layout=ncx src=1x3x5x6 k=7x8 pb=1x1 pe=1x1",
     "adaptivemaxpool layout=ncx src=1x3x13x13 out=1x1",
     "maxpool layout=ncx src=1x3x10x10 k=10x10 s=10x10 pe=3x3",
+    // ncx rows of one item with stride 1 along h keep a ring of row maxima (AVX-512 fast rows without indices):
+    // masked borders (SPPF-like), a width stride of 2 (paired lanes) with border rows of fewer taps and ceil
+    // rounding, a width dilation
+    "maxpool layout=ncx src=2x3x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2",
+    "maxpool layout=ncx src=1x2x9x30 k=4x3 s=1x2 pb=1x0 pe=2x1 round=ceil",
+    "maxpool layout=ncx src=1x3x12x17 k=3x3 d=1x2 pb=1x2 pe=1x2",
     // a long 1-D window (looped taps) in both layouts
     "maxpool layout=ncx src=1x3x260 k=200 s=1",
     "maxpool layout=nxc src=1x21x260 k=37 s=5 pb=20 pe=20",
@@ -176,6 +182,54 @@ TEST(JitWholePlane, FirstMaximumInScanOrderAmongSignedZeros) {
                 pj::reference::execute(q.problem(), src.data(), want.data(), want_idx.data());
                 EXPECT_EQ(got, want) << "values differ on " << isa;
                 EXPECT_EQ(got_idx, want_idx) << "indices differ on " << isa;
+                ::unsetenv("POOLJIT_MAX_ISA");
+            }
+        }
+}
+
+// Row-maxima rings: planes whose rows mix signed zeros, -1 and the lowest value (ties between rows and within
+// rows: the window's first zero in scan order must win, with its own bits), a few 1s, and a NaN in some rows
+// only, so fast rows run with a held ring, NaN rows run the exact code and leave the ring stale, and the next
+// fast row rebuilds it. Compared with the reference.
+TEST(JitRowRing, NanRowsLeaveTheRingStaleAndTiesKeepScanOrder) {
+    for (const char* dt : {"f32", "f64", "bf16"})
+        for (const char* window : {"src=2x24x20x20 k=5x5 pb=2x2 pe=2x2", "src=1x24x16x28 k=3x3 pb=1x1 pe=1x1"}) {
+            const std::string line = std::string("maxpool dt=") + dt + " layout=ncx " + window;
+            SCOPED_TRACE(line);
+            const pj::Primitive p = pj::create(pj::parse_problem(line));
+            const pj::TensorDesc& d = p.src_desc();
+            const std::size_t elem = pj::casegen::byte_size({d.dtype, d.layout, {1, 1, 1, 1}});
+            const std::int64_t planes = d.dims[0] * d.dims[1], rows = d.dims[2], width = d.dims[3];
+            const std::string type = dt;
+            // lowest, -1, -0, +0, 1, NaN
+            const auto bits_of = [&](int kind) -> std::uint64_t {
+                if (type == "f32")
+                    return std::array<std::uint64_t, 6>{0xFF800000u, 0xBF800000u, 0x80000000u, 0u, 0x3F800000u, 0x7FC00000u}[kind];
+                if (type == "f64")
+                    return std::array<std::uint64_t, 6>{0xFFF0000000000000ull, 0xBFF0000000000000ull, 0x8000000000000000ull, 0,
+                                                        0x3FF0000000000000ull, 0x7FF8000000000000ull}[kind];
+                return std::array<std::uint64_t, 6>{0xFF80u, 0xBF80u, 0x8000u, 0u, 0x3F80u, 0x7FC0u}[kind];
+            };
+            std::vector<std::uint8_t> src(pj::casegen::byte_size(d));
+            std::mt19937_64 rng(static_cast<std::uint64_t>(planes * rows + width));
+            for (std::int64_t q = 0; q < planes; ++q) {
+                const std::int64_t nan_row = q % 3 == 0 ? static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(rows)) : -1;
+                for (std::int64_t r = 0; r < rows; ++r)
+                    for (std::int64_t w = 0; w < width; ++w) {
+                        const std::uint64_t roll = rng() % 64;
+                        int kind = roll < 60 ? static_cast<int>(roll % 4) : 4;
+                        if (r == nan_row && w == static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(width))) kind = 5;
+                        const std::uint64_t bits = bits_of(kind);
+                        std::memcpy(src.data() + static_cast<std::size_t>((q * rows + r) * width + w) * elem, &bits, elem);
+                    }
+            }
+            for (const char* isa : {"avx512", "avx2"}) {
+                ::setenv("POOLJIT_MAX_ISA", isa, 1);
+                const pj::Primitive q = pj::create(pj::parse_problem(line));
+                std::vector<std::uint8_t> got(pj::casegen::byte_size(q.dst_desc()), 0xA5), want(got.size(), 0x5A);
+                q.execute(src.data(), got.data(), nullptr);
+                pj::reference::execute(q.problem(), src.data(), want.data(), nullptr);
+                EXPECT_EQ(got, want) << "values differ on " << isa;
                 ::unsetenv("POOLJIT_MAX_ISA");
             }
         }
