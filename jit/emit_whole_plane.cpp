@@ -17,6 +17,10 @@ void WindowEmitter<Ops>::emit_whole_plane(const ItemShape& s) {
     } else {
         const std::int64_t vectors_in_plane = (s.lanes + plan_.lanes - 1) / plan_.lanes;
         if (s.lanes < plan_.lanes || exact_row()) throw Error("jit: a whole-plane item needs the fast path and a full first vector");
+        // The maximum spreads across every lane of the register: all of them must be the plane's (no half vectors
+        // beside 64-bit index lanes, no byte lanes, which the spread does not cover).
+        if (plan_.lanes != register_lanes() || lane_bytes(plan_.compare) < 4)
+            throw Error("jit: a whole-plane item needs whole registers of 32- or 64-bit lanes");
         const Vmm m = vec(regs_.acc[0]), fresh = vec(regs_.fresh), t = vec(regs_.scratch);
         // Float rows have no NaN scan before this item: it watches the plane's vectors itself and leaves for the
         // exact copy of the row before it has stored anything.
