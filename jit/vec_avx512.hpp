@@ -180,14 +180,7 @@ public:
         g_.vmovdqa64(m, lowest);
         move_lanes(m | in_window, acc);
         across_lanes(m, t, levels, [&](const Vmm& a, const Vmm& b) { max_fast(a, b); });
-        constexpr std::uint8_t eq_oq = 0;
-        switch (plan_.compare) {
-            case CompareType::f32: g_.vcmpps(at_maximum | in_window, acc, m, eq_oq); break;
-            case CompareType::f64: g_.vcmppd(at_maximum | in_window, acc, m, eq_oq); break;
-            case CompareType::s32: case CompareType::u32: g_.vpcmpeqd(at_maximum | in_window, acc, m); break;
-            case CompareType::u8: case CompareType::s8: g_.vpcmpeqb(at_maximum | in_window, acc, m); break;
-            case CompareType::s64: g_.vpcmpeqq(at_maximum | in_window, acc, m); break;
-        }
+        compare_equal(at_maximum | in_window, acc, m);
         // One lane at the maximum (the usual case) is the answer; ties go by the earliest row.
         Xbyak::Label one_lane;
         g_.kmovq(r_.scratch, at_maximum);
@@ -223,14 +216,7 @@ public:
     }
     // bits <- the lanes of fresh that equal m's (+0 equals -0), bit j for lane j.
     void equal_lanes(const Xbyak::Reg64& bits, const Vmm& fresh, const Vmm& m) {
-        constexpr std::uint8_t eq_oq = 0;
-        switch (plan_.compare) {
-            case CompareType::f32: g_.vcmpps(take_, fresh, m, eq_oq); break;
-            case CompareType::f64: g_.vcmppd(take_, fresh, m, eq_oq); break;
-            case CompareType::s32: case CompareType::u32: g_.vpcmpeqd(take_, fresh, m); break;
-            case CompareType::s64: g_.vpcmpeqq(take_, fresh, m); break;
-            case CompareType::u8: case CompareType::s8: g_.vpcmpeqb(take_, fresh, m); break;
-        }
+        compare_equal(take_, fresh, m);
         g_.kmovq(bits, take_);
     }
 
@@ -352,6 +338,18 @@ public:
     }
 
 private:
+    // k (with its write mask, if any) <- the lanes where a equals b in the compare type (+0 equals -0).
+    void compare_equal(const Xbyak::Opmask& k, const Vmm& a, const Vmm& b) {
+        constexpr std::uint8_t eq_oq = 0;
+        switch (plan_.compare) {
+            case CompareType::f32: g_.vcmpps(k, a, b, eq_oq); break;
+            case CompareType::f64: g_.vcmppd(k, a, b, eq_oq); break;
+            case CompareType::s32: case CompareType::u32: g_.vpcmpeqd(k, a, b); break;
+            case CompareType::u8: case CompareType::s8: g_.vpcmpeqb(k, a, b); break;
+            case CompareType::s64: g_.vpcmpeqq(k, a, b); break;
+        }
+    }
+
     // The widening load of plan.dtype into `to` (dst with its write mask, if any).
     void load_widened(const Vmm& to, const Vmm& dst, const Xbyak::Address& src) {
         if (byte_lanes()) {
