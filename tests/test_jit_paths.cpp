@@ -138,6 +138,40 @@ INSTANTIATE_TEST_SUITE_P(Shapes, JitPaths, ::testing::ValuesIn(shapes), [](const
     return "shape" + std::to_string(shape_info.index);
 });
 
+// Float values used to build ties, as the bits of a float type, by kind: 0 lowest (-inf), 1 -1, 2 -0, 3 +0, 4 1,
+// 5 a quiet NaN.
+std::uint64_t special_bits(pj::DType dtype, int kind) {
+    switch (dtype) {
+        case pj::DType::f32:
+            return std::array<std::uint64_t, 6>{0xFF800000u, 0xBF800000u, 0x80000000u, 0u, 0x3F800000u, 0x7FC00000u}[kind];
+        case pj::DType::f64:
+            return std::array<std::uint64_t, 6>{0xFFF0000000000000ull, 0xBFF0000000000000ull, 0x8000000000000000ull, 0,
+                                                0x3FF0000000000000ull, 0x7FF8000000000000ull}[kind];
+        case pj::DType::f16: return std::array<std::uint64_t, 6>{0xFC00u, 0xBC00u, 0x8000u, 0u, 0x3C00u, 0x7E00u}[kind];
+        case pj::DType::bf16: return std::array<std::uint64_t, 6>{0xFF80u, 0xBF80u, 0x8000u, 0u, 0x3F80u, 0x7FC0u}[kind];
+        default: break;
+    }
+    ADD_FAILURE() << "special_bits: not a float type";
+    return 0;
+}
+
+// Runs the problem on src under each ISA cap and compares values, and indices when it has them, with the reference.
+void expect_reference_on_both_isas(const std::string& line, const std::vector<std::uint8_t>& src) {
+    for (const char* isa : {"avx512", "avx2"}) {
+        ::setenv("POOLJIT_MAX_ISA", isa, 1);
+        const pj::Primitive q = pj::create(pj::parse_problem(line));
+        EXPECT_EQ(q.impl_name(), std::string("jit:") + isa);
+        const std::size_t index_bytes = q.has_indices() ? pj::casegen::byte_size(q.indices_desc()) : 0;
+        std::vector<std::uint8_t> got(pj::casegen::byte_size(q.dst_desc()), 0xA5), want(got.size(), 0x5A);
+        std::vector<std::uint8_t> got_idx(index_bytes, 0xA5), want_idx(index_bytes, 0x5A);
+        q.execute(src.data(), got.data(), q.has_indices() ? got_idx.data() : nullptr);
+        pj::reference::execute(q.problem(), src.data(), want.data(), q.has_indices() ? want_idx.data() : nullptr);
+        EXPECT_EQ(got, want) << "values differ on " << isa;
+        EXPECT_EQ(got_idx, want_idx) << "indices differ on " << isa;
+        ::unsetenv("POOLJIT_MAX_ISA");
+    }
+}
+
 // Whole-plane items pick the first maximum in scan order by an equality search: planes whose maximum is a
 // zero of either sign among -inf, -1, -0 and +0 (the first zero must win, with its own bits), planes of the
 // lowest value only, and a single maximum anywhere, in every float type and in planes of one to three groups of
@@ -153,37 +187,17 @@ TEST(JitWholePlane, FirstMaximumInScanOrderAmongSignedZeros) {
             const std::int64_t planes = src_desc.dims[0] * src_desc.dims[1];
             const std::int64_t plane_elements = src_desc.dims[2] * src_desc.dims[3];
             std::vector<std::uint8_t> src(pj::casegen::byte_size(src_desc));
-            // The element values by kind, as bits of each type: lowest, -1, -0, +0, 1.
-            const auto bits_of = [&](int kind) -> std::uint64_t {
-                const std::string d = dt;
-                if (d == "f32") return std::array<std::uint64_t, 5>{0xFF800000u, 0xBF800000u, 0x80000000u, 0u, 0x3F800000u}[kind];
-                if (d == "f64")
-                    return std::array<std::uint64_t, 5>{0xFFF0000000000000ull, 0xBFF0000000000000ull, 0x8000000000000000ull, 0,
-                                                        0x3FF0000000000000ull}[kind];
-                if (d == "f16") return std::array<std::uint64_t, 5>{0xFC00u, 0xBC00u, 0x8000u, 0u, 0x3C00u}[kind];
-                return std::array<std::uint64_t, 5>{0xFF80u, 0xBF80u, 0x8000u, 0u, 0x3F80u}[kind];
-            };
             std::mt19937_64 rng(planes * 131 + plane_elements);
             for (std::int64_t q = 0; q < planes; ++q) {
                 const int pattern = static_cast<int>(q % 3);  // 0: zeros of both signs; 1: lowest only; 2: one maximum
                 const std::int64_t peak = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(plane_elements));
                 for (std::int64_t i = 0; i < plane_elements; ++i) {
                     const int kind = pattern == 1 ? 0 : pattern == 2 && i == peak ? 4 : static_cast<int>(rng() % 4);
-                    const std::uint64_t bits = bits_of(kind);
+                    const std::uint64_t bits = special_bits(src_desc.dtype, kind);
                     std::memcpy(src.data() + static_cast<std::size_t>(q * plane_elements + i) * elem, &bits, elem);
                 }
             }
-            for (const char* isa : {"avx512", "avx2"}) {
-                ::setenv("POOLJIT_MAX_ISA", isa, 1);
-                const pj::Primitive q = pj::create(pj::parse_problem(line));
-                std::vector<std::uint8_t> got(pj::casegen::byte_size(q.dst_desc()), 0xA5), want(got.size(), 0x5A);
-                std::vector<std::uint8_t> got_idx(pj::casegen::byte_size(q.indices_desc()), 0xA5), want_idx(got_idx.size(), 0x5A);
-                q.execute(src.data(), got.data(), got_idx.data());
-                pj::reference::execute(q.problem(), src.data(), want.data(), want_idx.data());
-                EXPECT_EQ(got, want) << "values differ on " << isa;
-                EXPECT_EQ(got_idx, want_idx) << "indices differ on " << isa;
-                ::unsetenv("POOLJIT_MAX_ISA");
-            }
+            expect_reference_on_both_isas(line, src);
         }
 }
 
@@ -201,16 +215,6 @@ TEST(JitRowRing, NanRowsLeaveTheRingStaleAndTiesKeepScanOrder) {
             const pj::TensorDesc& d = p.src_desc();
             const std::size_t elem = pj::casegen::byte_size({d.dtype, d.layout, {1, 1, 1, 1}});
             const std::int64_t planes = d.dims[0] * d.dims[1], rows = d.dims[2], width = d.dims[3];
-            const std::string type = dt;
-            // lowest, -1, -0, +0, 1, NaN
-            const auto bits_of = [&](int kind) -> std::uint64_t {
-                if (type == "f32")
-                    return std::array<std::uint64_t, 6>{0xFF800000u, 0xBF800000u, 0x80000000u, 0u, 0x3F800000u, 0x7FC00000u}[kind];
-                if (type == "f64")
-                    return std::array<std::uint64_t, 6>{0xFFF0000000000000ull, 0xBFF0000000000000ull, 0x8000000000000000ull, 0,
-                                                        0x3FF0000000000000ull, 0x7FF8000000000000ull}[kind];
-                return std::array<std::uint64_t, 6>{0xFF80u, 0xBF80u, 0x8000u, 0u, 0x3F80u, 0x7FC0u}[kind];
-            };
             std::vector<std::uint8_t> src(pj::casegen::byte_size(d));
             std::mt19937_64 rng(static_cast<std::uint64_t>(planes * rows + width));
             for (std::int64_t q = 0; q < planes; ++q) {
@@ -220,19 +224,11 @@ TEST(JitRowRing, NanRowsLeaveTheRingStaleAndTiesKeepScanOrder) {
                         const std::uint64_t roll = rng() % 64;
                         int kind = roll < 60 ? static_cast<int>(roll % 4) : 4;
                         if (r == nan_row && w == static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(width))) kind = 5;
-                        const std::uint64_t bits = bits_of(kind);
+                        const std::uint64_t bits = special_bits(d.dtype, kind);
                         std::memcpy(src.data() + static_cast<std::size_t>((q * rows + r) * width + w) * elem, &bits, elem);
                     }
             }
-            for (const char* isa : {"avx512", "avx2"}) {
-                ::setenv("POOLJIT_MAX_ISA", isa, 1);
-                const pj::Primitive q = pj::create(pj::parse_problem(line));
-                std::vector<std::uint8_t> got(pj::casegen::byte_size(q.dst_desc()), 0xA5), want(got.size(), 0x5A);
-                q.execute(src.data(), got.data(), nullptr);
-                pj::reference::execute(q.problem(), src.data(), want.data(), nullptr);
-                EXPECT_EQ(got, want) << "values differ on " << isa;
-                ::unsetenv("POOLJIT_MAX_ISA");
-            }
+            expect_reference_on_both_isas(line, src);
         }
     pj::set_num_threads(0);
 }
