@@ -7,6 +7,7 @@
 // This file holds that loop nest (rows, segments, an item's taps), the entries' data and compile(); the class
 // and where its other parts live are in window_emitter.hpp.
 #include "jit/window_emitter.hpp"
+#include "jit/plane_kernel.hpp"
 #include "jit/vec_avx2.hpp"
 #include "jit/vec_avx512.hpp"
 
@@ -161,17 +162,7 @@ void WindowEmitter<Ops>::store_empty_row() {
 
 template <typename Ops>
 void WindowEmitter<Ops>::load_constants() {
-    // Empty-window value in the store domain (raw bits for f16).
-    const Vmm empty = vec(regs_.empty_value);
-    switch (plan_.dtype) {
-        case DType::f32: case DType::bf16: ops_.broadcast_constant32(empty, 0xFF800000u); break;
-        case DType::f16: ops_.broadcast_constant32(empty, 0xFC00u); break;
-        case DType::s8: ops_.broadcast_constant32(empty, plan_.compare == CompareType::s8 ? 0x80808080u : 0xFFFFFF80u); break;
-        case DType::u8: ops_.broadcast_constant32(empty, 0u); break;
-        case DType::s32: ops_.broadcast_constant32(empty, 0x80000000u); break;
-        case DType::f64: ops_.broadcast_constant64(empty, 0xFFF0000000000000ull); break;
-        case DType::s64: ops_.broadcast_constant64(empty, 0x8000000000000000ull); break;
-    }
+    broadcast_empty_value(ops_, vec(regs_.empty_value), plan_);
     if (plan_.has_indices) ops_.broadcast_constant64(vec(regs_.minus_one), ~std::uint64_t{0});
 }
 
@@ -301,6 +292,7 @@ private:
 }  // namespace
 
 std::unique_ptr<CompiledKernel> compile(const KernelPlan& plan) {
+    if (plan.strategy == Strategy::ncx_planes) return compile_planes(plan);
     switch (plan.isa) {
         case Isa::avx512: return std::make_unique<WindowKernel<Avx512Ops>>(plan);
         case Isa::avx2: return std::make_unique<WindowKernel<Avx2Ops>>(plan);

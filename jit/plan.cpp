@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace pooljit::jit {
 namespace {
@@ -37,6 +39,9 @@ constexpr std::int64_t max_sweep_bytes = 8192;
 constexpr std::int64_t max_whole_plane_vectors = 16;
 // Row-maxima rings: the ring's vector registers (input rows x vectors per row), of the 32 AVX-512 has.
 constexpr std::int64_t max_ring_vectors = 16;
+// Planes in registers: the plane's input registers (of the 32 AVX-512 has), and the permutes of a plane's code.
+constexpr std::int64_t max_plane_registers = 16;
+constexpr std::int64_t max_plane_gathers = 256;
 // Each segment is straight-line code: beyond this many the row computes its windows at run time instead.
 constexpr std::size_t max_segments = 2 * default_max_width_runs;
 // Adaptive rows are scanned output by output for runs of equal windows up to this many outputs; longer
@@ -213,6 +218,132 @@ std::vector<Segment> whole_plane_segments(const Problem& p, const std::int64_t (
     return {seg};
 }
 
+// ncx planes of at most max_plane_registers vectors whose rows leave most lanes of a vector idle: the plane is
+// loaded into registers whole and the outputs, flat across rows, take each window's taps by permutes. Per
+// output vector and tap ordinal (each lane's taps in scan order), the registers its lanes read are paired, one
+// permute per pair. Empty when the plane does not fit or would need more than max_plane_gathers permutes.
+PlanePlan plane_plan(const Problem& p, const std::int64_t (&multipliers)[3], std::int64_t lanes) {
+    const bool adaptive = p.op == OpKind::adaptive_max_pool;
+    const int sr = p.spatial_rank;
+    const std::int64_t elements = p.spatial_in_size(), outputs = p.spatial_out_size();
+    if (elements > max_plane_registers * lanes || outputs < 2) return {};
+    // The real taps of every output along each axis, computed once (each is a few 128-bit divisions).
+    if (outputs > max_plane_gathers * lanes) return {};
+    std::vector<WindowTaps> axis_windows[3];
+    for (int a = 0; a < sr; ++a) {
+        const auto u = static_cast<std::size_t>(a);
+        for (std::int64_t o = 0; o < p.out[u]; ++o)
+            axis_windows[a].push_back(adaptive ? adaptive_window(o, p.in[u], p.out[u])
+                                               : window_taps(o, p.in[u], p.kernel[u], p.stride[u], p.dilation[u], p.pad_begin[u]));
+    }
+    const auto axis_taps = [&](int a, std::int64_t o) { return axis_windows[a][static_cast<std::size_t>(o)]; };
+    const auto position = [&](int a, std::int64_t o, std::int64_t t) {
+        const auto u = static_cast<std::size_t>(a);
+        // A real tap's position is inside the input; the terms may wrap on their way there (strides near 2^62).
+        return adaptive ? t : wrap_add(wrap_add(wrap_mul(o, p.stride[u]), -p.pad_begin[u]), wrap_mul(t, p.dilation[u]));
+    };
+    // One lane's window, walked tap by tap in scan order (an odometer over its real taps per axis: no division).
+    struct Window {
+        std::int64_t coord[3] = {0, 0, 0};
+        WindowTaps taps[3];
+        std::int64_t tap[3] = {0, 0, 0};  // the current tap along each axis
+        std::int64_t count = 1;
+    };
+    const auto window_at = [&](const std::int64_t (&coord)[3]) {
+        Window w;
+        for (int a = 0; a < sr; ++a) {
+            w.coord[a] = coord[a];
+            w.taps[a] = axis_taps(a, coord[a]);
+            w.tap[a] = w.taps[a].begin;
+            w.count *= w.taps[a].end - w.taps[a].begin;
+        }
+        return w;
+    };
+    const auto next_output = [&](std::int64_t (&coord)[3]) {
+        for (int a = sr - 1; a >= 0; --a) {
+            if (++coord[a] < p.out[static_cast<std::size_t>(a)]) return;
+            coord[a] = 0;
+        }
+    };
+    const auto element_of = [&](const Window& w, std::int64_t& index) {
+        std::int64_t element = 0;
+        index = 0;
+        for (int a = 0; a < sr; ++a) {
+            const std::int64_t pos = position(a, w.coord[a], w.tap[a]);
+            element = element * p.in[static_cast<std::size_t>(a)] + pos;
+            index += pos * multipliers[a];
+        }
+        return element;
+    };
+    const auto next_tap = [&](Window& w) {
+        for (int a = sr - 1; a >= 0; --a) {
+            if (++w.tap[a] < w.taps[a].end) return;
+            w.tap[a] = w.taps[a].begin;
+        }
+    };
+    // The permutes are at least the most taps of any lane, per vector: bounded before any is built.
+    const std::int64_t vectors = (outputs + lanes - 1) / lanes;
+    std::int64_t lower_bound = 0;
+    {
+        std::int64_t coord[3] = {0, 0, 0};
+        for (std::int64_t v = 0; v < vectors && lower_bound <= max_plane_gathers; ++v) {
+            std::int64_t most = 0;
+            for (std::int64_t j = 0; j < lanes && v * lanes + j < outputs; ++j, next_output(coord))
+                most = std::max(most, window_at(coord).count);
+            lower_bound += most;
+        }
+    }
+    if (lower_bound > max_plane_gathers) return {};
+
+    PlanePlan plane;
+    plane.elements = elements;
+    plane.outputs = outputs;
+    plane.registers = static_cast<int>((elements + lanes - 1) / lanes);
+    plane.gathers.reserve(static_cast<std::size_t>(lower_bound));
+    int lane_shift = 0;  // lanes is a power of two
+    while ((std::int64_t{1} << lane_shift) < lanes) ++lane_shift;
+    std::int64_t coord[3] = {0, 0, 0};
+    for (std::int64_t v = 0; v < vectors; ++v) {
+        const std::int64_t count = std::min(lanes, outputs - v * lanes);
+        Window windows[16];
+        std::int64_t most = 0;
+        for (std::int64_t j = 0; j < count; ++j, next_output(coord)) {
+            windows[j] = window_at(coord);
+            most = std::max(most, windows[j].count);
+        }
+        for (std::int64_t t = 0; t < most; ++t) {
+            std::int64_t elements_now[16], indices_now[16], registers[16];
+            int distinct = 0;
+            for (std::int64_t j = 0; j < count; ++j) {
+                if (t >= windows[j].count) continue;
+                elements_now[j] = element_of(windows[j], indices_now[j]);
+                next_tap(windows[j]);
+                registers[distinct++] = elements_now[j] >> lane_shift;
+            }
+            std::sort(registers, registers + distinct);
+            distinct = static_cast<int>(std::unique(registers, registers + distinct) - registers);
+            for (int r = 0; r < distinct; r += 2) {
+                PlaneGather g;
+                g.vector = static_cast<int>(v);
+                g.tap = static_cast<int>(t);
+                g.first = static_cast<int>(registers[r]);
+                g.second = static_cast<int>(r + 1 < distinct ? registers[r + 1] : registers[r]);
+                for (std::int64_t j = 0; j < count; ++j) {
+                    if (t >= windows[j].count) continue;
+                    const std::int64_t reg = elements_now[j] >> lane_shift, lane = elements_now[j] & (lanes - 1);
+                    if (reg != g.first && reg != g.second) continue;
+                    g.lanes_mask |= std::uint64_t{1} << j;
+                    g.source[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(reg == g.first ? lane : lanes + lane);
+                    if (p.has_indices) g.index[static_cast<std::size_t>(j)] = indices_now[j];
+                }
+                plane.gathers.push_back(g);
+            }
+        }
+    }
+    if (plane.gathers.size() > static_cast<std::size_t>(max_plane_gathers)) return {};
+    return plane;
+}
+
 // Index multipliers per spatial axis: the index of an element is channel_term + sum(i_a * m_a).
 void index_multipliers(const Problem& p, std::int64_t (&m)[3]) {
     const bool adaptive = p.op == OpKind::adaptive_max_pool;
@@ -382,6 +513,20 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
         fast_row[0].repeat == 1 && fast_row[0].taps > 0 && !fast_row[0].taps_as_lanes && !fast_row[0].whole_plane)
         plan.ring_rows = p.kernel[0];
 
+    // Planar rows of fewer outputs than a vector, in planes that fit in registers: the whole plane per pass,
+    // its outputs flat across rows (VGG pool5's 14x14 planes: rows of 7 outputs, each a call's row loop with
+    // its NaN scan, half the lanes idle). f16 carries raw bits beside each lane; half vectors keep 64-bit
+    // index lanes beside 32-bit data lanes: both keep the rows.
+    if (isa == Isa::avx512 && lanes_are_outputs && p.dtype != DType::f16 && !half_vectors && axis.out < lanes) {
+        PlanePlan plane = plane_plan(p, multipliers, lanes);
+        if (!plane.gathers.empty()) {
+            plan.strategy = Strategy::ncx_planes;
+            plan.plane = std::move(plane);
+            plan.fast_segments.clear();
+            plan.ring_rows = 0;
+        }
+    }
+
     const std::int64_t elem = static_cast<std::int64_t>(size_of(p.dtype));
     const std::int64_t pixel = lanes_are_outputs ? elem : p.channels * elem;  // bytes between neighbouring positions
     auto dilation_of = [&](int a) { return adaptive ? std::int64_t{1} : p.dilation[static_cast<std::size_t>(a)]; };
@@ -417,7 +562,10 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
 std::string to_string(const KernelPlan& plan) {
     std::ostringstream s;
     s << "plan isa=" << to_string(plan.isa)
-      << " strategy=" << (plan.strategy == Strategy::nxc_channels ? "nxc_channels" : "ncx_width")
+      << " strategy="
+      << (plan.strategy == Strategy::nxc_channels ? "nxc_channels"
+          : plan.strategy == Strategy::ncx_width  ? "ncx_width"
+                                                  : "ncx_planes")
       << " dtype=" << to_string(plan.dtype) << " compare="
       << (plan.compare == CompareType::f32   ? "f32"
           : plan.compare == CompareType::f64 ? "f64"
@@ -443,6 +591,9 @@ std::string to_string(const KernelPlan& plan) {
         s << " fast_segments=" << plan.fast_segments.size()
           << (plan.fast_segments.front().taps_as_lanes || plan.fast_segments.back().taps_as_lanes ? " (taps as lanes)" : "")
           << (plan.fast_segments.front().whole_plane ? " (whole plane)" : "");
+    if (plan.strategy == Strategy::ncx_planes)
+        s << " plane_elements=" << plan.plane.elements << " plane_outputs=" << plan.plane.outputs
+          << " plane_registers=" << plan.plane.registers << " plane_gathers=" << plan.plane.gathers.size();
     if (plan.has_indices)
         s << " indices=" << to_string(plan.index_dtype) << " index_lanes=" << (plan.index_lanes_64 ? 64 : 32)
           << " index_mult=" << plan.index_mult[0] << "," << plan.index_mult[1] << "," << plan.index_mult[2]

@@ -6,6 +6,7 @@
 
 #include <pooljit/types.hpp>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -26,6 +27,31 @@ inline std::int64_t wrap_add(std::int64_t a, std::int64_t b) {
 enum class Strategy {
     nxc_channels,  // channels-last: lanes are channels; one call per (n, channel block, output row)
     ncx_width,     // planar: lanes are consecutive outputs along the innermost axis; one call per (n, c, row)
+    ncx_planes,    // planar, small planes (AVX-512): a plane in registers, outputs gathered by permutes; one call
+                   // per run of planes of one image
+};
+
+// ncx_planes: one permute. The plane's input sits in `PlanePlan::registers` vector registers, element e in lane
+// e % lanes of register e / lanes; the plane's outputs, flat in row-major order, go `lanes` to a vector.
+// Lanes `lanes_mask` of output vector `vector` take their windows' `tap`-th real tap (scan order) from lanes
+// `source` of the register pair (first, second): source lane s < lanes is lane s of `first`, s >= lanes lane
+// s - lanes of `second`. Tap 0 initializes a lane; later taps merge into it.
+struct PlaneGather {
+    int vector = 0, tap = 0, first = 0, second = 0;
+    std::uint64_t lanes_mask = 0;
+    std::array<std::int32_t, 16> source{};  // per lane (0 where the lane is not in lanes_mask)
+    std::array<std::int64_t, 16> index{};   // with indices: per lane, the spatial index of its tap
+
+    friend bool operator==(const PlaneGather&, const PlaneGather&) = default;
+};
+
+struct PlanePlan {
+    std::int64_t elements = 0;  // input elements of a plane
+    std::int64_t outputs = 0;   // output elements of a plane
+    int registers = 0;          // vector registers the plane's input takes
+    std::vector<PlaneGather> gathers;  // by output vector, then tap
+
+    friend bool operator==(const PlanePlan&, const PlanePlan&) = default;
 };
 
 // A stretch of one output row where every item has the same window shape along the width. An item is what one
@@ -137,6 +163,8 @@ struct KernelPlan {
     // per output row and merges ring_rows row maxima (rows first, then columns: the scan order's first
     // maximum). 0: no ring.
     std::int64_t ring_rows = 0;
+    // ncx_planes: the gathers that compute one plane (the segments are then only the fallback's description).
+    PlanePlan plane;
     // Above this many taps along the width, the tap loop is a loop, not unrolled code.
     bool unroll_width_taps = true;
 

@@ -210,6 +210,56 @@ public:
         }
     }
 
+    // Planes in registers: dst <- lanes of the pair (first, second) by the lane numbers at `table` (lane s < the
+    // register's lanes of first, s >= of second).
+    void permute_pair(const Vmm& dst, const Xbyak::Address& table, const Vmm& first, const Vmm& second) {
+        if (lanes_64()) {
+            g_.vmovdqu64(dst, table);
+            g_.vpermi2q(dst, first, second);
+        } else {
+            g_.vmovdqu32(dst, table);
+            g_.vpermi2d(dst, first, second);
+        }
+    }
+    // dst <- src in the lanes `bits` (the others keep theirs); src in compare-type lanes, or index lanes.
+    void copy_lanes(const Vmm& dst, const Vmm& src, std::uint64_t bits) { move_lanes(Vmm(dst.getIdx()) | set_bits(bits), src); }
+    void copy_index_lanes(const Vmm& idx, const Xbyak::Address& src, std::uint64_t bits) {
+        const Vmm d = Vmm(idx.getIdx()) | set_bits(bits);
+        if (plan_.index_lanes_64) g_.vmovdqu64(d, src);
+        else g_.vmovdqu32(d, src);
+    }
+    // compute_take, and compute_take_fast, in the lanes `bits` only (take is clear in the others).
+    void compute_take_lanes(const Vmm& fresh, const Vmm& acc, std::uint64_t bits) {
+        constexpr std::uint8_t ord_q = 7, nge_uq = 9;
+        if (!plan_.is_float) {
+            compute_take_fast_lanes(fresh, acc, bits);
+            return;
+        }
+        const Vmm& ordered_side = plan_.nan == NanPolicy::propagate ? acc : fresh;
+        const auto t = take_ | set_bits(bits);
+        if (plan_.compare == CompareType::f64) {
+            g_.vcmppd(t, ordered_side, ordered_side, ord_q);
+            g_.vcmppd(take_ | take_, acc, fresh, nge_uq);
+        } else {
+            g_.vcmpps(t, ordered_side, ordered_side, ord_q);
+            g_.vcmpps(take_ | take_, acc, fresh, nge_uq);
+        }
+    }
+    // The lanes whose index is stored as -1 (store_indices with fix): `bits`, or, when `add`, also those.
+    void set_fix_lanes(std::uint64_t bits, bool add) {
+        if (add) {
+            g_.korq(fix_, fix_, set_bits(bits));
+            return;
+        }
+        g_.mov(r_.scratch, bits);
+        g_.kmovq(fix_, r_.scratch);
+    }
+    // idx <- the entries at `table` in the lanes where take is set.
+    void blend_take_index_from(const Vmm& idx, const Xbyak::Address& table) {
+        if (plan_.index_lanes_64) g_.vmovdqu64(idx | take_, table);
+        else g_.vmovdqu32(idx | take_, table);
+    }
+
     // Whole-plane items (input without NaN): every lane of m <- the maximum over m's lanes; t: scratch.
     void maximum_to_all_lanes(const Vmm& m, const Vmm& t) {
         across_lanes(m, t, lanes_64() ? 3 : 4, [&](const Vmm& a, const Vmm& b) { max_fast(a, b); });

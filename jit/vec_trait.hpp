@@ -50,4 +50,18 @@ void add_float_lanes(Xbyak::CodeGenerator& g, CompareType compare, const Vmm& su
     else g.vaddps(sum, sum, addend);
 }
 
+// v <- the empty-window value in the store domain (raw bits for f16), in every lane.
+template <typename Ops, typename Vmm>
+void broadcast_empty_value(Ops& ops, const Vmm& v, const KernelPlan& plan) {
+    switch (plan.dtype) {
+        case DType::f32: case DType::bf16: ops.broadcast_constant32(v, 0xFF800000u); break;
+        case DType::f16: ops.broadcast_constant32(v, 0xFC00u); break;
+        case DType::s8: ops.broadcast_constant32(v, plan.compare == CompareType::s8 ? 0x80808080u : 0xFFFFFF80u); break;
+        case DType::u8: ops.broadcast_constant32(v, 0u); break;
+        case DType::s32: ops.broadcast_constant32(v, 0x80000000u); break;
+        case DType::f64: ops.broadcast_constant64(v, 0xFFF0000000000000ull); break;
+        case DType::s64: ops.broadcast_constant64(v, 0x8000000000000000ull); break;
+    }
+}
+
 }  // namespace pooljit::jit

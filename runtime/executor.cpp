@@ -37,6 +37,7 @@ public:
         index_elem_ = static_cast<std::int64_t>(size_of(p.index_dtype));
         spatial_ = p.spatial_in_size();
         nxc_ = plan_.strategy == jit::Strategy::nxc_channels;
+        planes_ = plan_.strategy == jit::Strategy::ncx_planes;
         // nxc: a call's channels are a sweep of full blocks, or the tail block.
         call_channels_ = plan_.channel_block * plan_.channel_sweep;
         blocks_ = nxc_ ? (p.channels + call_channels_ - 1) / call_channels_ : p.channels;
@@ -50,10 +51,12 @@ public:
     }
 
     std::int64_t tiles() const { return p_.batch * blocks_; }
-    std::int64_t rows() const { return out_d_ * out_h_; }
+    // Calls a tile splits into along its output rows: none for kernels of whole planes.
+    std::int64_t rows() const { return planes_ ? 1 : out_d_ * out_h_; }
 
-    // Tiles [begin, end). ncx planes of one output row each go to the kernel together, one plane per kernel
-    // row; otherwise each tile's rows go in runs of rows with equal windows along h.
+    // Tiles [begin, end). ncx planes of one output row, and planes of kernels that compute whole planes, go to
+    // the kernel together, one plane per kernel row; otherwise each tile's rows go in runs of rows with equal
+    // windows along h.
     void run_tiles(std::int64_t begin, std::int64_t end) const {
         if (nxc_ && blocks_ > 1) {
             for (std::int64_t t = begin; t < end;) {
@@ -69,7 +72,7 @@ public:
             return;
         }
         const std::int64_t C = p_.channels;
-        const std::int64_t in_plane = in_d_ * in_h_ * p_.in[w_], out_plane = p_.out[w_];
+        const std::int64_t in_plane = in_d_ * in_h_ * p_.in[w_], out_plane = out_d_ * out_h_ * p_.out[w_];
         const Steps steps{in_plane * elem_, out_plane * elem_, out_plane * index_elem_, 0, index_axis_ <= 1 ? spatial_ : 0};
         for (std::int64_t t = begin; t < end;) {
             const std::int64_t n = t / C, c = t % C;
@@ -130,10 +133,11 @@ private:
 
     void call(std::int64_t n, std::int64_t block, std::int64_t od, std::int64_t oh, std::int64_t rows,
               const Steps& steps) const {
-        const detail::OuterTaps td = !has_d_ ? detail::OuterTaps{}
+        // A kernel of whole planes starts at the plane's first element, whatever its windows.
+        const detail::OuterTaps td = !has_d_ || planes_ ? detail::OuterTaps{}
                                      : taps_d_.empty() ? detail::outer_taps_of(p_, 0, od)
                                                        : taps_d_[static_cast<std::size_t>(od)];
-        const detail::OuterTaps th = !has_h_ ? detail::OuterTaps{}
+        const detail::OuterTaps th = !has_h_ || planes_ ? detail::OuterTaps{}
                                      : taps_h_.empty() ? detail::outer_taps_of(p_, h_, oh)
                                                        : taps_h_[static_cast<std::size_t>(oh)];
         const std::int64_t C = p_.channels;
@@ -173,7 +177,7 @@ private:
     std::uint8_t* indices_;
     jit::KernelFn full_, tail_;
     std::size_t w_ = 0, h_ = 0;
-    bool has_h_ = false, has_d_ = false, nxc_ = true;
+    bool has_h_ = false, has_d_ = false, nxc_ = true, planes_ = false;
     std::int64_t in_d_ = 1, in_h_ = 1, out_d_ = 1, out_h_ = 1, elem_ = 1, index_elem_ = 1, spatial_ = 1, blocks_ = 1;
     std::int64_t rows_per_chunk_ = 1, call_channels_ = 1;
     int index_axis_ = 0;

@@ -39,9 +39,9 @@ const std::vector<std::string> shapes = {
     // vector, adaptive bins that overlap unevenly, 3-D with padding and a stride that would gather, a window of a
     // whole vector (16 taps)
     "maxpool layout=ncx src=2x3x3x3 k=3x3",
-    "adaptivemaxpool layout=ncx src=1x3x13x13 out=3x2",
+    "adaptivemaxpool layout=ncx src=1x3x30x13 out=3x2",
     "maxpool layout=ncx src=1x2x5x3x19 k=2x2x4 s=1x1x5 pb=0x1x2 pe=1x0x2",
-    "maxpool layout=ncx src=1x3x41 k=16 s=20 pb=3 pe=3 round=ceil",
+    "maxpool layout=ncx src=1x3x301 k=16 s=20 pb=3 pe=3 round=ceil",
     // ncx windows of the whole plane (AVX-512 fast rows read it as one span): 1-D, 3-D, a kernel larger than
     // the input, an adaptive bin of the whole plane, planes of 2 and 3 groups of 64 f32 lanes (2 of 64 f64)
     "maxpool layout=ncx src=2x3x7x7 k=7x7",
@@ -56,6 +56,17 @@ const std::vector<std::string> shapes = {
     "maxpool layout=ncx src=2x3x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2",
     "maxpool layout=ncx src=1x2x9x30 k=4x3 s=1x2 pb=1x0 pe=2x1 round=ceil",
     "maxpool layout=ncx src=1x3x12x17 k=3x3 d=1x2 pb=1x2 pe=1x2",
+    // ncx planes of at most 16 vectors with rows of fewer outputs than a vector (AVX-512: the plane in registers,
+    // outputs gathered by permutes across rows): VGG pool5's shape, borders with ceil rounding and a width
+    // dilation, adaptive bins that overlap unevenly and bins smaller than a pixel, 3-D with padding, 1-D, a
+    // plane of exactly 16 f32 vectors
+    "maxpool layout=ncx src=2x3x14x14 k=2x2 s=2x2",
+    "maxpool layout=ncx src=1x3x9x11 k=3x3 s=2x2 d=1x2 pb=1x2 pe=2x1 round=ceil",
+    "adaptivemaxpool layout=ncx src=2x3x13x13 out=6x6",
+    "adaptivemaxpool layout=ncx src=1x2x5x4 out=7x9",
+    "maxpool layout=ncx src=1x2x4x6x6 k=2x3x3 s=2x2x2 pb=0x1x1 pe=1x1x1",
+    "maxpool layout=ncx src=2x3x37 k=3 s=3",
+    "maxpool layout=ncx src=1x2x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1",
     // a long 1-D window (looped taps) in both layouts
     "maxpool layout=ncx src=1x3x260 k=200 s=1",
     "maxpool layout=nxc src=1x21x260 k=37 s=5 pb=20 pe=20",
@@ -231,6 +242,41 @@ TEST(JitRowRing, NanRowsLeaveTheRingStaleAndTiesKeepScanOrder) {
             expect_reference_on_both_isas(line, src);
         }
     pj::set_num_threads(0);
+}
+
+// Planes in registers: every plane mixes signed zeros, -1 and the lowest value (ties inside each window: its
+// first zero in scan order must win, with its own bits) with a few 1s, and every third plane holds one NaN, so
+// one call runs planes through the fast gathers and the exact ones in turn (under nan=ignore the NaN's windows
+// take the rest of their elements). Compared with the reference, values and indices.
+TEST(JitPlanes, NanPlanesRunTheExactGathersAndTiesKeepScanOrder) {
+    for (const char* dt : {"f32", "f64", "bf16", "s8"})
+        for (const char* window : {"maxpool layout=ncx src=2x24x14x14 k=2x2 s=2x2 idx=s64",
+                                   "maxpool layout=ncx src=1x24x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil idx=s32 nan=ignore",
+                                   "adaptivemaxpool layout=ncx src=1x24x13x13 out=6x6 idx=s64",
+                                   "maxpool layout=ncx src=1x24x7x7 k=3x3 s=2x2 pb=1x1 pe=1x1"}) {
+            std::string line = window;
+            line.insert(line.find(' '), std::string(" dt=") + dt);
+            SCOPED_TRACE(line);
+            const pj::Primitive p = pj::create(pj::parse_problem(line));
+            const pj::TensorDesc& d = p.src_desc();
+            const bool is_float = d.dtype != pj::DType::s8;
+            const std::size_t elem = pj::casegen::byte_size({d.dtype, d.layout, {1, 1, 1, 1}});
+            const std::int64_t planes = d.dims[0] * d.dims[1], plane = d.dims[2] * d.dims[3];
+            std::vector<std::uint8_t> src(pj::casegen::byte_size(d));
+            std::mt19937_64 rng(static_cast<std::uint64_t>(planes * plane));
+            for (std::int64_t q = 0; q < planes; ++q) {
+                const std::int64_t nan_at = q % 3 == 0 ? static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(plane)) : -1;
+                for (std::int64_t i = 0; i < plane; ++i) {
+                    const std::uint64_t roll = rng() % 64;
+                    const int kind = i == nan_at && is_float ? 5 : roll < 60 ? static_cast<int>(roll % 4) : 4;
+                    // s8: the lowest value, -1, 0 twice over and 1 (ties of equal values, no signed zero).
+                    const std::uint64_t bits = is_float ? special_bits(d.dtype, kind)
+                                                        : std::array<std::uint64_t, 5>{0x80, 0xFF, 0, 0, 1}[kind];
+                    std::memcpy(src.data() + static_cast<std::size_t>(q * plane + i) * elem, &bits, elem);
+                }
+            }
+            expect_reference_on_both_isas(line, src);
+        }
 }
 
 // The executor's tilings: whole tiles, rows split because there are few tiles, one thread, planes or runs of rows

@@ -412,6 +412,87 @@ TEST(PlanFacts, ChannelsLastBytesWithoutIndicesCompareInByteLanes) {
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x64x9x9 k=3x3", jit::Isa::avx2).compare, jit::CompareType::s32);
 }
 
+// Planes in registers: for each output vector (outputs flat across the plane's rows) and each tap ordinal, the
+// permutes' lanes must read exactly the window's taps in scan order, worked out here from the window definition
+// (VGG pool5: output (oh, ow), tap (kh, kw) reads element (2 oh + kh) * 14 + 2 ow + kw; with a pad of 1 and ceil
+// rounding, the taps inside the input), each lane once per ordinal, from registers of the plane.
+void expect_gathers_read_the_windows(const jit::KernelPlan& plan, std::int64_t in_h, std::int64_t in_w, std::int64_t out_h,
+                                     std::int64_t out_w, std::int64_t k, std::int64_t s, std::int64_t pad) {
+    ASSERT_EQ(plan.strategy, jit::Strategy::ncx_planes);
+    EXPECT_EQ(plan.plane.elements, in_h * in_w);
+    EXPECT_EQ(plan.plane.outputs, out_h * out_w);
+    EXPECT_EQ(plan.plane.registers, (in_h * in_w + plan.lanes - 1) / plan.lanes);
+    // read[o] lists the elements output o's lanes received, ordinal by ordinal.
+    std::vector<std::vector<std::int64_t>> read(static_cast<std::size_t>(out_h * out_w));
+    int last_vector = 0, last_tap = 0;
+    std::uint64_t seen_this_tap = 0;
+    for (const jit::PlaneGather& g : plan.plane.gathers) {
+        ASSERT_GE(g.first, 0);
+        ASSERT_LT(g.second, plan.plane.registers);
+        ASSERT_TRUE(g.vector > last_vector || (g.vector == last_vector && g.tap >= last_tap)) << "gathers out of order";
+        if (g.vector != last_vector || g.tap != last_tap) seen_this_tap = 0;
+        EXPECT_EQ(g.lanes_mask & seen_this_tap, 0u) << "a lane read twice for one tap";
+        seen_this_tap |= g.lanes_mask;
+        last_vector = g.vector;
+        last_tap = g.tap;
+        for (int j = 0; j < plan.lanes; ++j) {
+            if (!(g.lanes_mask >> j & 1)) continue;
+            const std::int64_t o = std::int64_t{g.vector} * plan.lanes + j;
+            ASSERT_LT(o, out_h * out_w);
+            const std::int32_t src = g.source[static_cast<std::size_t>(j)];
+            const std::int64_t element = std::int64_t{src < plan.lanes ? g.first : g.second} * plan.lanes + src % plan.lanes;
+            auto& list = read[static_cast<std::size_t>(o)];
+            EXPECT_EQ(static_cast<std::int64_t>(list.size()), g.tap) << "output " << o;
+            list.push_back(element);
+            if (plan.has_indices) EXPECT_EQ(g.index[static_cast<std::size_t>(j)], element);  // row-major, axis 0
+        }
+    }
+    for (std::int64_t oh = 0; oh < out_h; ++oh)
+        for (std::int64_t ow = 0; ow < out_w; ++ow) {
+            std::vector<std::int64_t> want;
+            for (std::int64_t kh = 0; kh < k; ++kh)
+                for (std::int64_t kw = 0; kw < k; ++kw) {
+                    const std::int64_t h = oh * s - pad + kh, w = ow * s - pad + kw;
+                    if (h >= 0 && h < in_h && w >= 0 && w < in_w) want.push_back(h * in_w + w);
+                }
+            EXPECT_EQ(read[static_cast<std::size_t>(oh * out_w + ow)], want) << "output (" << oh << ", " << ow << ")";
+        }
+}
+
+TEST(PlanFacts, NcxPlanesOfShortRowsGatherEveryWindowFromRegisters) {
+    // VGG pool5: 196 elements in 13 registers, 49 outputs in 4 vectors, 4 taps each.
+    expect_gathers_read_the_windows(plan_of("maxpool dt=f32 layout=ncx src=1x512x14x14 k=2x2 s=2x2"), 14, 14, 7, 7, 2, 2, 0);
+    expect_gathers_read_the_windows(plan_of("maxpool dt=bf16 layout=ncx src=1x512x14x14 k=2x2 s=2x2 idx=s64"), 14, 14, 7, 7,
+                                    2, 2, 0);
+    // Borders: 9x11, k3 s2 p1 ceil -> 5x6 outputs, corner windows of 4 taps (every tap ordinal past a window's
+    // count leaves its lane out).
+    expect_gathers_read_the_windows(plan_of("maxpool dt=u8 layout=ncx src=1x8x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil idx=s32"),
+                                    9, 11, 5, 6, 3, 2, 1);
+    // 64-bit lanes: 8 to a register, so a 10x10 plane (100 elements) takes 13.
+    expect_gathers_read_the_windows(plan_of("maxpool dt=f64 layout=ncx src=1x8x10x10 k=2x2 s=2x2"), 10, 10, 5, 5, 2, 2, 0);
+    EXPECT_EQ(plan_of("adaptivemaxpool dt=f32 layout=ncx src=1x256x13x13 out=6x6").strategy, jit::Strategy::ncx_planes);
+
+    // Not: rows of a vector or more, planes over 16 registers (f32 28x28; f64 14x14), one output per plane (whole
+    // planes), more permutes than allowed (15x15 k7: 225 outputs of 49 taps), f16 (raw bits), half vectors
+    // beside 64-bit index lanes, channels last, AVX2.
+    const auto planes = [](const std::string& line, jit::Isa isa = jit::Isa::avx512, jit::PlanOptions options = {}) {
+        return jit::make_plan(pj::resolve(pj::parse_max_pool(line)), isa, options).strategy == jit::Strategy::ncx_planes;
+    };
+    EXPECT_TRUE(planes("maxpool dt=f32 layout=ncx src=1x1x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1"));  // 16 registers
+    EXPECT_FALSE(planes("maxpool dt=f32 layout=ncx src=1x1x16x17 k=3x3 s=2x2 pb=1x1 pe=1x1"));
+    EXPECT_FALSE(planes("maxpool dt=f32 layout=ncx src=1x1x8x32 k=2x2 s=2x2"));  // 16 outputs per row
+    EXPECT_FALSE(planes("maxpool dt=f32 layout=ncx src=1x512x28x28 k=2x2 s=2x2"));
+    EXPECT_FALSE(planes("maxpool dt=f64 layout=ncx src=1x512x14x14 k=2x2 s=2x2"));
+    EXPECT_FALSE(planes("maxpool dt=f32 layout=ncx src=1x1x14x14 k=14x14"));
+    EXPECT_FALSE(planes("maxpool dt=f32 layout=ncx src=1x1x15x15 k=7x7 pb=3x3 pe=3x3"));
+    EXPECT_FALSE(planes("maxpool dt=f16 layout=ncx src=1x512x14x14 k=2x2 s=2x2"));
+    jit::PlanOptions wide;
+    wide.wide_index_lanes = true;
+    EXPECT_FALSE(planes("maxpool dt=f32 layout=ncx src=1x512x14x14 k=2x2 s=2x2 idx=s64", jit::Isa::avx512, wide));
+    EXPECT_FALSE(planes("maxpool dt=f32 layout=nxc src=1x512x14x14 k=2x2 s=2x2"));
+    EXPECT_FALSE(planes("maxpool dt=f32 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx2));
+}
+
 TEST(PlanFacts, NcxWindowsOfTheWholePlaneReadItAsOneSpan) {
     // Global 7x7: the window is the plane, 49 contiguous elements: one item that reads them as one span.
     const jit::KernelPlan global = plan_of("maxpool dt=f32 layout=ncx src=16x2048x7x7 k=7x7 idx=s64 axis=2");
@@ -478,15 +559,16 @@ TEST(PlanFacts, NcxRowsOfFewOutputsTakeTheWindowsTapsAsLanes) {
     EXPECT_EQ(global.fast_segments[0], whole);
     EXPECT_EQ(global.segments.size(), 1u);  // the exact copy keeps lanes as outputs
     EXPECT_FALSE(global.segments[0].taps_as_lanes);
-    // Adaptive 13 -> 3: windows [0,5) [4,9) [8,13), 4 apart (lanes as outputs would gather every lane): three
-    // items of 5 taps each, one segment stepping by 4.
-    const jit::KernelPlan bins = plan_of("adaptivemaxpool dt=u8 layout=ncx src=1x256x13x13 out=3x3 idx=s64");
+    // Adaptive 13 -> 3 along the width: windows [0,5) [4,9) [8,13), 4 apart (lanes as outputs would gather
+    // every lane): three items of 5 taps each, one segment stepping by 4. (Planes small enough for registers
+    // take whole planes instead: these have 40 rows.)
+    const jit::KernelPlan bins = plan_of("adaptivemaxpool dt=u8 layout=ncx src=1x256x40x13 out=3x3 idx=s64");
     jit::Segment three{0, 3, 1, 5, 0, 4, 0};
     three.taps_as_lanes = true;
     ASSERT_EQ(bins.fast_segments.size(), 1u);
     EXPECT_EQ(bins.fast_segments[0], three);
     // Empty windows (pads beyond the kernel) stay plain items that store the empty value.
-    const jit::KernelPlan empties = plan_of("maxpool dt=f32 layout=ncx src=1x1x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil");
+    const jit::KernelPlan empties = plan_of("maxpool dt=f32 layout=ncx src=1x1x90x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil");
     ASSERT_FALSE(empties.fast_segments.empty());
     for (const jit::Segment& s : empties.fast_segments) EXPECT_EQ(s.taps_as_lanes, s.taps > 0);
     // Not where lanes as outputs load contiguous or paired lanes for several outputs (VGG pool5: 7 outputs,
@@ -496,11 +578,11 @@ TEST(PlanFacts, NcxRowsOfFewOutputsTakeTheWindowsTapsAsLanes) {
             if (s.taps_as_lanes) return true;
         return false;
     };
-    EXPECT_FALSE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x512x14x14 k=2x2 s=2x2"));
-    EXPECT_FALSE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x40 k=20 s=20"));
-    EXPECT_TRUE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x40 k=16 s=20"));
-    EXPECT_FALSE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x9x9 k=3x3 s=4x4 d=1x2"));
-    EXPECT_TRUE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x9x9 k=3x3 s=4x4"));
+    EXPECT_FALSE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x512x28x14 k=2x2 s=2x2"));
+    EXPECT_FALSE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x400 k=20 s=20"));
+    EXPECT_TRUE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x400 k=16 s=20"));
+    EXPECT_FALSE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x9x40 k=3x3 s=4x4 d=1x2"));
+    EXPECT_TRUE(taps_as_lanes("maxpool dt=f32 layout=ncx src=1x1x9x40 k=3x3 s=4x4"));
     EXPECT_FALSE(taps_as_lanes("maxpool dt=f32 layout=ncx src=16x2048x3x3 k=3x3", jit::Isa::avx2));
     EXPECT_FALSE(taps_as_lanes("maxpool dt=f16 layout=ncx src=16x2048x3x3 k=3x3"));
 }
