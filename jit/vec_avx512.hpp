@@ -83,29 +83,11 @@ public:
     void load_raw(const Vmm& dst, const Xbyak::Address& src, int valid) { g_.vpmovzxwd(masked(dst, valid), src); }
 
     // take <- lanes where `fresh` replaces `acc` (DESIGN.md section 3: strict greater; NaN by policy).
-    void compute_take(const Vmm& fresh, const Vmm& acc) {
-        constexpr std::uint8_t ord_q = 7, nge_uq = 9, nle = 6;
-        switch (plan_.compare) {
-            case CompareType::f32:
-            case CompareType::f64: {
-                // propagate: a NaN replaces an ordered accumulator, nothing replaces a NaN one.
-                // ignore: a NaN never replaces; a real value replaces a NaN first element.
-                const Vmm& ordered_side = plan_.nan == NanPolicy::propagate ? acc : fresh;
-                if (plan_.compare == CompareType::f64) {
-                    g_.vcmppd(take_, ordered_side, ordered_side, ord_q);
-                    g_.vcmppd(take_ | take_, acc, fresh, nge_uq);
-                } else {
-                    g_.vcmpps(take_, ordered_side, ordered_side, ord_q);
-                    g_.vcmpps(take_ | take_, acc, fresh, nge_uq);
-                }
-                break;
-            }
-            case CompareType::s32: g_.vpcmpd(take_, fresh, acc, nle); break;
-            case CompareType::u32: g_.vpcmpud(take_, fresh, acc, nle); break;
-            case CompareType::s64: g_.vpcmpq(take_, fresh, acc, nle); break;
-            case CompareType::u8: g_.vpcmpub(take_, fresh, acc, nle); break;
-            case CompareType::s8: g_.vpcmpb(take_, fresh, acc, nle); break;
-        }
+    void compute_take(const Vmm& fresh, const Vmm& acc) { compute_take_into(take_, fresh, acc); }
+    // The same in the lanes `bits` only (take is clear in the others).
+    void compute_take_lanes(const Vmm& fresh, const Vmm& acc, std::uint64_t bits) {
+        if (bits == all_lanes()) compute_take_into(take_, fresh, acc);
+        else compute_take_into(take_ | set_bits(bits), fresh, acc);
     }
 
     // The fast path, exact while no NaN is in the window (a window with one is recomputed by the exact path):
@@ -227,23 +209,6 @@ public:
         const Vmm d = Vmm(idx.getIdx()) | set_bits(bits);
         if (plan_.index_lanes_64) g_.vmovdqu64(d, src);
         else g_.vmovdqu32(d, src);
-    }
-    // compute_take, and compute_take_fast, in the lanes `bits` only (take is clear in the others).
-    void compute_take_lanes(const Vmm& fresh, const Vmm& acc, std::uint64_t bits) {
-        constexpr std::uint8_t ord_q = 7, nge_uq = 9;
-        if (!plan_.is_float) {
-            compute_take_fast_lanes(fresh, acc, bits);
-            return;
-        }
-        const Vmm& ordered_side = plan_.nan == NanPolicy::propagate ? acc : fresh;
-        const auto t = take_ | set_bits(bits);
-        if (plan_.compare == CompareType::f64) {
-            g_.vcmppd(t, ordered_side, ordered_side, ord_q);
-            g_.vcmppd(take_ | take_, acc, fresh, nge_uq);
-        } else {
-            g_.vcmpps(t, ordered_side, ordered_side, ord_q);
-            g_.vcmpps(take_ | take_, acc, fresh, nge_uq);
-        }
     }
     // The lanes whose index is stored as -1 (store_indices with fix): `bits`, or, when `add`, also those.
     void set_fix_lanes(std::uint64_t bits, bool add) {
@@ -388,6 +353,32 @@ public:
     }
 
 private:
+    // compute_take with `first` (take, with a write mask or not) as the destination of the first compare.
+    void compute_take_into(const Xbyak::Opmask& first, const Vmm& fresh, const Vmm& acc) {
+        constexpr std::uint8_t ord_q = 7, nge_uq = 9, nle = 6;
+        switch (plan_.compare) {
+            case CompareType::f32:
+            case CompareType::f64: {
+                // propagate: a NaN replaces an ordered accumulator, nothing replaces a NaN one.
+                // ignore: a NaN never replaces; a real value replaces a NaN first element.
+                const Vmm& ordered_side = plan_.nan == NanPolicy::propagate ? acc : fresh;
+                if (plan_.compare == CompareType::f64) {
+                    g_.vcmppd(first, ordered_side, ordered_side, ord_q);
+                    g_.vcmppd(take_ | take_, acc, fresh, nge_uq);
+                } else {
+                    g_.vcmpps(first, ordered_side, ordered_side, ord_q);
+                    g_.vcmpps(take_ | take_, acc, fresh, nge_uq);
+                }
+                break;
+            }
+            case CompareType::s32: g_.vpcmpd(first, fresh, acc, nle); break;
+            case CompareType::u32: g_.vpcmpud(first, fresh, acc, nle); break;
+            case CompareType::s64: g_.vpcmpq(first, fresh, acc, nle); break;
+            case CompareType::u8: g_.vpcmpub(first, fresh, acc, nle); break;
+            case CompareType::s8: g_.vpcmpb(first, fresh, acc, nle); break;
+        }
+    }
+
     // k (with its write mask, if any) <- the lanes where a equals b in the compare type (+0 equals -0).
     void compare_equal(const Xbyak::Opmask& k, const Vmm& a, const Vmm& b) {
         constexpr std::uint8_t eq_oq = 0;
