@@ -471,6 +471,9 @@ TEST(PlanFacts, NcxPlanesOfShortRowsGatherEveryWindowFromRegisters) {
     // 64-bit lanes: 8 to a register, so a 10x10 plane (100 elements) takes 13.
     expect_gathers_read_the_windows(plan_of("maxpool dt=f64 layout=ncx src=1x8x10x10 k=2x2 s=2x2"), 10, 10, 5, 5, 2, 2, 0);
     EXPECT_EQ(plan_of("adaptivemaxpool dt=f32 layout=ncx src=1x256x13x13 out=6x6").strategy, jit::Strategy::ncx_planes);
+    EXPECT_EQ(plan_of("adaptivemaxpool dt=f32 layout=ncx src=1x256x13x13 out=3x3").strategy, jit::Strategy::ncx_planes);
+    // 13 -> 2: four outputs of 7x7 taps, 18 permutes per output (at most 8): the rows' taps-as-lanes items.
+    EXPECT_EQ(plan_of("adaptivemaxpool dt=f32 layout=ncx src=1x256x13x13 out=2x2").strategy, jit::Strategy::ncx_width);
 
     // Not: rows of a vector or more, planes over 16 registers (f32 28x28; f64 14x14), one output per plane (whole
     // planes), more permutes than allowed (15x15 k7: 225 outputs of 49 taps), f16 (raw bits), half vectors
