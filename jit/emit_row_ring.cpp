@@ -52,6 +52,7 @@ void WindowEmitter<Ops>::emit_ring_rows(Label& other_calls, Label& done) {
         place(row_loop);
         mov(dst_, ptr[rsp + slot_row_dst]);
         mov(row_src_, ptr[rsp + slot_row_src]);
+        prefetch_ahead();
         cmp(qword[rsp + slot_ring_stale], 0);
         je(ring_held, T_NEAR);
         if (plan_.scan_rows_for_nan) emit_nan_scan(exact);

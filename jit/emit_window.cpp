@@ -143,6 +143,13 @@ void WindowEmitter<Ops>::emit_row() {
             emit_segment(seg);
 }
 
+// Hints only: a prefetch past the end of the caller's tensor reads nothing and cannot fault.
+template <typename Ops>
+void WindowEmitter<Ops>::prefetch_ahead() {
+    for (std::int64_t offset = 0; offset < plan_.prefetch_bytes; offset += 64)
+        prefetcht0(ptr[row_src_ + static_cast<std::int32_t>(plan_.prefetch_distance + offset)]);
+}
+
 template <typename Ops>
 void WindowEmitter<Ops>::store_empty_row() {
     if (nxc_ || plan_.computed_windows) {
@@ -196,6 +203,7 @@ void WindowEmitter<Ops>::generate() {
     mov(dst_, ptr[rsp + slot_row_dst]);
     mov(indices_, ptr[rsp + slot_row_indices]);
     mov(row_src_, ptr[rsp + slot_row_src]);
+    prefetch_ahead();
     if (plan_.has_indices) {
         mov(scratch_, ptr[rsp + slot_channel_index_base]);
         ops_.broadcast_gpr(vec(regs_.chan_base), scratch_, plan_.wide_index_math);

@@ -165,6 +165,10 @@ struct KernelPlan {
     std::int64_t ring_rows = 0;
     // ncx_planes: the gathers that compute one plane (the segments are then only the fallback's description).
     PlanePlan plane;
+    // ncx rows of 2-D and 3-D planes: each output row prefetches the input that the rows `prefetch_distance`
+    // bytes on will read, `prefetch_bytes` of it (the input rows one output row steps over), so the stream of
+    // planes is in flight before the row code (its NaN scan first) reaches it. 0: no prefetch.
+    std::int64_t prefetch_distance = 0, prefetch_bytes = 0;
     // Above this many taps along the width, the tap loop is a loop, not unrolled code.
     bool unroll_width_taps = true;
 

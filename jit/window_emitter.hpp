@@ -300,6 +300,7 @@ private:
     void emit_window_taps(const ItemShape& s, std::int64_t taps, bool fast);
     void emit_segment(const Segment& seg);
     void emit_row();
+    void prefetch_ahead();
     void store_empty_row();
     void load_constants();
     void generate();

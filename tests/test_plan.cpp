@@ -213,6 +213,32 @@ TEST(PlanFacts, NcxLanesAreOutputsAlongTheWidth) {
     EXPECT_EQ(row.segments[1], (jit::Segment{960, 1, 39, 2, 960, 0, 1}));
 }
 
+TEST(PlanFacts, NcxRowsPrefetchTheInputRowsTheyStepOverAboutTwelveKibAhead) {
+    // Stem: an output row steps over 2 input rows of 112 f32 = 896 bytes, prefetched 14 output rows ahead
+    // (12544 bytes, the first multiple of 896 past 12 KiB).
+    const jit::KernelPlan stem = plan_of("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1");
+    EXPECT_EQ(stem.prefetch_bytes, 896);
+    EXPECT_EQ(stem.prefetch_distance, 14 * 896);
+    // 3-D: the rows along h of each d slice; u8 rows are 224 bytes; stride 1 (the ring's SPPF) steps one row.
+    const jit::KernelPlan i3d = plan_of("maxpool dt=f32 layout=ncx src=1x64x32x112x112 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1");
+    EXPECT_EQ(i3d.prefetch_bytes, 896);
+    EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").prefetch_bytes, 224);
+    const jit::KernelPlan sppf = plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2");
+    EXPECT_GT(sppf.ring_rows, 0);
+    EXPECT_EQ(sppf.prefetch_bytes, 80);
+    EXPECT_EQ(sppf.prefetch_distance, 154 * 80);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2).prefetch_bytes,
+              896);
+    // None: 1-D rows (the row is the plane), rows past 4 KiB per output row, channels last, planes in registers.
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x256x16000 k=3 s=2").prefetch_bytes, 0);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x4x8x600 k=2x2 s=2x2").prefetch_bytes, 0);  // 4800 bytes
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x4x8x512 k=2x2 s=2x2").prefetch_bytes, 4096);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").prefetch_bytes, 0);
+    const jit::KernelPlan pool5 = plan_of("maxpool dt=f32 layout=ncx src=1x512x14x14 k=2x2 s=2x2");
+    EXPECT_EQ(pool5.strategy, jit::Strategy::ncx_planes);
+    EXPECT_EQ(pool5.prefetch_bytes, 0);
+}
+
 TEST(PlanFacts, NcxFastRowsShareItemsBetweenBorderAndInteriorOutputs) {
     // SPPF's 5x5 stride 1 pad 2 on a 20-wide row: five segments (two border outputs on each side), but the fast
     // rows take all 20 outputs as one masked item (two vectors) whose tap 0 sits at position -2.
