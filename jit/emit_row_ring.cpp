@@ -1,9 +1,8 @@
-// Row-maxima rings (ncx fast rows of one item, no indices, a stride s along h below the kernel k): a call of
-// whole k-row windows keeps the maxima of each input row's width taps, per output lane, in k x vectors
-// registers. Each output row then computes s new input rows' maxima and merges the k rows, instead of k rows of
-// width taps. Rows first, then the rows' maxima in row order, each merge keeping the earlier value on ties,
-// select the window's first maximum in scan order (kh, kw): the earliest row holding the maximum, and in it the
-// earliest tap.
+// Row-maxima rings (ncx fast rows of one item, no indices, stride 1 along h): a call of whole k-row windows keeps
+// the maxima of each input row's width taps, per output lane, in k x vectors registers. Each output row then
+// computes one new input row's maxima and merges the k rows, instead of k rows of width taps. Rows first, then
+// the rows' maxima in row order, each merge keeping the earlier value on ties, select the window's first
+// maximum in scan order (kh, kw): the earliest row holding the maximum, and in it the earliest tap.
 #include "jit/window_emitter.hpp"
 #include "jit/vec_avx2.hpp"
 #include "jit/vec_avx512.hpp"
@@ -23,14 +22,15 @@ void WindowEmitter<Ops>::ring_row_maxima(const Segment& seg, std::int64_t row) {
     for (int v = 0; v < vectors(s); ++v) vmovdqa64(ring_reg(row, v), vec(regs_.acc[v]));
 }
 
-// Calls whose rows all have whole windows along h, s input rows apart, and more than one row take this loop; others go to `other_calls`. Float rows keep their NaN scan: a row holding a NaN runs the exact row
+// Calls whose rows all have whole windows along h, consecutive input rows apart, and more than one row take
+// this loop; others go to `other_calls`. Float rows keep their NaN scan: a row holding a NaN runs the exact row
 // code and leaves the ring stale, and the next fast row rebuilds it.
 template <typename Ops>
 void WindowEmitter<Ops>::emit_ring_rows(Label& other_calls, Label& done) {
     if constexpr (Ops::needs_vector_masks) {
         throw Error("jit: row-maxima rings need AVX-512's registers");
     } else {
-        const std::int64_t k = plan_.ring_rows, step = plan_.ring_step, kept = k - step;
+        const std::int64_t k = plan_.ring_rows;
         const Segment& seg = plan_.fast_segments.empty() ? plan_.segments.front() : plan_.fast_segments.front();
         const ItemShape s = shape_of(seg);
         if (plan_.has_indices || regs_.ring < 0) throw Error("jit: a row-maxima ring keeps values only");
@@ -41,14 +41,14 @@ void WindowEmitter<Ops>::emit_ring_rows(Label& other_calls, Label& done) {
         cmp(scratch_, 1);
         je(other_calls, T_NEAR);
         mov(scratch_, ptr[rsp + slot_src_row_step]);
-        mov(big_offset_, wrap_mul(step, plan_.src_tap_stride_h));
+        mov(big_offset_, plan_.src_tap_stride_h);
         cmp(scratch_, big_offset_);
         jne(other_calls, T_NEAR);
         mov(qword[rsp + slot_ring_stale], 1);
 
-        // A stale ring scans and computes the window's first k - s rows; a ring that holds them (scanned when
-        // they came in) scans only the s new rows.
-        Label row_loop, exact, row_done, ring_held, new_rows;
+        // A stale ring scans and computes the window's first k - 1 rows; a ring that holds them (scanned when
+        // they came in) scans only the new row.
+        Label row_loop, exact, row_done, ring_held, new_row;
         place(row_loop);
         mov(dst_, ptr[rsp + slot_row_dst]);
         mov(row_src_, ptr[rsp + slot_row_src]);
@@ -56,20 +56,20 @@ void WindowEmitter<Ops>::emit_ring_rows(Label& other_calls, Label& done) {
         cmp(qword[rsp + slot_ring_stale], 0);
         je(ring_held, T_NEAR);
         if (plan_.scan_rows_for_nan) emit_nan_scan(exact);
-        for (std::int64_t row = 0; row < kept; ++row) ring_row_maxima(seg, row);
+        for (std::int64_t row = 0; row + 1 < k; ++row) ring_row_maxima(seg, row);
         mov(qword[rsp + slot_ring_stale], 0);
-        jmp(new_rows, T_NEAR);
+        jmp(new_row, T_NEAR);
         place(ring_held);
-        if (plan_.scan_rows_for_nan) emit_nan_scan(exact, kept, step);
-        place(new_rows);
-        for (std::int64_t row = kept; row < k; ++row) ring_row_maxima(seg, row);
+        if (plan_.scan_rows_for_nan) emit_nan_scan(exact, k - 1, 1);
+        place(new_row);
+        ring_row_maxima(seg, k - 1);
         for (int v = 0; v < vectors(s); ++v) {
             vmovdqa64(vec(regs_.acc[v]), ring_reg(0, v));
             for (std::int64_t row = 1; row < k; ++row) ops_.max_fast(vec(regs_.acc[v]), ring_reg(row, v));
         }
         store_item(s);
-        for (std::int64_t row = 0; row < kept; ++row)
-            for (int v = 0; v < vectors(s); ++v) vmovdqa64(ring_reg(row, v), ring_reg(row + step, v));
+        for (std::int64_t row = 0; row + 1 < k; ++row)
+            for (int v = 0; v < vectors(s); ++v) vmovdqa64(ring_reg(row, v), ring_reg(row + 1, v));
         jmp(row_done, T_NEAR);
 
         if (plan_.scan_rows_for_nan) {
@@ -83,9 +83,9 @@ void WindowEmitter<Ops>::emit_ring_rows(Label& other_calls, Label& done) {
         place(row_done);
         dec(qword[rsp + slot_rows]);
         jz(done, T_NEAR);
-        for (const auto& [slot, row_step] : {std::pair{slot_row_src, slot_src_row_step}, std::pair{slot_row_dst, slot_dst_row_step},
-                                             std::pair{slot_index_base, slot_index_base_row_step}}) {
-            mov(scratch_, ptr[rsp + row_step]);
+        for (const auto& [slot, step] : {std::pair{slot_row_src, slot_src_row_step}, std::pair{slot_row_dst, slot_dst_row_step},
+                                         std::pair{slot_index_base, slot_index_base_row_step}}) {
+            mov(scratch_, ptr[rsp + step]);
             add(ptr[rsp + slot], scratch_);
         }
         jmp(row_loop, T_NEAR);
