@@ -549,8 +549,11 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     // The hardware prefetcher alone kept a DRAM-sized stem's planes (16x64x112x112 ncx f32) at 8.4 ms, 2x the
     // same plane count in cache; the row's own NaN scan then waited on every line.
     if (plan.strategy == Strategy::ncx_width && p.spatial_rank >= 2) {
-        const std::int64_t row_bytes = wrap_mul(p.stride[wa - 1], p.in[wa], elem);
-        if (row_bytes <= max_prefetch_bytes) {
+        // An input row is at most the tensor's bytes (validated below 2^63); the stride is only bounded by 2^63,
+        // so the bound is divided, never multiplied past it.
+        const std::int64_t in_row_bytes = p.in[wa] * elem;
+        if (p.stride[wa - 1] <= max_prefetch_bytes / in_row_bytes) {
+            const std::int64_t row_bytes = p.stride[wa - 1] * in_row_bytes;
             plan.prefetch_bytes = row_bytes;
             plan.prefetch_distance = (prefetch_target_distance + row_bytes - 1) / row_bytes * row_bytes;
         }

@@ -233,6 +233,9 @@ TEST(PlanFacts, NcxRowsPrefetchTheInputRowsTheyStepOverAboutTwelveKibAhead) {
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x256x16000 k=3 s=2").prefetch_bytes, 0);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x4x8x600 k=2x2 s=2x2").prefetch_bytes, 0);  // 4800 bytes
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x4x8x512 k=2x2 s=2x2").prefetch_bytes, 4096);
+    // A stride whose product with the row's bytes passes 2^64 (wrapping to 0 once divided the planner by zero).
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x1x3x300 k=1x1 s=4611686018427387904x1").prefetch_bytes, 0);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x1x3x300 k=1x1 s=9223372036854775807x1").prefetch_bytes, 0);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").prefetch_bytes, 0);
     const jit::KernelPlan pool5 = plan_of("maxpool dt=f32 layout=ncx src=1x512x14x14 k=2x2 s=2x2");
     EXPECT_EQ(pool5.strategy, jit::Strategy::ncx_planes);
