@@ -7,16 +7,6 @@
 
 namespace pooljit::jit {
 
-// r = r * v (modulo 2^64).
-template <typename Ops>
-void WindowEmitter<Ops>::mul_imm(const Reg64& r, std::int64_t v) {
-    if (fits_i32(v)) imul(r, r, static_cast<std::int32_t>(v));
-    else {
-        mov(big_offset_, v);
-        imul(r, big_offset_);
-    }
-}
-
 // rax = (rax - 1) / divisor + 1 for rax >= 1 (unsigned: the ceiling of the original rax / divisor).
 // Clobbers rdx and scratch; dst_ (rdx) is saved by the caller.
 template <typename Ops>

@@ -7,7 +7,8 @@
 namespace pooljit::jit {
 
 // Jumps to `has_nan` when any element of the input rows this call reads (every real d and h tap row, the
-// whole width; with rows >= 0, the `rows` h tap rows from `first_row` on, 2-D only) is NaN: a running sum per accumulator register turns NaN (so does +inf meeting -inf, or an
+// whole width, or with width ranges the positions the call's windows reach; with rows >= 0, the `rows` h tap
+// rows from `first_row` on, 2-D only) is NaN: a running sum per accumulator register turns NaN (so does +inf meeting -inf, or an
 // overflow, which only costs the exact path). Elements no window reads may also send the row there.
 template <typename Ops>
 void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, std::int64_t rows) {
@@ -32,9 +33,34 @@ void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, s
             ops_.note_nan(sum_regs[v % sums], vec(regs_.fresh));
         }
     };
-    Label d_loop, h_loop, w_loop;
+    Label d_loop, h_loop, w_loop, scanned;
     mov(d_ptr_, row_src_);
     if (rows >= 0) add_imm(d_ptr_, wrap_mul(first_row, plan_.src_tap_stride_h));
+    // A call of some outputs of the row scans the positions their windows reach:
+    // [max(0, out_begin * stride - pad), min(in, (out_end - 1) * stride - pad + extent)).
+    const bool ranged = plan_.width_ranges && rows < 0;
+    if (ranged) {
+        if (!nxc_) throw Error("jit: width ranges are for channels-last rows");
+        const std::int64_t extent = (plan_.kernel_w - 1) * plan_.dilation_w + 1;
+        mov(scratch_, ptr[rsp + slot_out_begin]);
+        mul_imm(scratch_, plan_.stride_w);
+        add_imm(scratch_, -plan_.pad_w);
+        xor_(tap_ptr_, tap_ptr_);
+        cmp(scratch_, tap_ptr_);
+        cmovl(scratch_, tap_ptr_);
+        mov(tap_count_, ptr[rsp + slot_out_end]);
+        dec(tap_count_);
+        mul_imm(tap_count_, plan_.stride_w);
+        add_imm(tap_count_, extent - plan_.pad_w);
+        mov(tap_ptr_, plan_.in_width);
+        cmp(tap_count_, tap_ptr_);
+        cmovg(tap_count_, tap_ptr_);
+        sub(tap_count_, scratch_);
+        jle(scanned, T_NEAR);
+        mov(ptr[rsp + slot_scan_steps], tap_count_);
+        mul_imm(scratch_, plan_.src_step_w);
+        add(d_ptr_, scratch_);
+    }
     if (d_axis) {
         mov(scratch_, ptr[rsp + slot_taps_d]);
         mov(ptr[rsp + slot_d_count], scratch_);
@@ -46,7 +72,8 @@ void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, s
     place(h_loop);
     mov(tap_ptr_, h_ptr_);
     if (full_steps > 0) {
-        mov(tap_count_, full_steps);
+        if (ranged) mov(tap_count_, ptr[rsp + slot_scan_steps]);
+        else mov(tap_count_, full_steps);
         place(w_loop);
         add_step(tap_ptr_, step_lanes);
         add_imm(tap_ptr_, step_bytes);
@@ -64,6 +91,7 @@ void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, s
         dec(qword[rsp + slot_d_count]);
         jnz(d_loop, T_NEAR);
     }
+    place(scanned);
     ops_.jump_if_nan_seen(sum_regs, sums, has_nan);
 }
 

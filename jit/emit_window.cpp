@@ -115,6 +115,10 @@ void WindowEmitter<Ops>::emit_window_taps(const ItemShape& s, std::int64_t taps,
 
 template <typename Ops>
 void WindowEmitter<Ops>::emit_segment(const Segment& seg) {
+    if (plan_.width_ranges) {
+        emit_segment_in_range(seg);
+        return;
+    }
     const ItemShape s = shape_of(seg);
     if (seg.taps == 0) {
         repeat(seg.repeat, [&] {
@@ -135,6 +139,59 @@ void WindowEmitter<Ops>::emit_segment(const Segment& seg) {
     });
 }
 
+// The segment's items among the call's outputs [out_begin, out_end) (channels last: item k is output
+// seg.out_begin + k), from the first of them on; nothing when the two do not meet. The pointers are set from
+// the row's bases, so segments need not follow each other.
+template <typename Ops>
+void WindowEmitter<Ops>::emit_segment_in_range(const Segment& seg) {
+    if (!nxc_) throw Error("jit: width ranges are for channels-last rows");
+    const ItemShape s = shape_of(seg);
+    Label loop, skip;
+    const Reg64& first = tap_ptr_;
+    mov(first, ptr[rsp + slot_out_begin]);
+    mov(scratch_, seg.out_begin);
+    cmp(first, scratch_);
+    cmovl(first, scratch_);
+    mov(item_count_, ptr[rsp + slot_out_end]);
+    mov(scratch_, seg.out_begin + seg.repeat);
+    cmp(item_count_, scratch_);
+    cmovg(item_count_, scratch_);
+    sub(item_count_, first);
+    jle(skip, T_NEAR);
+    mov(dst_, first);
+    mul_imm(dst_, plan_.dst_out_stride_w);
+    add(dst_, ptr[rsp + slot_row_dst]);
+    if (plan_.has_indices) {
+        mov(indices_, first);
+        mul_imm(indices_, plan_.dst_out_stride_w / elem() * index_elem());
+        add(indices_, ptr[rsp + slot_row_indices]);
+    }
+    if (seg.taps > 0) {
+        // The first item's window starts item_step positions on per item skipped.
+        add_imm(first, -seg.out_begin);
+        mul_imm(first, seg.item_step);
+        add_imm(first, seg.first_position);
+        mov(window_index_, first);
+        mul_imm(window_index_, plan_.index_mult_w);
+        add(window_index_, ptr[rsp + slot_index_base]);
+        mul_imm(first, plan_.src_step_w);
+        lea(window_, ptr[row_src_ + first]);
+    }
+    place(loop);
+    if (seg.taps == 0) {
+        for_each_channel_block([&] { store_empty_item(s); });
+        advance_outputs(s.outputs);
+    } else {
+        for_each_channel_block([&] { emit_item(s, seg.taps); });
+        advance_outputs(s.outputs);
+        add_imm(window_, wrap_mul(seg.item_step, plan_.src_step_w));
+        add_imm(window_index_, wrap_mul(seg.item_step, plan_.index_mult_w));
+    }
+    dec(item_count_);
+    jnz(loop, T_NEAR);
+    place(skip);
+}
+
 template <typename Ops>
 void WindowEmitter<Ops>::emit_row() {
     if (plan_.computed_windows) emit_computed_walk();
@@ -152,6 +209,12 @@ void WindowEmitter<Ops>::prefetch_ahead() {
 
 template <typename Ops>
 void WindowEmitter<Ops>::store_empty_row() {
+    if (plan_.width_ranges) {
+        Segment whole_row;
+        whole_row.repeat = plan_.out_width;
+        emit_segment_in_range(whole_row);
+        return;
+    }
     if (nxc_ || plan_.computed_windows) {
         const ItemShape s = single_output_shape();
         repeat(plan_.out_width, [&] {
@@ -191,7 +254,9 @@ void WindowEmitter<Ops>::generate() {
                                       std::pair{offsetof(KernelArgs, indices_row_step), slot_indices_row_step},
                                       std::pair{offsetof(KernelArgs, index_base_row_step), slot_index_base_row_step},
                                       std::pair{offsetof(KernelArgs, channel_index_base_row_step),
-                                                slot_channel_index_base_row_step}}) {
+                                                slot_channel_index_base_row_step},
+                                      std::pair{offsetof(KernelArgs, out_begin), slot_out_begin},
+                                      std::pair{offsetof(KernelArgs, out_end), slot_out_end}}) {
         mov(scratch_, ptr[args_ + static_cast<std::int32_t>(field)]);
         mov(ptr[rsp + slot], scratch_);
     }

@@ -25,6 +25,9 @@ struct KernelArgs {
     std::int64_t rows;                // >= 1
     std::int64_t src_row_step, dst_row_step, indices_row_step;  // bytes
     std::int64_t index_base_row_step, channel_index_base_row_step;
+    // Plans with width_ranges: each row computes only its outputs [out_begin, out_end) along the width (dst,
+    // indices and index_base still describe output 0). Others compute the whole row and ignore these.
+    std::int64_t out_begin, out_end;
 };
 
 using KernelFn = void (*)(const KernelArgs*);

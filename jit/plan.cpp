@@ -50,6 +50,10 @@ constexpr std::int64_t max_plane_gathers = 256;
 // lanes idle, and the rows' own items (a window's taps as lanes) win. Measured: adaptive 13x13 -> 3x3 (7
 // permutes per output) ran 2.8x faster in registers, 13x13 -> 2x2 (18 per output) 1.3x slower.
 constexpr std::int64_t max_plane_gathers_per_output = 8;
+// Rows of at least this many outputs may be computed in pieces (width_ranges); the code clips positions near
+// 2^40 at most (every width extent of the plan below max_ranged_extent keeps its sums far from 2^63).
+constexpr std::int64_t min_ranged_outputs = 64;
+constexpr std::int64_t max_ranged_extent = std::int64_t{1} << 40;
 // Each segment is straight-line code: beyond this many the row computes its windows at run time instead.
 constexpr std::size_t max_segments = 2 * default_max_width_runs;
 // Adaptive rows are scanned output by output for runs of equal windows up to this many outputs; longer
@@ -509,6 +513,14 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     plan.scan_rows_for_nan =
         plan.is_float && (lanes_are_outputs || reads_per_element(p) >= min_reads_of_compare_bound_rows);
     if (plan.is_float && !plan.scan_rows_for_nan) plan.fast_segments.clear();
+    // A row of pieces clips its segments and NaN scan to the call's outputs at run time: a few instructions per
+    // segment, so only rows long enough to be worth splitting take it. The clipping computes positions
+    // out * stride - pad + extent, kept small by bounding each term.
+    const std::int64_t pad_end_w = adaptive ? 0 : p.pad_end[wa];
+    plan.width_ranges = !lanes_are_outputs && !adaptive && !plan.computed_windows &&
+                        plan.out_width >= min_ranged_outputs && axis.in < max_ranged_extent &&
+                        axis.pad < max_ranged_extent && pad_end_w < max_ranged_extent &&
+                        axis.stride < max_ranged_extent;
     std::int64_t longest_window = 0;
     for (const Segment& s : plan.segments) longest_window = std::max(longest_window, s.taps);
     plan.unroll_width_taps = !plan.computed_windows && longest_window <= max_unrolled_width_taps;
@@ -602,7 +614,7 @@ std::string to_string(const KernelPlan& plan) {
       << " channel_sweep=" << plan.channel_sweep
       << " out_width=" << plan.out_width << " unroll_width_taps=" << plan.unroll_width_taps
       << " scan_rows_for_nan=" << plan.scan_rows_for_nan << " ring_rows=" << plan.ring_rows << " fast_starts_from_lowest=" << plan.fast_starts_from_lowest
-      << " prefetch=" << plan.prefetch_bytes << "@" << plan.prefetch_distance
+      << " prefetch=" << plan.prefetch_bytes << "@" << plan.prefetch_distance << " width_ranges=" << plan.width_ranges
       << " width_runs=";
     for (const WidthRun& r : plan.width_runs)
         s << "[" << r.out_begin << "," << r.out_end << "):taps[" << r.tap_begin << "," << r.tap_end << ")";

@@ -169,6 +169,10 @@ struct KernelPlan {
     // bytes on will read, `prefetch_bytes` of it (the input rows one output row steps over), so the stream of
     // planes is in flight before the row code (its NaN scan first) reaches it. 0: no prefetch.
     std::int64_t prefetch_distance = 0, prefetch_bytes = 0;
+    // nxc rows of segments (max_pool): the code computes the outputs [KernelArgs::out_begin, out_end) of each row,
+    // its NaN scan reading only their windows' input, so the executor can split a row among threads when a
+    // problem has too few images, channel blocks and rows for them (a 1-D signal of one image).
+    bool width_ranges = false;
     // Above this many taps along the width, the tap loop is a loop, not unrolled code.
     bool unroll_width_taps = true;
 

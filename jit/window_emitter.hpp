@@ -131,7 +131,8 @@ private:
                          slot_row_src = 208, slot_row_dst = 216, slot_row_indices = 224, slot_channel_index_base = 232,
                          slot_src_row_step = 240, slot_dst_row_step = 248, slot_indices_row_step = 256,
                          slot_index_base_row_step = 264, slot_channel_index_base_row_step = 272, slot_sweep_left = 280,
-                         slot_sweep_channel_base = 288, slot_ring_stale = 296, frame_bytes = 312;
+                         slot_sweep_channel_base = 288, slot_ring_stale = 296, slot_out_begin = 304,
+                         slot_out_end = 312, slot_scan_steps = 320, frame_bytes = 344;
 
     TraitResources resources() const {
         TraitResources r = regs_.trait;
@@ -170,6 +171,15 @@ private:
         else {
             mov(big_offset_, v);
             add(r, big_offset_);
+        }
+    }
+
+    // r = r * v (modulo 2^64).
+    void mul_imm(const Reg64& r, std::int64_t v) {
+        if (fits_i32(v)) imul(r, r, static_cast<std::int32_t>(v));
+        else {
+            mov(big_offset_, v);
+            imul(r, big_offset_);
         }
     }
 
@@ -277,7 +287,6 @@ private:
     void store_empty_item(const ItemShape& s);
 
     // emit_computed_walk.cpp
-    void mul_imm(const Reg64& r, std::int64_t v);
     void ceil_div_rax(std::uint64_t divisor);
     void compute_window(Label& empty);
     void emit_computed_walk();
@@ -299,6 +308,7 @@ private:
     void emit_item(const ItemShape& s, std::int64_t taps);
     void emit_window_taps(const ItemShape& s, std::int64_t taps, bool fast);
     void emit_segment(const Segment& seg);
+    void emit_segment_in_range(const Segment& seg);
     void emit_row();
     void prefetch_ahead();
     void store_empty_row();

@@ -1,7 +1,9 @@
 // The executor: splits a tensor into kernel calls (a run of output rows with equal windows along h of one
 // channel block, nxc, or of one channel, ncx; or, for ncx planes of one row, several planes of one image) and
 // runs them on oneTBB. Tiles are (n, channel block) or (n, c); when there are too few tiles
-// for the threads, output rows are split too. The generated code never depends on the thread count.
+// for the threads, output rows are split too, and then rows along the width where the plan allows. A problem
+// too small to pay for waking a thread runs on the caller's. The generated code never depends on the thread
+// count.
 #include "runtime/executor.hpp"
 
 #include "runtime/dispatch.hpp"
@@ -12,6 +14,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace pooljit {
 namespace {
@@ -51,6 +54,18 @@ public:
     }
 
     std::int64_t tiles() const { return p_.batch * blocks_; }
+    std::int64_t images() const { return p_.batch; }
+    std::int64_t channel_blocks() const { return blocks_; }
+    bool channels_last() const { return nxc_; }
+    // Outputs of a row that a call may compute on their own (1: the kernel computes whole rows only).
+    std::int64_t splittable_width() const { return plan_.width_ranges ? p_.out[w_] : 1; }
+    // Bytes a call of the whole problem moves: every input, output and index element once.
+    double bytes() const {
+        const double planes = static_cast<double>(p_.batch) * static_cast<double>(p_.channels);
+        const double out_elems = planes * static_cast<double>(out_d_ * out_h_ * p_.out[w_]);
+        return planes * static_cast<double>(spatial_) * static_cast<double>(elem_) +
+               out_elems * static_cast<double>(elem_ + (indices_ ? index_elem_ : 0));
+    }
     // Calls a tile splits into along its output rows: none for kernels of whole planes.
     std::int64_t rows() const { return planes_ ? 1 : out_d_ * out_h_; }
 
@@ -118,10 +133,25 @@ public:
     void run(std::int64_t tile, std::int64_t row) const {
         call(tile / blocks_, tile % blocks_, row / out_h_, row % out_h_, 1, {});
     }
+    // One output row of image n, every channel block (channels last), blocks innermost as in run_blocks.
+    void run_row_of_blocks(std::int64_t n, std::int64_t row) const {
+        for (std::int64_t block = 0; block < blocks_; ++block) call(n, block, row / out_h_, row % out_h_, 1, {});
+    }
+    // Piece `piece` of `pieces` along the width of one output row of one tile (plans with width_ranges).
+    void run_piece(std::int64_t tile, std::int64_t row, std::int64_t piece, std::int64_t pieces) const {
+        const std::int64_t width = p_.out[w_];
+        const Range outputs{width / pieces * piece + std::min(piece, width % pieces),
+                            width / pieces * (piece + 1) + std::min(piece + 1, width % pieces)};
+        call(tile / blocks_, tile % blocks_, row / out_h_, row % out_h_, 1, {}, outputs);
+    }
 
 private:
     struct Steps {
         std::int64_t src = 0, dst = 0, indices = 0, index_base = 0, channel_index_base = 0;
+    };
+    // Outputs along the width; end -1: the whole row.
+    struct Range {
+        std::int64_t begin, end;
     };
 
     // Between consecutive output rows along h whose first taps are position_step input rows apart.
@@ -132,7 +162,7 @@ private:
     }
 
     void call(std::int64_t n, std::int64_t block, std::int64_t od, std::int64_t oh, std::int64_t rows,
-              const Steps& steps) const {
+              const Steps& steps, Range outputs = {0, -1}) const {
         // A kernel of whole planes starts at the plane's first element, whatever its windows.
         const detail::OuterTaps td = !has_d_ || planes_ ? detail::OuterTaps{}
                                      : taps_d_.empty() ? detail::outer_taps_of(p_, 0, od)
@@ -163,6 +193,8 @@ private:
         args.indices_row_step = indices_ ? steps.indices : 0;
         args.index_base_row_step = steps.index_base;
         args.channel_index_base_row_step = steps.channel_index_base;
+        args.out_begin = outputs.begin;
+        args.out_end = outputs.end < 0 ? p_.out[w_] : outputs.end;
         const bool tail = nxc_ && c0 + call_channels_ > C;
         (tail ? tail_ : full_)(&args);
     }
@@ -185,40 +217,79 @@ private:
 
 // About this many tasks per thread, so that uneven rows and a busy core even out.
 constexpr std::int64_t tasks_per_thread = 4;
+// Each thread the executor wakes gets at least this many bytes to move (input, output and indices). Waking a
+// oneTBB worker and joining it cost about 3 us on the development machine, the time a kernel takes for 100-200
+// KiB: a 1x512x14x14 u8 nxc problem (125 KiB) ran 1.85 us on one thread and 4.62 us on two.
+constexpr double min_bytes_per_thread = 128.0 * 1024;
+// A row split along the width gives each call at least this many outputs.
+constexpr std::int64_t min_piece_outputs = 32;
 
+// The finest split that gives every thread about tasks_per_thread tasks: whole tiles; else output rows (of
+// every channel block of an image together, channels last, so the blocks of a row stay in order); else
+// pieces of rows along the width, where the plan computes them (one image of a 1-D signal in few channel
+// blocks is a single tile of a single row).
 void run_parallel(const RowRunner& runner, int threads) {
+    const std::int64_t target = tasks_per_thread * threads;
     const std::int64_t tiles = runner.tiles(), rows = runner.rows();
-    // Whole tiles when there are enough of them (each keeps its rows' input rows hot), else single rows.
-    const bool split_rows = tiles < tasks_per_thread * threads;
-    const std::int64_t units = split_rows ? tiles * rows : tiles;
-    const std::int64_t grain = std::max<std::int64_t>(1, units / (tasks_per_thread * threads));
-    auto body = [&](const tbb::blocked_range<std::int64_t>& r) {
-        if (!split_rows) {
-            runner.run_tiles(r.begin(), r.end());
-            return;
-        }
-        for (std::int64_t u = r.begin(); u != r.end(); ++u) runner.run(u / rows, u % rows);
+    const auto parallel = [&](std::int64_t units, auto&& unit) {
+        const std::int64_t grain = std::max<std::int64_t>(1, units / target);
+        tbb::parallel_for(
+            tbb::blocked_range<std::int64_t>(0, units, grain),
+            [&](const tbb::blocked_range<std::int64_t>& r) {
+                for (std::int64_t u = r.begin(); u != r.end(); ++u) unit(u);
+            },
+            tbb::simple_partitioner());
     };
-    tbb::parallel_for(tbb::blocked_range<std::int64_t>(0, units, grain), body, tbb::simple_partitioner());
+    if (tiles >= target) {
+        const std::int64_t grain = std::max<std::int64_t>(1, tiles / target);
+        tbb::parallel_for(
+            tbb::blocked_range<std::int64_t>(0, tiles, grain),
+            [&](const tbb::blocked_range<std::int64_t>& r) { runner.run_tiles(r.begin(), r.end()); },
+            tbb::simple_partitioner());
+        return;
+    }
+    if (runner.channels_last() && runner.channel_blocks() > 1 && runner.images() * rows >= target) {
+        parallel(runner.images() * rows, [&](std::int64_t u) { runner.run_row_of_blocks(u / rows, u % rows); });
+        return;
+    }
+    const std::int64_t row_calls = tiles * rows;
+    const std::int64_t pieces = std::min((target + row_calls - 1) / row_calls,
+                                         std::max<std::int64_t>(1, runner.splittable_width() / min_piece_outputs));
+    if (pieces <= 1) {
+        parallel(row_calls, [&](std::int64_t u) { runner.run(u / rows, u % rows); });
+        return;
+    }
+    parallel(row_calls * pieces, [&](std::int64_t u) {
+        const std::int64_t call = u / pieces;
+        runner.run_piece(call / rows, call % rows, u % pieces, pieces);
+    });
 }
 
 }  // namespace
 
-void execute_problem(const Problem& p, const detail::Implementation& impl, const void* src, void* dst, void* indices) {
+void execute_problem_split(const Problem& p, const detail::Implementation& impl, const void* src, void* dst,
+                           void* indices, int threads, bool small_problems_split) {
     if (!impl.kernel) {
         reference::execute(p, src, dst, indices);
         return;
     }
     const RowRunner runner(p, impl, src, dst, indices);
-    const int requested = num_threads();
-    const int threads = requested > 0 ? requested : tbb::this_task_arena::max_concurrency();
-    if (threads <= 1 || runner.tiles() * runner.rows() <= 1) {
+    const int requested = threads > 0 ? threads : num_threads();
+    const int available = requested > 0 ? requested : tbb::this_task_arena::max_concurrency();
+    const double worth_waking =
+        small_problems_split ? available : std::max(1.0, std::floor(runner.bytes() / min_bytes_per_thread));
+    const int used = static_cast<int>(std::min<double>(available, worth_waking));
+    if (used <= 1 || runner.tiles() * runner.rows() * runner.splittable_width() <= 1) {
         // One thread: the kernel directly, no scheduler and no allocation.
         runner.run_tiles(0, runner.tiles());
         return;
     }
-    if (requested > 0) detail::arena_for(requested).execute([&] { run_parallel(runner, threads); });
-    else run_parallel(runner, threads);  // the caller's arena (its own task_arena, or oneTBB's default)
+    if (requested > 0) detail::arena_for(requested).execute([&] { run_parallel(runner, used); });
+    else run_parallel(runner, used);  // the caller's arena (its own task_arena, or oneTBB's default)
+}
+
+void execute_problem(const Problem& p, const detail::Implementation& impl, const void* src, void* dst, void* indices) {
+    execute_problem_split(p, impl, src, dst, indices, 0, false);
 }
 
 }  // namespace pooljit

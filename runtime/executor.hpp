@@ -12,4 +12,9 @@ namespace pooljit {
 void execute_problem(const Problem& problem, const detail::Implementation& impl, const void* src, void* dst,
                      void* indices);
 
+// As execute_problem, on `threads` threads (0: set_num_threads' count); with small_problems_split, split for
+// them however few bytes the problem moves, so tests reach every split with small tensors.
+void execute_problem_split(const Problem& problem, const detail::Implementation& impl, const void* src, void* dst,
+                           void* indices, int threads, bool small_problems_split);
+
 }  // namespace pooljit

@@ -279,8 +279,59 @@ TEST(JitPlanes, NanPlanesRunTheExactGathersAndTiesKeepScanOrder) {
         }
 }
 
-// The executor's tilings: whole tiles, rows split because there are few tiles, one thread, planes or runs of rows
-// per kernel call; results identical.
+// Runs the problem split as the executor splits it for `threads` threads, however small it is, under the ISA
+// cap, on adversarial data (most rows to the exact code) and tie data (the fast code); values and indices
+// compared with the reference.
+void check_split(const std::string& line, jit::Isa isa, int threads) {
+    SCOPED_TRACE(line + " (" + std::string(jit::to_string(isa)) + ", split for " + std::to_string(threads) + " threads)");
+    const pj::Problem p = pj::create(pj::parse_problem(line)).problem();
+    const std::shared_ptr<const pj::detail::Implementation> impl = pj::detail::choose_implementation(p, isa);
+    ASSERT_TRUE(impl->kernel);
+    const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());
+    const std::size_t index_bytes = p.has_indices ? pj::casegen::byte_size(p.indices_desc()) : 0;
+    const std::uint64_t seed = std::hash<std::string>{}(line);
+    for (const auto& [data_name, src] : {std::pair{"adversarial", pj::casegen::adversarial_data(p.src_desc(), seed)},
+                                         std::pair{"ties", pj::casegen::tie_data(p.src_desc(), seed)}}) {
+        std::vector<std::uint8_t> got(dst_bytes, 0xA5), want(dst_bytes, 0x5A), got_idx(index_bytes, 0xA5),
+            want_idx(index_bytes, 0x5A);
+        pj::execute_problem_split(p, *impl, src.data(), got.data(), p.has_indices ? got_idx.data() : nullptr, threads,
+                                  true);
+        pj::reference::execute(p, src.data(), want.data(), p.has_indices ? want_idx.data() : nullptr);
+        EXPECT_EQ(got, want) << "values differ on " << data_name << " data";
+        EXPECT_EQ(got_idx, want_idx) << "indices differ on " << data_name << " data";
+    }
+}
+
+// Channels-last rows of one image in few channel blocks, split along the width into pieces of about equal
+// outputs (2 to 28 of them, uneven): borders on both sides, a NaN scan clipped to each piece's windows (k4 and
+// k5 at stride 1), dilation, ceil rounding, empty windows at the row's ends and whole empty rows (2-D, rows in
+// the padding), channel tails and swept blocks, indices; every data type, both ISAs.
+TEST(JitExecutor, RowsSplitAlongTheWidthMatchTheReference) {
+    const std::vector<std::string> rows = {
+        "maxpool layout=nxc src=1x20x300 k=3 s=2 pb=1 pe=1 idx=s64",
+        "maxpool layout=nxc src=1x70x200 k=5 s=1 pb=2 pe=2 nan=ignore idx=s32",
+        "maxpool layout=nxc src=1x300x257 k=3 s=2 d=2 round=ceil",
+        "maxpool layout=nxc src=1x256x1000 k=3 s=2",
+        "maxpool layout=nxc src=1x9x200 k=2 s=3 pb=3 pe=3 round=ceil idx=s64 axis=1",
+        "maxpool layout=nxc src=1x16x2x200 k=2x3 s=3x1 pb=2x1 pe=2x1 round=ceil idx=s64",
+        "maxpool layout=nxc src=1x8x150 k=4 s=1 pb=1 pe=2 idx=s64",
+    };
+    for (const std::string& shape : rows) {
+        const pj::Problem p = pj::create(pj::parse_problem(shape)).problem();
+        EXPECT_TRUE(pj::detail::choose_implementation(p, jit::Isa::avx512)->plan.width_ranges) << shape;
+        for (const char* dt : dtypes) {
+            std::string line = shape;
+            line.insert(line.find(' '), std::string(" dt=") + dt);
+            for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2})
+                for (const int threads : {2, 3, 7}) check_split(line, isa, threads);
+        }
+    }
+}
+
+// The executor's tilings: whole tiles, rows split because there are few tiles (of one channel block, or of every
+// block of an image together), one thread, planes or runs of rows per kernel call; results identical. Problems
+// this small run on one thread through the public API (too few bytes to wake a second), so each is also run
+// split for the threads as if it were large.
 TEST(JitExecutor, ThreadsAndBatchSizesGiveIdenticalResults) {
     const std::vector<std::string> lines = {
         "maxpool dt=f32 layout=nxc src=1x70x33x17 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s64",
@@ -292,7 +343,10 @@ TEST(JitExecutor, ThreadsAndBatchSizesGiveIdenticalResults) {
     };
     for (const std::string& line : lines)
         for (const std::int64_t batch : {1, 13})
-            for (const int threads : {1, 2, 7}) check(with_batch(line, batch), "avx512", threads);
+            for (const int threads : {1, 2, 7}) {
+                check(with_batch(line, batch), "avx512", threads);
+                if (threads > 1) check_split(with_batch(line, batch), jit::Isa::avx512, threads);
+            }
 }
 
 // Runs a forced plan through the executor on adversarial data and compares values and indices with the reference.

@@ -242,6 +242,22 @@ TEST(PlanFacts, NcxRowsPrefetchTheInputRowsTheyStepOverAboutTwelveKibAhead) {
     EXPECT_EQ(pool5.prefetch_bytes, 0);
 }
 
+TEST(PlanFacts, LongChannelsLastRowsMayBeComputedInPieces) {
+    // The audio row (7999 outputs) on both ISAs, a 2-D row, and 64 outputs, the shortest that may be split.
+    EXPECT_TRUE(plan_of("maxpool dt=u8 layout=nxc src=1x256x16000 k=3 s=2").width_ranges);
+    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x256x16000 k=3 s=2", jit::Isa::avx2).width_ranges);
+    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x64x2x300 k=2x3").width_ranges);
+    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x8x64 k=1").width_ranges);
+    // Not: 63 outputs, planar rows, adaptive rows, windows computed at run time, a stride of 2^40.
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x8x63 k=1").width_ranges);
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x256x16000 k=3 s=2").width_ranges);
+    EXPECT_FALSE(plan_of("adaptivemaxpool dt=f32 layout=nxc src=1x33x1000 out=600").width_ranges);
+    const jit::KernelPlan computed = plan_of("maxpool dt=f32 layout=nxc src=1x17x100 k=300 pb=299 pe=299");
+    EXPECT_TRUE(computed.computed_windows);
+    EXPECT_FALSE(computed.width_ranges);
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x8x70 k=1 s=1099511627776 pe=1099511627776000").width_ranges);
+}
+
 TEST(PlanFacts, NcxFastRowsShareItemsBetweenBorderAndInteriorOutputs) {
     // SPPF's 5x5 stride 1 pad 2 on a 20-wide row: five segments (two border outputs on each side), but the fast
     // rows take all 20 outputs as one masked item (two vectors) whose tap 0 sits at position -2.
