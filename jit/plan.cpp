@@ -524,15 +524,18 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     std::int64_t longest_window = 0;
     for (const Segment& s : plan.segments) longest_window = std::max(longest_window, s.taps);
     plan.unroll_width_taps = !plan.computed_windows && longest_window <= max_unrolled_width_taps;
-    // ncx rows that are one item, whose windows overlap along h (stride 1): a k-row window costs one input
-    // row's width taps and k - 1 merges per output row instead of k rows of taps. Values only: an index would
-    // have to ride along with every row maximum.
+    // ncx rows that are one item, whose windows along h share k - 1 rows with those ring_row_interval rows on
+    // (a stride that divides the dilation): a k-row window costs one input row's width taps and k - 1 merges
+    // per output row instead of k rows of taps. Values only: an index would have to ride along with every row
+    // maximum.
     const std::vector<Segment>& fast_row = plan.fast_segments.empty() ? plan.segments : plan.fast_segments;
     if (isa == Isa::avx512 && lanes_are_outputs && !adaptive && !p.has_indices && plan.fast_starts_from_lowest &&
-        p.spatial_rank == 2 && p.out[0] >= 2 && p.stride[0] == 1 && p.dilation[0] == 1 && p.kernel[0] >= 2 &&
+        p.spatial_rank == 2 && p.out[0] >= 2 && p.dilation[0] % p.stride[0] == 0 && p.kernel[0] >= 2 &&
         p.kernel[0] <= max_ring_vectors / plan.vectors_per_block && plan.unroll_width_taps && fast_row.size() == 1 &&
-        fast_row[0].repeat == 1 && fast_row[0].taps > 0 && !fast_row[0].taps_as_lanes && !fast_row[0].whole_plane)
+        fast_row[0].repeat == 1 && fast_row[0].taps > 0 && !fast_row[0].taps_as_lanes && !fast_row[0].whole_plane) {
         plan.ring_rows = p.kernel[0];
+        plan.ring_row_interval = p.dilation[0] / p.stride[0];
+    }
 
     // Planar rows of fewer outputs than a vector, in planes that fit in registers: the whole plane per pass,
     // its outputs flat across rows (VGG pool5's 14x14 planes: rows of 7 outputs, each a call's row loop with
@@ -545,6 +548,7 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
             plan.plane = std::move(plane);
             plan.fast_segments.clear();
             plan.ring_rows = 0;
+            plan.ring_row_interval = 1;
         }
     }
 
@@ -613,7 +617,7 @@ std::string to_string(const KernelPlan& plan) {
       << " channel_block=" << plan.channel_block << " channel_tail=" << plan.channel_tail
       << " channel_sweep=" << plan.channel_sweep
       << " out_width=" << plan.out_width << " unroll_width_taps=" << plan.unroll_width_taps
-      << " scan_rows_for_nan=" << plan.scan_rows_for_nan << " ring_rows=" << plan.ring_rows << " fast_starts_from_lowest=" << plan.fast_starts_from_lowest
+      << " scan_rows_for_nan=" << plan.scan_rows_for_nan << " ring_rows=" << plan.ring_rows << "/" << plan.ring_row_interval << " fast_starts_from_lowest=" << plan.fast_starts_from_lowest
       << " prefetch=" << plan.prefetch_bytes << "@" << plan.prefetch_distance << " width_ranges=" << plan.width_ranges
       << " width_runs=";
     for (const WidthRun& r : plan.width_runs)

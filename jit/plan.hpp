@@ -158,11 +158,14 @@ struct KernelPlan {
     // The fast code starts each window from the type's lowest value and reads every tap once; f16, which
     // carries raw bits beside the compare value, starts from the window's first element.
     bool fast_starts_from_lowest = true;
-    // ncx fast rows of one item without indices, stride 1 along h (2-D): the maxima of each input row's width
-    // taps stay in registers for the next output rows, so a call of whole windows computes one new input row
+    // ncx fast rows of one item without indices (2-D) whose windows along h move by one tap every
+    // ring_row_interval output rows (a stride that divides the dilation: 1 at stride 1, 2 at dilation 2): the
+    // maxima of each input row's width taps stay in registers for the next output row of the call, which the
+    // executor makes of rows ring_row_interval apart, so a call of whole windows computes one new input row
     // per output row and merges ring_rows row maxima (rows first, then columns: the scan order's first
     // maximum). 0: no ring.
     std::int64_t ring_rows = 0;
+    std::int64_t ring_row_interval = 1;
     // ncx_planes: the gathers that compute one plane (the segments are then only the fallback's description).
     PlanePlan plane;
     // ncx rows of 2-D and 3-D planes: each output row prefetches the input that the rows `prefetch_distance`

@@ -106,7 +106,14 @@ public:
                 for (std::int64_t oh = 0; oh < out_h_; ++oh) call(n, block, od, oh, 1, {});
                 continue;
             }
-            for (const detail::RowRun& r : runs_h_) call(n, block, od, r.begin, r.end - r.begin, row_steps(r.position_step));
+            for (const detail::RowRun& r : runs_h_) {
+                // A ring of row maxima carries from a row to the one ring_row_interval rows on: one call per
+                // residue of the run's rows (rows of a dilated window, one apart, share no input row).
+                const std::int64_t every = plan_.ring_rows > 0 ? plan_.ring_row_interval : 1;
+                const Steps steps = row_steps(r.position_step, every);
+                for (std::int64_t first = r.begin; first < std::min(r.end, r.begin + every); ++first)
+                    call(n, block, od, first, (r.end - first + every - 1) / every, steps);
+            }
         }
     }
     // Channel blocks [first, last) of image n, the blocks innermost: every block of a few output rows before
@@ -154,11 +161,14 @@ private:
         std::int64_t begin, end;
     };
 
-    // Between consecutive output rows along h whose first taps are position_step input rows apart.
-    Steps row_steps(std::int64_t position_step) const {
+    // Between output rows along h `every` rows apart whose first taps are position_step input rows apart per row.
+    Steps row_steps(std::int64_t position_step, std::int64_t every = 1) const {
         const std::int64_t pixel = nxc_ ? p_.channels : 1;  // elements per spatial position
-        return {position_step * p_.in[w_] * pixel * elem_, p_.out[w_] * pixel * elem_, p_.out[w_] * pixel * index_elem_,
-                has_h_ ? position_step * plan_.index_mult[h_] : 0, 0};
+        // Modulo 2^64 (jit::wrap_mul): a call of one row never adds its steps, which can then pass 2^63.
+        const std::int64_t out_row = jit::wrap_mul(every, p_.out[w_], pixel);
+        const std::int64_t rows_apart = jit::wrap_mul(every, position_step);
+        return {jit::wrap_mul(jit::wrap_mul(rows_apart, p_.in[w_]), pixel, elem_), jit::wrap_mul(out_row, elem_),
+                jit::wrap_mul(out_row, index_elem_), has_h_ ? jit::wrap_mul(rows_apart, plan_.index_mult[h_]) : 0, 0};
     }
 
     void call(std::int64_t n, std::int64_t block, std::int64_t od, std::int64_t oh, std::int64_t rows,

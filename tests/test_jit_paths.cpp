@@ -56,6 +56,13 @@ const std::vector<std::string> shapes = {
     "maxpool layout=ncx src=2x3x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2",
     "maxpool layout=ncx src=1x2x9x30 k=4x3 s=1x2 pb=1x0 pe=2x1 round=ceil",
     "maxpool layout=ncx src=1x3x12x17 k=3x3 d=1x2 pb=1x2 pe=1x2",
+    // rings whose calls are rows ring_row_interval apart: dilation 2 along h (two residues, border rows of 2
+    // taps at both ends), a stride equal to the dilation, a stride of 2 under a dilation of 4, 3 residues of
+    // different lengths
+    "maxpool layout=ncx src=2x3x13x24 k=3x3 d=2x2 pb=2x2 pe=2x2",
+    "maxpool layout=ncx src=1x3x15x20 k=3x3 s=2x1 d=2x1 pb=1x1 pe=2x1 round=ceil",
+    "maxpool layout=ncx src=1x2x21x19 k=2x3 s=2x1 d=4x1 pb=3x1 pe=0x1",
+    "maxpool layout=ncx src=1x2x17x30 k=4x2 d=3x1",
     // ncx planes of at most 16 vectors with rows of fewer outputs than a vector (AVX-512: the plane in registers,
     // outputs gathered by permutes across rows): VGG pool5's shape, borders with ceil rounding and a width
     // dilation, adaptive bins that overlap unevenly and bins smaller than a pixel, 3-D with padding, 1-D, a
@@ -219,10 +226,12 @@ TEST(JitWholePlane, FirstMaximumInScanOrderAmongSignedZeros) {
 TEST(JitRowRing, NanRowsLeaveTheRingStaleAndTiesKeepScanOrder) {
     pj::set_num_threads(1);  // many threads would split the rows into calls of one row each, which skip the ring
     for (const char* dt : {"f32", "f64", "bf16"})
-        for (const char* window : {"src=2x24x20x20 k=5x5 pb=2x2 pe=2x2", "src=1x24x16x28 k=3x3 pb=1x1 pe=1x1"}) {
+        for (const char* window : {"src=2x24x20x20 k=5x5 pb=2x2 pe=2x2", "src=1x24x16x28 k=3x3 pb=1x1 pe=1x1",
+                                   "src=1x24x19x28 k=3x3 d=2x2 pb=2x2 pe=2x2"}) {
             const std::string line = std::string("maxpool dt=") + dt + " layout=ncx " + window;
             SCOPED_TRACE(line);
             const pj::Primitive p = pj::create(pj::parse_problem(line));
+            EXPECT_GT(pj::detail::choose_implementation(p.problem(), jit::Isa::avx512)->plan.ring_rows, 0);
             const pj::TensorDesc& d = p.src_desc();
             const std::size_t elem = pj::casegen::byte_size({d.dtype, d.layout, {1, 1, 1, 1}});
             const std::int64_t planes = d.dims[0] * d.dims[1], rows = d.dims[2], width = d.dims[3];

@@ -418,16 +418,28 @@ TEST(PlanFacts, NcxWindowsOfTheWholePlaneReadItAsOneSpan) {
     EXPECT_FALSE(whole_plane("maxpool dt=f32 layout=ncx src=1x4x7x7 k=7x7", jit::Isa::avx2));
 }
 
-TEST(PlanFacts, NcxRowsOfOneItemWithStrideOneAlongHeightKeepARingOfRowMaxima) {
+TEST(PlanFacts, NcxRowsOfOneItemWhoseWindowsMoveByOneTapKeepARingOfRowMaxima) {
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2").ring_rows, 5);
     EXPECT_EQ(plan_of("maxpool dt=bf16 layout=ncx src=1x192x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1").ring_rows, 3);
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x8x9x30 k=4x3 s=1x2 pb=1x0 pe=2x1").ring_rows, 4);
-    // Not: with indices, a stride or dilation along h, rows of several items (224 outputs), f16 (its fast code
-    // starts from the first element), 1-D and 3-D, channels last, AVX2, or more ring registers than allowed.
+    // Windows that move by one tap every ring_row_interval output rows: at dilation 2 every second row (the
+    // executor calls each residue's rows), a stride that equals the dilation every row, a stride of 2 under a
+    // dilation of 4 every second row.
+    const auto ring_of = [](const std::string& line) {
+        const jit::KernelPlan plan = plan_of(line);
+        return std::pair{plan.ring_rows, plan.ring_row_interval};
+    };
+    EXPECT_EQ(ring_of("maxpool dt=f32 layout=ncx src=1x64x56x56 k=3x3 pb=1x1 pe=1x1"), std::pair(std::int64_t{3}, std::int64_t{1}));
+    EXPECT_EQ(ring_of("maxpool dt=f32 layout=ncx src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2"), std::pair(std::int64_t{3}, std::int64_t{2}));
+    EXPECT_EQ(ring_of("maxpool dt=f32 layout=ncx src=1x64x20x20 k=3x3 s=2x1 d=2x1"), std::pair(std::int64_t{3}, std::int64_t{1}));
+    EXPECT_EQ(ring_of("maxpool dt=f32 layout=ncx src=1x64x30x20 k=3x3 s=2x1 d=4x1"), std::pair(std::int64_t{3}, std::int64_t{2}));
+    // Not: with indices, a stride along h that does not divide its dilation (windows of neighbouring rows never
+    // share rows one tap apart), rows of several items (224 outputs), f16 (its fast code starts from the first
+    // element), 1-D and 3-D, channels last, AVX2, or more ring registers than allowed.
     const auto ring = [](const std::string& line, jit::Isa isa = jit::Isa::avx512) { return plan_of(line, isa).ring_rows; };
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2 idx=s64"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20x20 k=3x3 s=2x1"), 0);
-    EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20x20 k=3x3 d=2x1"), 0);
+    EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x30x20 k=3x3 s=2x1 d=3x1"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x224x224 k=3x3 pb=1x1 pe=1x1"), 0);
     EXPECT_EQ(ring("maxpool dt=f16 layout=ncx src=1x64x20x20 k=5x5 pb=2x2 pe=2x2"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20 k=5"), 0);
