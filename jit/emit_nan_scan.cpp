@@ -12,7 +12,7 @@ namespace pooljit::jit {
 // overflow, which only costs the exact path). Elements no window reads may also send the row there.
 template <typename Ops>
 void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, std::int64_t rows) {
-    if (rows >= 0 && plan_.spatial_rank != 2) throw Error("jit: a NaN scan of some rows is for 2-D rows");
+    if (rows != -1 && plan_.spatial_rank != 2) throw Error("jit: a NaN scan of some rows is for 2-D rows");
     const bool d_axis = plan_.spatial_rank >= 3, h_axis = plan_.spatial_rank >= 2;
     // nxc: one position (the call's channels: its blocks of vectors_per_block vectors) per step along the width;
     // ncx: vectors_per_block vectors of consecutive elements per step, then a partial step.
@@ -38,7 +38,7 @@ void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, s
     if (rows >= 0) add_imm(d_ptr_, wrap_mul(first_row, plan_.src_tap_stride_h));
     // A call of some outputs of the row scans the positions their windows reach:
     // [max(0, out_begin * stride - pad), min(in, (out_end - 1) * stride - pad + extent)).
-    const bool ranged = plan_.width_ranges && rows < 0;
+    const bool ranged = plan_.width_ranges && rows == -1;
     if (ranged) {
         if (!nxc_) throw Error("jit: width ranges are for channels-last rows");
         const std::int64_t extent = (plan_.kernel_w - 1) * plan_.dilation_w + 1;
@@ -67,7 +67,10 @@ void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, s
     }
     place(d_loop);
     mov(h_ptr_, d_ptr_);
-    if (h_axis && rows >= 0) mov(h_count_, rows);
+    if (h_axis && rows == scan_call_input_rows) {
+        mov(h_count_, ptr[rsp + slot_rows]);
+        add_imm(h_count_, plan_.ring_rows - 1);
+    } else if (h_axis && rows >= 0) mov(h_count_, rows);
     else if (h_axis) mov(h_count_, ptr[rsp + slot_taps_h]);
     place(h_loop);
     mov(tap_ptr_, h_ptr_);

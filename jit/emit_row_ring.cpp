@@ -92,10 +92,102 @@ void WindowEmitter<Ops>::emit_ring_rows(Label& other_calls, Label& done) {
     }
 }
 
+// The maxima of input row `row` of the window whose first tap is at h_ptr_ (channels last, one output pixel of
+// the call's channel block), into ring row `row`.
+template <typename Ops>
+void WindowEmitter<Ops>::column_row_maxima(const ItemShape& s, std::int64_t taps, std::int64_t row) {
+    init_lowest(s);
+    for (std::int64_t t = 0; t < taps; ++t)
+        merge_tap(s, h_ptr_, wrap_add(wrap_mul(row, plan_.src_tap_stride_h), wrap_mul(t, plan_.src_tap_stride_w)), true,
+                  static_cast<int>(t));
+    for (int v = 0; v < vectors(s); ++v) vmovdqa64(ring_reg(row, v), vec(regs_.acc[v]));
+}
+
+// Column rings (channels last, the planar ring's order turned): a call of whole k-row windows on consecutive
+// input rows walks each output column down the call's rows, keeping the maxima of the column window's k input
+// rows in registers, so an output costs one new input row's width taps and k - 1 merges instead of k rows of
+// taps. Rows first, then the rows' maxima in row order, ties keeping the earlier: the window's first maximum in
+// scan order, as the planar ring. Float calls scan all their input rows once; a call holding a NaN, of some
+// outputs of its rows (a width range), or not of whole windows goes to the row code (`other_calls`).
+template <typename Ops>
+void WindowEmitter<Ops>::emit_column_ring(Label& other_calls, Label& done) {
+    if constexpr (Ops::needs_vector_masks) {
+        throw Error("jit: column rings need AVX-512's registers");
+    } else {
+        const std::int64_t k = plan_.ring_rows;
+        if (!nxc_ || plan_.has_indices || regs_.ring < 0 || sweep_ != 1 || plan_.computed_windows)
+            throw Error("jit: a column ring keeps the values of one channel block");
+        mov(scratch_, ptr[rsp + slot_taps_h]);
+        cmp(scratch_, static_cast<std::int32_t>(k));
+        jne(other_calls, T_NEAR);
+        mov(scratch_, ptr[rsp + slot_rows]);
+        cmp(scratch_, 1);
+        je(other_calls, T_NEAR);
+        mov(scratch_, ptr[rsp + slot_src_row_step]);
+        mov(big_offset_, plan_.src_tap_stride_h);
+        cmp(scratch_, big_offset_);
+        jne(other_calls, T_NEAR);
+        if (plan_.width_ranges) {
+            cmp(qword[rsp + slot_out_begin], 0);
+            jne(other_calls, T_NEAR);
+            mov(scratch_, ptr[rsp + slot_out_end]);
+            mov(big_offset_, plan_.out_width);
+            cmp(scratch_, big_offset_);
+            jne(other_calls, T_NEAR);
+        }
+        mov(row_src_, ptr[rsp + slot_row_src]);
+        if (plan_.scan_rows_for_nan) emit_nan_scan(other_calls, 0, scan_call_input_rows);
+        const ItemShape s = single_output_shape();
+        for (const Segment& seg : plan_.segments) {
+            // d_ptr_: the column's output at the call's first row; window_: its window's first tap there.
+            Label column, row;
+            mov(d_ptr_, ptr[rsp + slot_row_dst]);
+            add_imm(d_ptr_, wrap_mul(seg.out_begin, plan_.dst_out_stride_w));
+            if (seg.taps > 0) {
+                mov(window_, row_src_);
+                add_imm(window_, wrap_mul(seg.first_position, plan_.src_step_w));
+            }
+            mov(item_count_, seg.repeat);
+            place(column);
+            mov(dst_, d_ptr_);
+            mov(h_ptr_, window_);
+            mov(h_count_, ptr[rsp + slot_rows]);
+            if (seg.taps > 0)
+                for (std::int64_t r = 0; r + 1 < k; ++r) column_row_maxima(s, seg.taps, r);
+            place(row);
+            if (seg.taps == 0) {
+                store_empty_item(s);
+            } else {
+                column_row_maxima(s, seg.taps, k - 1);
+                for (int v = 0; v < vectors(s); ++v) {
+                    vmovdqa64(vec(regs_.acc[v]), ring_reg(0, v));
+                    for (std::int64_t r = 1; r < k; ++r) ops_.max_fast(vec(regs_.acc[v]), ring_reg(r, v));
+                }
+                store_item(s);
+                for (std::int64_t r = 0; r + 1 < k; ++r)
+                    for (int v = 0; v < vectors(s); ++v) vmovdqa64(ring_reg(r, v), ring_reg(r + 1, v));
+                add(h_ptr_, ptr[rsp + slot_src_row_step]);
+            }
+            add(dst_, ptr[rsp + slot_dst_row_step]);
+            dec(h_count_);
+            jnz(row, T_NEAR);
+            add_imm(d_ptr_, plan_.dst_out_stride_w);
+            if (seg.taps > 0) add_imm(window_, wrap_mul(seg.item_step, plan_.src_step_w));
+            dec(item_count_);
+            jnz(column, T_NEAR);
+        }
+        jmp(done, T_NEAR);
+    }
+}
+
 // For the two traits compile() picks; emit_window.cpp instantiates the rest of the class.
 template void WindowEmitter<Avx512Ops>::ring_row_maxima(const Segment&, std::int64_t);
 template void WindowEmitter<Avx512Ops>::emit_ring_rows(Label&, Label&);
 template void WindowEmitter<Avx2Ops>::ring_row_maxima(const Segment&, std::int64_t);
 template void WindowEmitter<Avx2Ops>::emit_ring_rows(Label&, Label&);
+template void WindowEmitter<Avx512Ops>::column_row_maxima(const ItemShape&, std::int64_t, std::int64_t);
+template void WindowEmitter<Avx512Ops>::emit_column_ring(Label&, Label&);
+template void WindowEmitter<Avx2Ops>::column_row_maxima(const ItemShape&, std::int64_t, std::int64_t);
+template void WindowEmitter<Avx2Ops>::emit_column_ring(Label&, Label&);
 
 }  // namespace pooljit::jit

@@ -263,7 +263,8 @@ void WindowEmitter<Ops>::generate() {
     // The args pointer is not needed any more: rdi becomes the row's source base.
 
     Label row_loop, empty_row, row_done, done;
-    if (plan_.ring_rows > 0) emit_ring_rows(row_loop, done);
+    if (plan_.ring_rows > 0 && nxc_) emit_column_ring(row_loop, done);
+    else if (plan_.ring_rows > 0) emit_ring_rows(row_loop, done);
     place(row_loop);
     mov(dst_, ptr[rsp + slot_row_dst]);
     mov(indices_, ptr[rsp + slot_row_indices]);

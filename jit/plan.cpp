@@ -43,6 +43,8 @@ constexpr std::int64_t max_prefetch_bytes = 4096;
 constexpr std::int64_t max_whole_plane_vectors = 16;
 // Row-maxima rings: the ring's vector registers (input rows x vectors per row), of the 32 AVX-512 has.
 constexpr std::int64_t max_ring_vectors = 16;
+// Column rings (channels last): ring_rows x vectors_per_block registers, beside 4 accumulators and 3 others.
+constexpr std::int64_t max_column_ring_vectors = 20;
 // Planes in registers: the plane's input registers (of the 32 AVX-512 has), and the permutes of a plane's code.
 constexpr std::int64_t max_plane_registers = 16;
 constexpr std::int64_t max_plane_gathers = 256;
@@ -536,6 +538,16 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
         plan.ring_rows = p.kernel[0];
         plan.ring_row_interval = p.dilation[0] / p.stride[0];
     }
+
+    // Channels-last windows whose rows overlap along h (stride 1) and whose input is read by enough windows to
+    // bound them by compares: the column ring (each output column walked down the call's rows with its window's
+    // k row maxima in registers). One channel block per call, values only, as the planar ring.
+    if (isa == Isa::avx512 && !lanes_are_outputs && !adaptive && !p.has_indices && plan.fast_starts_from_lowest &&
+        p.spatial_rank == 2 && p.out[0] >= 2 && p.stride[0] == 1 && p.dilation[0] == 1 && p.kernel[0] >= 2 &&
+        p.kernel[0] <= max_column_ring_vectors / plan.vectors_per_block && plan.unroll_width_taps &&
+        !plan.computed_windows && plan.channel_sweep == 1 &&
+        reads_per_element(p) >= min_reads_of_compare_bound_rows)
+        plan.ring_rows = p.kernel[0];
 
     // Planar rows of fewer outputs than a vector, in planes that fit in registers: the whole plane per pass,
     // its outputs flat across rows (VGG pool5's 14x14 planes: rows of 7 outputs, each a call's row loop with

@@ -164,6 +164,8 @@ struct KernelPlan {
     // executor makes of rows ring_row_interval apart, so a call of whole windows computes one new input row
     // per output row and merges ring_rows row maxima (rows first, then columns: the scan order's first
     // maximum). 0: no ring.
+    // Channels last (nxc_channels, AVX-512, stride 1 along h, no indices, one block per call), the same ring
+    // turned: each output column is walked down a call's rows (the column ring).
     std::int64_t ring_rows = 0;
     std::int64_t ring_row_interval = 1;
     // ncx_planes: the gathers that compute one plane (the segments are then only the fallback's description).

@@ -291,7 +291,9 @@ private:
     void compute_window(Label& empty);
     void emit_computed_walk();
 
-    // emit_nan_scan.cpp
+    // emit_nan_scan.cpp. rows: -1, the row's windows; scan_call_input_rows, every input row of a column ring's
+    // call (its rows plus ring_rows - 1); else that many rows from first_row.
+    static constexpr std::int64_t scan_call_input_rows = -2;
     void emit_nan_scan(Label& has_nan, std::int64_t first_row = 0, std::int64_t rows = -1);
 
     // emit_whole_plane.cpp
@@ -303,6 +305,8 @@ private:
     }
     void ring_row_maxima(const Segment& seg, std::int64_t row);
     void emit_ring_rows(Label& other_calls, Label& done);
+    void column_row_maxima(const ItemShape& s, std::int64_t taps, std::int64_t row);
+    void emit_column_ring(Label& other_calls, Label& done);
 
     // emit_window.cpp
     void emit_item(const ItemShape& s, std::int64_t taps);

@@ -73,7 +73,8 @@ public:
     // the kernel together, one plane per kernel row; otherwise each tile's rows go in runs of rows with equal
     // windows along h.
     void run_tiles(std::int64_t begin, std::int64_t end) const {
-        if (nxc_ && blocks_ > 1) {
+        // A column ring walks each block's rows in one call: tile by tile.
+        if (nxc_ && blocks_ > 1 && plan_.ring_rows == 0) {
             for (std::int64_t t = begin; t < end;) {
                 const std::int64_t n = t / blocks_, block = t % blocks_;
                 const std::int64_t count = std::min(end - t, blocks_ - block);

@@ -435,7 +435,7 @@ TEST(PlanFacts, NcxRowsOfOneItemWhoseWindowsMoveByOneTapKeepARingOfRowMaxima) {
     EXPECT_EQ(ring_of("maxpool dt=f32 layout=ncx src=1x64x30x20 k=3x3 s=2x1 d=4x1"), std::pair(std::int64_t{3}, std::int64_t{2}));
     // Not: with indices, a stride along h that does not divide its dilation (windows of neighbouring rows never
     // share rows one tap apart), rows of several items (224 outputs), f16 (its fast code starts from the first
-    // element), 1-D and 3-D, channels last, AVX2, or more ring registers than allowed.
+    // element), 1-D and 3-D, AVX2, or more ring registers than allowed (channels last: the column ring below).
     const auto ring = [](const std::string& line, jit::Isa isa = jit::Isa::avx512) { return plan_of(line, isa).ring_rows; };
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2 idx=s64"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20x20 k=3x3 s=2x1"), 0);
@@ -444,10 +444,29 @@ TEST(PlanFacts, NcxRowsOfOneItemWhoseWindowsMoveByOneTapKeepARingOfRowMaxima) {
     EXPECT_EQ(ring("maxpool dt=f16 layout=ncx src=1x64x20x20 k=5x5 pb=2x2 pe=2x2"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20 k=5"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x4x20x20 k=1x5x5"), 0);
-    EXPECT_EQ(ring("maxpool dt=f32 layout=nxc src=1x64x20x20 k=5x5 pb=2x2 pe=2x2"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20x40 k=5x5 pb=2x2 pe=2x2"), 5);   // 40 lanes: 3 vectors
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20x40 k=6x5 pb=2x2 pe=2x2"), 0);   // 18 > 16 registers
+}
+
+TEST(PlanFacts, NxcWindowsOverlappingAlongHeightKeepAColumnRing) {
+    // SPPF (k5: 5 rows x 4 vectors of f32 channels = 20 registers) and Inception (k3), in f32, bf16 and u8; k2 s1.
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").ring_rows, 5);
+    EXPECT_EQ(plan_of("maxpool dt=bf16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").ring_rows, 5);
+    EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1").ring_rows, 3);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x20x20 k=2x2").ring_rows, 2);
+    // Not: indices, a stride or dilation along h, input read by few windows (k2 s2 along the width), f16,
+    // 1-D and 3-D, AVX2, a k6 window of 4 vectors (24 registers).
+    const auto ring = [](const std::string& line, jit::Isa isa = jit::Isa::avx512) { return plan_of(line, isa).ring_rows; };
+    EXPECT_EQ(ring("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64"), 0);
+    EXPECT_EQ(ring("maxpool dt=f32 layout=nxc src=1x64x20x20 k=3x3 s=2x1"), 0);
+    EXPECT_EQ(ring("maxpool dt=f32 layout=nxc src=1x64x20x20 k=3x3 d=2x1"), 0);
+    EXPECT_EQ(ring("maxpool dt=f32 layout=nxc src=1x64x112x112 k=2x2 s=1x2"), 0);
+    EXPECT_EQ(ring("maxpool dt=f16 layout=nxc src=1x64x20x20 k=5x5 pb=2x2 pe=2x2"), 0);
+    EXPECT_EQ(ring("maxpool dt=f32 layout=nxc src=1x64x20 k=5"), 0);
+    EXPECT_EQ(ring("maxpool dt=f32 layout=nxc src=1x64x4x20x20 k=1x5x5"), 0);
+    EXPECT_EQ(ring("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2), 0);
+    EXPECT_EQ(ring("maxpool dt=f32 layout=nxc src=1x512x20x20 k=6x5 pb=2x2 pe=3x2"), 0);
 }
 
 TEST(PlanFacts, NcxRowsOfFewOutputsTakeTheWindowsTapsAsLanes) {
