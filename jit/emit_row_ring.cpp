@@ -92,15 +92,14 @@ void WindowEmitter<Ops>::emit_ring_rows(Label& other_calls, Label& done) {
     }
 }
 
-// The maxima of input row `row` of the window whose first tap is at h_ptr_ (channels last, one output pixel of
-// the call's channel block), into ring row `row`.
+// The maxima of the width taps at h_ptr_ (one input row of a window, channels last, one output pixel of the
+// call's channel block) into the ring's newest row.
 template <typename Ops>
-void WindowEmitter<Ops>::column_row_maxima(const ItemShape& s, std::int64_t taps, std::int64_t row) {
+void WindowEmitter<Ops>::column_row_maxima(const ItemShape& s, std::int64_t taps) {
     init_lowest(s);
     for (std::int64_t t = 0; t < taps; ++t)
-        merge_tap(s, h_ptr_, wrap_add(wrap_mul(row, plan_.src_tap_stride_h), wrap_mul(t, plan_.src_tap_stride_w)), true,
-                  static_cast<int>(t));
-    for (int v = 0; v < vectors(s); ++v) vmovdqa64(ring_reg(row, v), vec(regs_.acc[v]));
+        merge_tap(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), true, static_cast<int>(t));
+    for (int v = 0; v < vectors(s); ++v) vmovdqa64(ring_reg(plan_.ring_rows - 1, v), vec(regs_.acc[v]));
 }
 
 // Column rings (channels last, the planar ring's order turned): a call of whole k-row windows on consecutive
@@ -152,25 +151,38 @@ void WindowEmitter<Ops>::emit_column_ring(Label& other_calls, Label& done) {
             mov(dst_, d_ptr_);
             mov(h_ptr_, window_);
             mov(h_count_, ptr[rsp + slot_rows]);
-            if (seg.taps > 0)
-                for (std::int64_t r = 0; r + 1 < k; ++r) column_row_maxima(s, seg.taps, r);
-            place(row);
             if (seg.taps == 0) {
+                place(row);
                 store_empty_item(s);
+                add(dst_, ptr[rsp + slot_dst_row_step]);
+                dec(h_count_);
+                jnz(row, T_NEAR);
             } else {
-                column_row_maxima(s, seg.taps, k - 1);
+                // The window's first k - 1 rows go through the same loop, filling the ring without a store: one
+                // copy of the row's taps in the code, whatever k.
+                Label filling, shift;
+                add_imm(h_count_, k - 1);
+                mov(qword[rsp + slot_ring_fill], static_cast<std::int32_t>(k - 1));
+                place(row);
+                column_row_maxima(s, seg.taps);
+                cmp(qword[rsp + slot_ring_fill], 0);
+                jne(filling, T_NEAR);
                 for (int v = 0; v < vectors(s); ++v) {
                     vmovdqa64(vec(regs_.acc[v]), ring_reg(0, v));
                     for (std::int64_t r = 1; r < k; ++r) ops_.max_fast(vec(regs_.acc[v]), ring_reg(r, v));
                 }
                 store_item(s);
+                add(dst_, ptr[rsp + slot_dst_row_step]);
+                jmp(shift, T_NEAR);
+                place(filling);
+                dec(qword[rsp + slot_ring_fill]);
+                place(shift);
                 for (std::int64_t r = 0; r + 1 < k; ++r)
                     for (int v = 0; v < vectors(s); ++v) vmovdqa64(ring_reg(r, v), ring_reg(r + 1, v));
                 add(h_ptr_, ptr[rsp + slot_src_row_step]);
+                dec(h_count_);
+                jnz(row, T_NEAR);
             }
-            add(dst_, ptr[rsp + slot_dst_row_step]);
-            dec(h_count_);
-            jnz(row, T_NEAR);
             add_imm(d_ptr_, plan_.dst_out_stride_w);
             if (seg.taps > 0) add_imm(window_, wrap_mul(seg.item_step, plan_.src_step_w));
             dec(item_count_);
@@ -185,9 +197,9 @@ template void WindowEmitter<Avx512Ops>::ring_row_maxima(const Segment&, std::int
 template void WindowEmitter<Avx512Ops>::emit_ring_rows(Label&, Label&);
 template void WindowEmitter<Avx2Ops>::ring_row_maxima(const Segment&, std::int64_t);
 template void WindowEmitter<Avx2Ops>::emit_ring_rows(Label&, Label&);
-template void WindowEmitter<Avx512Ops>::column_row_maxima(const ItemShape&, std::int64_t, std::int64_t);
+template void WindowEmitter<Avx512Ops>::column_row_maxima(const ItemShape&, std::int64_t);
 template void WindowEmitter<Avx512Ops>::emit_column_ring(Label&, Label&);
-template void WindowEmitter<Avx2Ops>::column_row_maxima(const ItemShape&, std::int64_t, std::int64_t);
+template void WindowEmitter<Avx2Ops>::column_row_maxima(const ItemShape&, std::int64_t);
 template void WindowEmitter<Avx2Ops>::emit_column_ring(Label&, Label&);
 
 }  // namespace pooljit::jit

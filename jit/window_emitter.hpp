@@ -132,7 +132,7 @@ private:
                          slot_src_row_step = 240, slot_dst_row_step = 248, slot_indices_row_step = 256,
                          slot_index_base_row_step = 264, slot_channel_index_base_row_step = 272, slot_sweep_left = 280,
                          slot_sweep_channel_base = 288, slot_ring_stale = 296, slot_out_begin = 304,
-                         slot_out_end = 312, slot_scan_steps = 320, frame_bytes = 344;
+                         slot_out_end = 312, slot_scan_steps = 320, slot_ring_fill = 328, frame_bytes = 344;
 
     TraitResources resources() const {
         TraitResources r = regs_.trait;
@@ -305,7 +305,7 @@ private:
     }
     void ring_row_maxima(const Segment& seg, std::int64_t row);
     void emit_ring_rows(Label& other_calls, Label& done);
-    void column_row_maxima(const ItemShape& s, std::int64_t taps, std::int64_t row);
+    void column_row_maxima(const ItemShape& s, std::int64_t taps);
     void emit_column_ring(Label& other_calls, Label& done);
 
     // emit_window.cpp

@@ -57,6 +57,7 @@ public:
     std::int64_t images() const { return p_.batch; }
     std::int64_t channel_blocks() const { return blocks_; }
     bool channels_last() const { return nxc_; }
+    bool has_ring() const { return plan_.ring_rows > 0; }
     // Outputs of a row that a call may compute on their own (1: the kernel computes whole rows only).
     std::int64_t splittable_width() const { return plan_.width_ranges ? p_.out[w_] : 1; }
     // Bytes a call of the whole problem moves: every input, output and index element once.
@@ -98,22 +99,30 @@ public:
         }
     }
 
-    // Every output row of one tile: the row coordinates are counted, not divided out (a call can be a few
-    // dozen instructions, as long as two 64-bit divisions).
-    void run_tile(std::int64_t tile) const {
+    // Every output row of one tile.
+    void run_tile(std::int64_t tile) const { run_rows(tile, 0, rows()); }
+    // Output rows [begin, end) of one tile (rows count along h, then d), in runs of rows with equal windows along
+    // h: the row coordinates are counted, not divided out per row (a call can be a few dozen instructions, as
+    // long as two 64-bit divisions).
+    void run_rows(std::int64_t tile, std::int64_t begin, std::int64_t end) const {
         const std::int64_t n = tile / blocks_, block = tile % blocks_;
-        for (std::int64_t od = 0; od < out_d_; ++od) {
+        // A ring of row maxima carries from a row to the one ring_row_interval rows on: one call per residue of
+        // a run's rows (rows of a dilated window, one apart, share no input row).
+        const std::int64_t every = plan_.ring_rows > 0 ? plan_.ring_row_interval : 1;
+        for (std::int64_t row = begin; row < end;) {
+            const std::int64_t od = row / out_h_, oh_begin = row % out_h_;
+            const std::int64_t oh_end = std::min(out_h_, oh_begin + (end - row));
+            row += oh_end - oh_begin;
             if (runs_h_.empty()) {
-                for (std::int64_t oh = 0; oh < out_h_; ++oh) call(n, block, od, oh, 1, {});
+                for (std::int64_t oh = oh_begin; oh < oh_end; ++oh) call(n, block, od, oh, 1, {});
                 continue;
             }
             for (const detail::RowRun& r : runs_h_) {
-                // A ring of row maxima carries from a row to the one ring_row_interval rows on: one call per
-                // residue of the run's rows (rows of a dilated window, one apart, share no input row).
-                const std::int64_t every = plan_.ring_rows > 0 ? plan_.ring_row_interval : 1;
+                const std::int64_t run_begin = std::max(r.begin, oh_begin), run_end = std::min(r.end, oh_end);
+                if (run_begin >= run_end) continue;
                 const Steps steps = row_steps(r.position_step, every);
-                for (std::int64_t first = r.begin; first < std::min(r.end, r.begin + every); ++first)
-                    call(n, block, od, first, (r.end - first + every - 1) / every, steps);
+                for (std::int64_t first = run_begin; first < std::min(run_end, run_begin + every); ++first)
+                    call(n, block, od, first, (run_end - first + every - 1) / every, steps);
             }
         }
     }
@@ -138,9 +147,6 @@ public:
             }
         }
     }
-    void run(std::int64_t tile, std::int64_t row) const {
-        call(tile / blocks_, tile % blocks_, row / out_h_, row % out_h_, 1, {});
-    }
     // One output row of image n, every channel block (channels last), blocks innermost as in run_blocks.
     void run_row_of_blocks(std::int64_t n, std::int64_t row) const {
         for (std::int64_t block = 0; block < blocks_; ++block) call(n, block, row / out_h_, row % out_h_, 1, {});
@@ -148,8 +154,8 @@ public:
     // Piece `piece` of `pieces` along the width of one output row of one tile (plans with width_ranges).
     void run_piece(std::int64_t tile, std::int64_t row, std::int64_t piece, std::int64_t pieces) const {
         const std::int64_t width = p_.out[w_];
-        const Range outputs{width / pieces * piece + std::min(piece, width % pieces),
-                            width / pieces * (piece + 1) + std::min(piece + 1, width % pieces)};
+        const auto edge = [&](std::int64_t b) { return width / pieces * b + std::min(b, width % pieces); };
+        const Range outputs{edge(piece), edge(piece + 1)};
         call(tile / blocks_, tile % blocks_, row / out_h_, row % out_h_, 1, {}, outputs);
     }
 
@@ -259,7 +265,7 @@ void run_parallel(const RowRunner& runner, int threads) {
             tbb::simple_partitioner());
         return;
     }
-    if (runner.channels_last() && runner.channel_blocks() > 1 && runner.images() * rows >= target) {
+    if (runner.channels_last() && runner.channel_blocks() > 1 && !runner.has_ring() && runner.images() * rows >= target) {
         parallel(runner.images() * rows, [&](std::int64_t u) { runner.run_row_of_blocks(u / rows, u % rows); });
         return;
     }
@@ -267,7 +273,13 @@ void run_parallel(const RowRunner& runner, int threads) {
     const std::int64_t pieces = std::min((target + row_calls - 1) / row_calls,
                                          std::max<std::int64_t>(1, runner.splittable_width() / min_piece_outputs));
     if (pieces <= 1) {
-        parallel(row_calls, [&](std::int64_t u) { runner.run(u / rows, u % rows); });
+        // Bands of a tile's rows, as few as give every thread its tasks: a ring carries within a band.
+        const std::int64_t bands = std::min(rows, (target + tiles - 1) / tiles);
+        parallel(tiles * bands, [&](std::int64_t u) {
+            const std::int64_t band = u % bands;
+            const auto edge = [&](std::int64_t b) { return rows / bands * b + std::min(b, rows % bands); };
+            runner.run_rows(u / bands, edge(band), edge(band + 1));
+        });
         return;
     }
     parallel(row_calls * pieces, [&](std::int64_t u) {

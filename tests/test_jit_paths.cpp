@@ -391,6 +391,9 @@ TEST(JitExecutor, ThreadsAndBatchSizesGiveIdenticalResults) {
         // one output row per plane: several planes per kernel call, channel index bases stepping per plane
         "maxpool dt=f32 layout=ncx src=1x37x5x6 k=5x6 idx=s64 axis=1",
         "maxpool dt=s8 layout=ncx src=1x37x5x6 k=5x6 idx=s32 axis=0",
+        // rings in bands of rows: planar rows two apart (dilation 2), channels-last columns (two blocks)
+        "maxpool dt=f32 layout=ncx src=1x3x20x24 k=3x3 d=2x2 pb=2x2 pe=2x2",
+        "maxpool dt=bf16 layout=nxc src=1x70x20x20 k=5x5 pb=2x2 pe=2x2",
     };
     for (const std::string& line : lines)
         for (const std::int64_t batch : {1, 13})
