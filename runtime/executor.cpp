@@ -273,7 +273,8 @@ void run_parallel(const RowRunner& runner, int threads) {
     const std::int64_t pieces = std::min((target + row_calls - 1) / row_calls,
                                          std::max<std::int64_t>(1, runner.splittable_width() / min_piece_outputs));
     if (pieces <= 1) {
-        // Bands of a tile's rows, as few as give every thread its tasks: a ring carries within a band.
+        // Bands of a tile's rows, as few as give every thread its tasks: a ring carries within a band. (One band
+        // per thread, to spare rings their refills, measured no faster: SPPF u8 nxc, 25-28 us either way.)
         const std::int64_t bands = std::min(rows, (target + tiles - 1) / tiles);
         parallel(tiles * bands, [&](std::int64_t u) {
             const std::int64_t band = u % bands;
