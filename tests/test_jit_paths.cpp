@@ -403,6 +403,20 @@ TEST(JitExecutor, ThreadsAndBatchSizesGiveIdenticalResults) {
             }
 }
 
+// The casegen generator's problems (the differential test's), each split as the executor splits it for 2, 3 or 7
+// threads however small it is (bands of rows, rows of every channel block, width pieces, rings' residues), on
+// both ISAs: the public API runs problems this small on one thread.
+TEST(JitExecutor, GeneratedProblemsSplitForThreadsMatchTheReference) {
+    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
+        pj::casegen::Generator gen(isa == jit::Isa::avx512 ? 0x5B117001 : 0x5B117002);
+        for (int i = 0; i < 1000; ++i) {
+            const std::string line = pj::to_string(gen.any());
+            check_split(line, isa, std::array{2, 3, 7}[static_cast<std::size_t>(i % 3)]);
+            if (HasFailure()) return;
+        }
+    }
+}
+
 // Runs a forced plan through the executor on adversarial data and compares values and indices with the reference.
 void expect_forced_plan_matches_reference(const pj::Problem& p, const jit::KernelPlan& plan,
                                           std::initializer_list<std::uint64_t> seeds) {
