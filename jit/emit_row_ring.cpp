@@ -1,8 +1,10 @@
-// Row-maxima rings (ncx fast rows of one item, no indices, stride 1 along h): a call of whole k-row windows keeps
-// the maxima of each input row's width taps, per output lane, in k x vectors registers. Each output row then
-// computes one new input row's maxima and merges the k rows, instead of k rows of width taps. Rows first, then
-// the rows' maxima in row order, each merge keeping the earlier value on ties, select the window's first
-// maximum in scan order (kh, kw): the earliest row holding the maximum, and in it the earliest tap.
+// Row-maxima rings, planar (ncx fast rows of one item, no indices, windows that move one tap along h from a
+// call's row to the next) and channels last (the column ring: each output column walked down a call's rows):
+// a call of whole k-row windows keeps the maxima of each input row's width taps, per lane, in k x vectors
+// registers. Each output row then computes one new input row's maxima and merges the k rows, instead of k rows
+// of width taps. Rows first, then the rows' maxima in row order, each merge keeping the earlier value on ties,
+// select the window's first maximum in scan order (kh, kw): the earliest row holding the maximum, and in it
+// the earliest tap.
 #include "jit/window_emitter.hpp"
 #include "jit/vec_avx2.hpp"
 #include "jit/vec_avx512.hpp"
@@ -22,7 +24,7 @@ void WindowEmitter<Ops>::ring_row_maxima(const Segment& seg, std::int64_t row) {
     for (int v = 0; v < vectors(s); ++v) vmovdqa64(ring_reg(row, v), vec(regs_.acc[v]));
 }
 
-// Calls whose rows all have whole windows along h, consecutive input rows apart, and more than one row take
+// Calls whose rows all have whole windows along h, one tap stride apart, and more than one row take
 // this loop; others go to `other_calls`. Float rows keep their NaN scan: a row holding a NaN runs the exact row
 // code and leaves the ring stale, and the next fast row rebuilds it.
 template <typename Ops>
@@ -93,29 +95,43 @@ void WindowEmitter<Ops>::emit_ring_rows(Label& other_calls, Label& done) {
 }
 
 // The maxima of the width taps at h_ptr_ (one input row of a window, channels last, one output pixel of the
-// call's channel block) into the ring's newest row.
+// call's channel block) into the ring's newest row; with indices, h_index_ is the row's first tap's index and
+// each maximum's index goes beside it.
 template <typename Ops>
 void WindowEmitter<Ops>::column_row_maxima(const ItemShape& s, std::int64_t taps) {
+    const std::int64_t newest = plan_.ring_rows - 1;
+    if (plan_.has_indices) mov(tap_index_, h_index_);
     init_lowest(s);
-    for (std::int64_t t = 0; t < taps; ++t)
+    for (std::int64_t t = 0; t < taps; ++t) {
+        if (plan_.has_indices && t > 0) {
+            mov(tap_index_, h_index_);
+            add_imm(tap_index_, wrap_mul(t, plan_.index_tap_step_w));
+        }
         merge_tap(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), true, static_cast<int>(t));
-    for (int v = 0; v < vectors(s); ++v) vmovdqa64(ring_reg(plan_.ring_rows - 1, v), vec(regs_.acc[v]));
+    }
+    for (int v = 0; v < vectors(s); ++v) {
+        vmovdqa64(ring_reg(newest, v), vec(regs_.acc[v]));
+        if (plan_.has_indices) vmovdqa64(ring_index_reg(newest, v), vec(regs_.idx[v]));
+    }
 }
 
 // Column rings (channels last, the planar ring's order turned): a call of whole k-row windows on consecutive
 // input rows walks each output column down the call's rows, keeping the maxima of the column window's k input
-// rows in registers, so an output costs one new input row's width taps and k - 1 merges instead of k rows of
-// taps. Rows first, then the rows' maxima in row order, ties keeping the earlier: the window's first maximum in
-// scan order, as the planar ring. Float calls scan all their input rows once; a call holding a NaN, of some
-// outputs of its rows (a width range), or not of whole windows goes to the row code (`other_calls`).
+// rows in registers (with indices, each maximum's index beside it), so an output costs one new input row's
+// width taps and k - 1 merges instead of k rows of taps. Rows first, then the rows' maxima in row order, ties
+// keeping the earlier (a strict compare): the window's first maximum in scan order and its index, as the
+// planar ring. Float calls scan all their input rows once; a call holding a NaN, of some outputs of its rows
+// (a width range), or not of whole windows goes to the row code (`other_calls`).
 template <typename Ops>
 void WindowEmitter<Ops>::emit_column_ring(Label& other_calls, Label& done) {
     if constexpr (Ops::needs_vector_masks) {
         throw Error("jit: column rings need AVX-512's registers");
     } else {
         const std::int64_t k = plan_.ring_rows;
-        if (!nxc_ || plan_.has_indices || regs_.ring < 0 || sweep_ != 1 || plan_.computed_windows)
-            throw Error("jit: a column ring keeps the values of one channel block");
+        const bool indices = plan_.has_indices;
+        if (!nxc_ || regs_.ring < 0 || sweep_ != 1 || plan_.computed_windows ||
+            (indices && (plan_.index_lanes_64 || plan_.index_relative_to_window)))
+            throw Error("jit: a column ring serves one channel block, with indices in 32-bit lanes");
         mov(scratch_, ptr[rsp + slot_taps_h]);
         cmp(scratch_, static_cast<std::int32_t>(k));
         jne(other_calls, T_NEAR);
@@ -136,25 +152,46 @@ void WindowEmitter<Ops>::emit_column_ring(Label& other_calls, Label& done) {
         }
         mov(row_src_, ptr[rsp + slot_row_src]);
         if (plan_.scan_rows_for_nan) emit_nan_scan(other_calls, 0, scan_call_input_rows);
+        if (indices) {
+            // A call's channels are one block of one image: the channel part of its indices is the same in
+            // every row.
+            mov(scratch_, ptr[rsp + slot_channel_index_base]);
+            ops_.broadcast_gpr(vec(regs_.chan_base), scratch_, plan_.wide_index_math);
+        }
         const ItemShape s = single_output_shape();
+        const std::int64_t index_bytes_per_output = plan_.dst_out_stride_w / elem() * index_elem();
         for (const Segment& seg : plan_.segments) {
-            // d_ptr_: the column's output at the call's first row; window_: its window's first tap there.
+            // Per column, at the call's first row: d_ptr_, its output; window_, its window's first tap;
+            // window_index_, that tap's spatial index; slot_column_indices, its index output.
             Label column, row;
             mov(d_ptr_, ptr[rsp + slot_row_dst]);
             add_imm(d_ptr_, wrap_mul(seg.out_begin, plan_.dst_out_stride_w));
+            if (indices) {
+                mov(scratch_, ptr[rsp + slot_row_indices]);
+                add_imm(scratch_, wrap_mul(seg.out_begin, index_bytes_per_output));
+                mov(ptr[rsp + slot_column_indices], scratch_);
+            }
             if (seg.taps > 0) {
                 mov(window_, row_src_);
                 add_imm(window_, wrap_mul(seg.first_position, plan_.src_step_w));
+                mov(window_index_, ptr[rsp + slot_index_base]);
+                add_imm(window_index_, wrap_mul(seg.first_position, plan_.index_mult_w));
             }
             mov(item_count_, seg.repeat);
             place(column);
             mov(dst_, d_ptr_);
+            if (indices) mov(indices_, ptr[rsp + slot_column_indices]);
             mov(h_ptr_, window_);
+            mov(h_index_, window_index_);
             mov(h_count_, ptr[rsp + slot_rows]);
+            const auto next_output_row = [&] {
+                add(dst_, ptr[rsp + slot_dst_row_step]);
+                if (indices) add(indices_, ptr[rsp + slot_indices_row_step]);
+            };
             if (seg.taps == 0) {
                 place(row);
                 store_empty_item(s);
-                add(dst_, ptr[rsp + slot_dst_row_step]);
+                next_output_row();
                 dec(h_count_);
                 jnz(row, T_NEAR);
             } else {
@@ -169,22 +206,43 @@ void WindowEmitter<Ops>::emit_column_ring(Label& other_calls, Label& done) {
                 jne(filling, T_NEAR);
                 for (int v = 0; v < vectors(s); ++v) {
                     vmovdqa64(vec(regs_.acc[v]), ring_reg(0, v));
-                    for (std::int64_t r = 1; r < k; ++r) ops_.max_fast(vec(regs_.acc[v]), ring_reg(r, v));
+                    if (indices) vmovdqa64(vec(regs_.idx[v]), ring_index_reg(0, v));
+                    for (std::int64_t r = 1; r < k; ++r) {
+                        if (!indices) {
+                            ops_.max_fast(vec(regs_.acc[v]), ring_reg(r, v));
+                            continue;
+                        }
+                        ops_.compute_take_fast(ring_reg(r, v), vec(regs_.acc[v]));
+                        ops_.blend_take(vec(regs_.acc[v]), ring_reg(r, v));
+                        ops_.blend_take_index_from(vec(regs_.idx[v]), ring_index_reg(r, v));
+                    }
                 }
                 store_item(s);
-                add(dst_, ptr[rsp + slot_dst_row_step]);
+                next_output_row();
                 jmp(shift, T_NEAR);
                 place(filling);
                 dec(qword[rsp + slot_ring_fill]);
                 place(shift);
                 for (std::int64_t r = 0; r + 1 < k; ++r)
-                    for (int v = 0; v < vectors(s); ++v) vmovdqa64(ring_reg(r, v), ring_reg(r + 1, v));
+                    for (int v = 0; v < vectors(s); ++v) {
+                        vmovdqa64(ring_reg(r, v), ring_reg(r + 1, v));
+                        if (indices) vmovdqa64(ring_index_reg(r, v), ring_index_reg(r + 1, v));
+                    }
                 add(h_ptr_, ptr[rsp + slot_src_row_step]);
+                if (indices) add(h_index_, ptr[rsp + slot_index_base_row_step]);
                 dec(h_count_);
                 jnz(row, T_NEAR);
             }
             add_imm(d_ptr_, plan_.dst_out_stride_w);
-            if (seg.taps > 0) add_imm(window_, wrap_mul(seg.item_step, plan_.src_step_w));
+            if (indices) {
+                mov(scratch_, ptr[rsp + slot_column_indices]);
+                add_imm(scratch_, index_bytes_per_output);
+                mov(ptr[rsp + slot_column_indices], scratch_);
+            }
+            if (seg.taps > 0) {
+                add_imm(window_, wrap_mul(seg.item_step, plan_.src_step_w));
+                add_imm(window_index_, wrap_mul(seg.item_step, plan_.index_mult_w));
+            }
             dec(item_count_);
             jnz(column, T_NEAR);
         }

@@ -43,7 +43,8 @@ constexpr std::int64_t max_prefetch_bytes = 4096;
 constexpr std::int64_t max_whole_plane_vectors = 16;
 // Row-maxima rings: the ring's vector registers (input rows x vectors per row), of the 32 AVX-512 has.
 constexpr std::int64_t max_ring_vectors = 16;
-// Column rings (channels last): ring_rows x vectors_per_block registers, beside 4 accumulators and 3 others.
+// Column rings (channels last): ring_rows x vectors_per_block registers (twice that with indices), beside the
+// accumulators (and their indices) and 3 to 5 others, of AVX-512's 32.
 constexpr std::int64_t max_column_ring_vectors = 20;
 // Planes in registers: the plane's input registers (of the 32 AVX-512 has), and the permutes of a plane's code.
 constexpr std::int64_t max_plane_registers = 16;
@@ -458,6 +459,18 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     const std::int64_t lane_items = lanes_are_outputs ? plan.out_width : p.channels;
     const std::int64_t vectors_needed = (lane_items + lanes - 1) / lanes;
     plan.vectors_per_block = static_cast<int>(std::clamp<std::int64_t>(vectors_needed, 1, max_vectors));
+    // A column ring with indices keeps an index vector beside each of its k x vectors row maxima, and one
+    // beside each accumulator: fewer vectors per block, as many as leave the ring its registers. Only for data
+    // narrower than its 32-bit compare lanes, whose every tap is a widening load: f32 and s32 taps are plain
+    // loads, and with 2 vectors' compare-and-blend chains instead of 4 the ring ran 0.76-0.96x the rows (SPPF,
+    // Inception, same-run A/B) where bf16, u8 and s8 ran 1.4-2.0x faster.
+    const bool column_ring_shape = isa == Isa::avx512 && !lanes_are_outputs && !adaptive && plan.fast_starts_from_lowest &&
+                                   p.spatial_rank == 2 && p.out[0] >= 2 && p.stride[0] == 1 && p.dilation[0] == 1 &&
+                                   p.kernel[0] >= 2 && reads_per_element(p) >= min_reads_of_compare_bound_rows;
+    const bool column_ring_indices = p.has_indices && size_of(p.dtype) < 4 && !half_vectors && !huge_index_plane;
+    if (column_ring_shape && column_ring_indices && p.kernel[0] <= max_column_ring_vectors / 2)
+        plan.vectors_per_block = static_cast<int>(std::min<std::int64_t>(
+            plan.vectors_per_block, std::max<std::int64_t>(1, max_column_ring_vectors / (2 * p.kernel[0]))));
     if (lanes_are_outputs) {
         plan.channel_block = 1;
         plan.channel_tail = 0;
@@ -541,12 +554,12 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
 
     // Channels-last windows whose rows overlap along h (stride 1) and whose input is read by enough windows to
     // bound them by compares: the column ring (each output column walked down the call's rows with its window's
-    // k row maxima in registers). One channel block per call, values only, as the planar ring.
-    if (isa == Isa::avx512 && !lanes_are_outputs && !adaptive && !p.has_indices && plan.fast_starts_from_lowest &&
-        p.spatial_rank == 2 && p.out[0] >= 2 && p.stride[0] == 1 && p.dilation[0] == 1 && p.kernel[0] >= 2 &&
-        p.kernel[0] <= max_column_ring_vectors / plan.vectors_per_block && plan.unroll_width_taps &&
-        !plan.computed_windows && plan.channel_sweep == 1 &&
-        reads_per_element(p) >= min_reads_of_compare_bound_rows)
+    // k row maxima in registers, and with indices of narrow data each maximum's index beside it). One channel
+    // block per call.
+    const int ring_vectors_per_row = plan.vectors_per_block * (p.has_indices ? 2 : 1);
+    if (column_ring_shape && (!p.has_indices || column_ring_indices) &&
+        p.kernel[0] <= max_column_ring_vectors / ring_vectors_per_row && plan.unroll_width_taps &&
+        !plan.computed_windows && plan.channel_sweep == 1)
         plan.ring_rows = p.kernel[0];
 
     // Planar rows of fewer outputs than a vector, in planes that fit in registers: the whole plane per pass,

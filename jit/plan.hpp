@@ -159,13 +159,14 @@ struct KernelPlan {
     // carries raw bits beside the compare value, starts from the window's first element.
     bool fast_starts_from_lowest = true;
     // ncx fast rows of one item without indices (2-D) whose windows along h move by one tap every
-    // ring_row_interval output rows (a stride that divides the dilation: 1 at stride 1, 2 at dilation 2): the
+    // ring_row_interval output rows (dilation / stride, where the stride divides the dilation: 1 without
+    // dilation or where the stride equals it, 2 at stride 1 and dilation 2): the
     // maxima of each input row's width taps stay in registers for the next output row of the call, which the
     // executor makes of rows ring_row_interval apart, so a call of whole windows computes one new input row
     // per output row and merges ring_rows row maxima (rows first, then columns: the scan order's first
     // maximum). 0: no ring.
-    // Channels last (nxc_channels, AVX-512, stride 1 along h, no indices, one block per call), the same ring
-    // turned: each output column is walked down a call's rows (the column ring).
+    // Channels last (nxc_channels, AVX-512, stride 1 along h, one block per call; indices only beside 8- and
+    // 16-bit data), the same ring turned: each output column is walked down a call's rows (the column ring).
     std::int64_t ring_rows = 0;
     std::int64_t ring_row_interval = 1;
     // ncx_planes: the gathers that compute one plane (the segments are then only the fallback's description).

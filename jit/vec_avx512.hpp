@@ -140,6 +140,12 @@ public:
         else g_.vpbroadcastd(idx | take_, tap_index_.cvt32());
     }
 
+    // Where the take mask is set, idx <- the index lanes of src (column rings: a row maximum's indices).
+    void blend_take_index_from(const Vmm& idx, const Vmm& src) {
+        if (plan_.index_lanes_64) g_.vmovdqa64(idx | take_, src);
+        else g_.vmovdqa32(idx | take_, src);
+    }
+
     // Taps-as-lanes items: a lane's scan rank (its row's offset in the window) where the tap was taken.
     void blend_take_rank(const Vmm& rank, const Xbyak::Reg64& r) {
         if (lanes_64()) g_.vpbroadcastq(rank | take_, r);

@@ -102,7 +102,7 @@ public:
           regs_(plan.vectors_per_block, plan.dtype == DType::f16, plan.has_indices, Ops::needs_vector_masks,
                 plan.strategy == Strategy::ncx_width, plan.index_relative_to_window, has_taps_as_lanes(plan),
                 has_whole_plane(plan) && plan.scan_rows_for_nan,
-                static_cast<int>(plan.ring_rows) * plan.vectors_per_block),
+                static_cast<int>(plan.ring_rows) * plan.vectors_per_block * (plan.has_indices ? 2 : 1)),
           ops_(*this, plan, resources()) {
         if (regs_.used > (Ops::vector_bytes == 64 ? 32 : 16))
             throw Error("jit: the plan needs " + std::to_string(regs_.used) + " vector registers");
@@ -132,7 +132,8 @@ private:
                          slot_src_row_step = 240, slot_dst_row_step = 248, slot_indices_row_step = 256,
                          slot_index_base_row_step = 264, slot_channel_index_base_row_step = 272, slot_sweep_left = 280,
                          slot_sweep_channel_base = 288, slot_ring_stale = 296, slot_out_begin = 304,
-                         slot_out_end = 312, slot_scan_steps = 320, slot_ring_fill = 328, frame_bytes = 344;
+                         slot_out_end = 312, slot_scan_steps = 320, slot_ring_fill = 328, slot_column_indices = 336,
+                         frame_bytes = 344;
 
     TraitResources resources() const {
         TraitResources r = regs_.trait;
@@ -303,6 +304,8 @@ private:
     Vmm ring_reg(std::int64_t row, int v) const {
         return vec(regs_.ring + static_cast<int>(row) * plan_.vectors_per_block + v);
     }
+    // Column rings with indices: the index of each row maximum, after the ring's values.
+    Vmm ring_index_reg(std::int64_t row, int v) const { return ring_reg(plan_.ring_rows + row, v); }
     void ring_row_maxima(const Segment& seg, std::int64_t row);
     void emit_ring_rows(Label& other_calls, Label& done);
     void column_row_maxima(const ItemShape& s, std::int64_t taps);

@@ -63,13 +63,16 @@ const std::vector<std::string> shapes = {
     "maxpool layout=ncx src=1x3x15x20 k=3x3 s=2x1 d=2x1 pb=1x1 pe=2x1 round=ceil",
     "maxpool layout=ncx src=1x2x21x19 k=2x3 s=2x1 d=4x1 pb=3x1 pe=0x1",
     "maxpool layout=ncx src=1x2x17x30 k=4x2 d=3x1",
-    // channels-last column rings (AVX-512, stride 1 along h, compare-bound): border rows around the ring's
-    // calls and a channel tail, k2 windows, a width dilation, empty windows at both ends of the rows
+    // channels-last column rings (AVX-512, stride 1 along h, compare-bound; with indices of 8- and 16-bit data):
+    // border rows around the ring's calls and a channel tail, k2 windows, a width dilation, empty windows at both
+    // ends of the rows
     "maxpool layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1",
     "maxpool layout=nxc src=1x40x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil",
     "maxpool layout=nxc src=1x20x9x8 k=2x2",
     "maxpool layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2",
     "maxpool layout=nxc src=1x24x9x6 k=4x2 pb=1x3 pe=1x3",
+    // a column taller than one ring call (f32: 19 rows a call, bf16: 40)
+    "maxpool layout=nxc src=1x64x70x6 k=3x3 pb=1x1 pe=1x1",
     // ncx planes of at most 16 vectors with rows of fewer outputs than a vector (AVX-512: the plane in registers,
     // outputs gathered by permutes across rows): VGG pool5's shape, borders with ceil rounding and a width
     // dilation, adaptive bins that overlap unevenly and bins smaller than a pixel, 3-D with padding, 1-D, a
@@ -231,7 +234,7 @@ TEST(JitWholePlane, FirstMaximumInScanOrderAmongSignedZeros) {
 // only, so fast rows run with a held ring, NaN rows run the exact code and leave the ring stale, and the next
 // fast row rebuilds it. Compared with the reference.
 TEST(JitRowRing, NanRowsLeaveTheRingStaleAndTiesKeepScanOrder) {
-    pj::set_num_threads(1);  // many threads would split the rows into calls of one row each, which skip the ring
+    pj::set_num_threads(1);  // every interior run of rows in one call: threads would cut it into bands
     for (const char* dt : {"f32", "f64", "bf16"})
         for (const char* window : {"src=2x24x20x20 k=5x5 pb=2x2 pe=2x2", "src=1x24x16x28 k=3x3 pb=1x1 pe=1x1",
                                    "src=1x24x19x28 k=3x3 d=2x2 pb=2x2 pe=2x2"}) {
@@ -260,18 +263,20 @@ TEST(JitRowRing, NanRowsLeaveTheRingStaleAndTiesKeepScanOrder) {
     pj::set_num_threads(0);
 }
 
-// Column rings: inputs of signed zeros, -1 and the lowest value (ties everywhere: each window's first zero in
-// scan order must win, with its own bits) and a few 1s, with a NaN in two channel blocks of the first image, so
+// Column rings, with and without indices: inputs of signed zeros, -1 and the lowest value (ties everywhere: each
+// window's first zero in scan order must win, with its own bits and index) and a few 1s, with a NaN in two channel blocks of the first image, so
 // the calls of the other images take the ring and the calls holding a NaN run the row code. Compared with the
 // reference.
 TEST(JitColumnRing, NanCallsRunTheRowCodeAndTiesKeepScanOrder) {
-    pj::set_num_threads(1);  // many threads would split the rows into calls of one row each, which skip the ring
+    pj::set_num_threads(1);  // every interior run of rows in one call: threads would cut it into bands
     for (const char* dt : {"f32", "f64", "bf16"})
-        for (const char* window : {"src=2x96x20x20 k=5x5 pb=2x2 pe=2x2", "src=1x80x16x28 k=3x3 pb=1x1 pe=1x1 nan=ignore"}) {
+        for (const char* window : {"src=2x96x20x20 k=5x5 pb=2x2 pe=2x2", "src=1x80x16x28 k=3x3 pb=1x1 pe=1x1 nan=ignore",
+                                   "src=2x96x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64", "src=2x40x16x28 k=3x3 pb=1x1 pe=1x1 idx=s32 axis=1 nan=ignore"}) {
             const std::string line = std::string("maxpool dt=") + dt + " layout=nxc " + window;
             SCOPED_TRACE(line);
             const pj::Primitive p = pj::create(pj::parse_problem(line));
-            EXPECT_GT(pj::detail::choose_implementation(p.problem(), jit::Isa::avx512)->plan.ring_rows, 0);
+            EXPECT_EQ(pj::detail::choose_implementation(p.problem(), jit::Isa::avx512)->plan.ring_rows > 0,
+                      !p.has_indices() || std::string(dt) == "bf16");  // indices: beside narrow data only
             const pj::TensorDesc& d = p.src_desc();
             const std::size_t elem = pj::casegen::byte_size({d.dtype, d.layout, {1, 1, 1, 1}});
             const std::size_t elements = pj::casegen::byte_size(d) / elem;

@@ -455,11 +455,23 @@ TEST(PlanFacts, NxcWindowsOverlappingAlongHeightKeepAColumnRing) {
     EXPECT_EQ(plan_of("maxpool dt=bf16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").ring_rows, 5);
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1").ring_rows, 3);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x20x20 k=2x2").ring_rows, 2);
-    // Not: indices, a stride or dilation along h, input read by few windows (k2 s2 along the width), f16,
+    // With indices of data narrower than 32 bits, an index vector beside each row maximum: SPPF takes 2 vectors
+    // of channels per block (5 rows x 2 x 2 = 20 registers), k3 3 vectors, k2 all 4.
+    const auto ring_and_vectors = [](const std::string& line) {
+        const jit::KernelPlan plan = plan_of(line);
+        return std::pair{plan.ring_rows, plan.vectors_per_block};
+    };
+    EXPECT_EQ(ring_and_vectors("maxpool dt=bf16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64"), std::pair(std::int64_t{5}, 2));
+    EXPECT_EQ(ring_and_vectors("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64"), std::pair(std::int64_t{0}, 4));
+    EXPECT_EQ(ring_and_vectors("maxpool dt=s32 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1 idx=s64"), std::pair(std::int64_t{0}, 4));
+    EXPECT_EQ(ring_and_vectors("maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1 idx=s32"), std::pair(std::int64_t{3}, 3));
+    EXPECT_EQ(ring_and_vectors("maxpool dt=bf16 layout=nxc src=1x192x28x28 k=2x2 idx=s64 axis=1"), std::pair(std::int64_t{2}, 4));
+    // Not: indices beside 32- and 64-bit data (above, and f64), a stride or dilation along h, input read by few windows (k2 s2 along the width), f16,
     // 1-D and 3-D, AVX2, a k6 window of 4 vectors (24 registers).
     const auto ring = [](const std::string& line, jit::Isa isa = jit::Isa::avx512) { return plan_of(line, isa).ring_rows; };
-    EXPECT_EQ(ring("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=nxc src=1x64x20x20 k=3x3 s=2x1"), 0);
+    EXPECT_EQ(ring("maxpool dt=f64 layout=nxc src=1x64x20x20 k=3x3 pb=1x1 pe=1x1 idx=s64"), 0);
+    EXPECT_EQ(ring("maxpool dt=f64 layout=nxc src=1x64x20x20 k=3x3 pb=1x1 pe=1x1"), 3);
     EXPECT_EQ(ring("maxpool dt=f32 layout=nxc src=1x64x20x20 k=3x3 d=2x1"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=nxc src=1x64x112x112 k=2x2 s=1x2"), 0);
     EXPECT_EQ(ring("maxpool dt=f16 layout=nxc src=1x64x20x20 k=5x5 pb=2x2 pe=2x2"), 0);
