@@ -97,7 +97,16 @@ public:
             return;
         }
         if (nxc_ || rows() != 1) {
-            for (std::int64_t t = begin; t < end; ++t) run_tile(t);
+            // The tile's (n, block) counted, not divided out per tile (no tile: no block count to divide by).
+            if (begin >= end) return;
+            std::int64_t n = begin / blocks_, block = begin % blocks_;
+            for (std::int64_t t = begin; t < end; ++t) {
+                run_rows(n, block, 0, rows());
+                if (++block == blocks_) {
+                    block = 0;
+                    ++n;
+                }
+            }
             return;
         }
         const std::int64_t C = p_.channels;
@@ -111,18 +120,18 @@ public:
         }
     }
 
-    // Every output row of one tile.
-    void run_tile(std::int64_t tile) const { run_rows(tile, 0, rows()); }
     // Output rows [begin, end) of one tile (rows count along h, then d), in runs of rows with equal windows along
     // h: the row coordinates are counted, not divided out per row (a call can be a few dozen instructions, as
     // long as two 64-bit divisions).
     void run_rows(std::int64_t tile, std::int64_t begin, std::int64_t end) const {
-        const std::int64_t n = tile / blocks_, block = tile % blocks_;
+        run_rows(tile / blocks_, tile % blocks_, begin, end);
+    }
+    void run_rows(std::int64_t n, std::int64_t block, std::int64_t begin, std::int64_t end) const {
         // A ring of row maxima carries from a row to the one ring_row_interval rows on: one call per residue of
         // a run's rows (rows of a dilated window, one apart, share no input row).
         const std::int64_t every = plan_.ring_rows > 0 ? plan_.ring_row_interval : 1;
         for (std::int64_t row = begin; row < end;) {
-            const std::int64_t od = row / out_h_, oh_begin = row % out_h_;
+            const std::int64_t od = out_d_ == 1 ? 0 : row / out_h_, oh_begin = out_d_ == 1 ? row : row % out_h_;
             const std::int64_t oh_end = std::min(out_h_, oh_begin + (end - row));
             row += oh_end - oh_begin;
             if (runs_h_.empty()) {
@@ -134,7 +143,8 @@ public:
                 if (run_begin >= run_end) continue;
                 const Steps steps = row_steps(r.position_step, every);
                 for (std::int64_t first = run_begin; first < std::min(run_end, run_begin + every); ++first) {
-                    const std::int64_t count = (run_end - first + every - 1) / every;
+                    // A 64-bit division costs as much as a short call: none without a ring's interval.
+                    const std::int64_t count = every == 1 ? run_end - first : (run_end - first + every - 1) / every;
                     for (std::int64_t done = 0; done < count; done += rows_per_ring_call_)
                         call(n, block, od, first + done * every, std::min(rows_per_ring_call_, count - done), steps);
                 }
