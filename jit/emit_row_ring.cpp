@@ -24,6 +24,22 @@ void WindowEmitter<Ops>::ring_row_maxima(const Segment& seg, std::int64_t row) {
     for (int v = 0; v < vectors(s); ++v) vmovdqa64(ring_reg(row, v), vec(regs_.acc[v]));
 }
 
+// Jumps to `other_calls` unless the call is one a ring serves: more than one row, every row's window whole
+// along h (ring_rows taps), and the rows one tap stride apart.
+template <typename Ops>
+void WindowEmitter<Ops>::leave_unless_ring_call(Label& other_calls) {
+    mov(scratch_, ptr[rsp + slot_taps_h]);
+    cmp(scratch_, static_cast<std::int32_t>(plan_.ring_rows));
+    jne(other_calls, T_NEAR);
+    mov(scratch_, ptr[rsp + slot_rows]);
+    cmp(scratch_, 1);
+    je(other_calls, T_NEAR);
+    mov(scratch_, ptr[rsp + slot_src_row_step]);
+    mov(big_offset_, plan_.src_tap_stride_h);
+    cmp(scratch_, big_offset_);
+    jne(other_calls, T_NEAR);
+}
+
 // Calls whose rows all have whole windows along h, one tap stride apart, and more than one row take
 // this loop; others go to `other_calls`. Float rows keep their NaN scan: a row holding a NaN runs the exact row
 // code and leaves the ring stale, and the next fast row rebuilds it.
@@ -36,16 +52,7 @@ void WindowEmitter<Ops>::emit_ring_rows(Label& other_calls, Label& done) {
         const Segment& seg = plan_.fast_segments.empty() ? plan_.segments.front() : plan_.fast_segments.front();
         const ItemShape s = shape_of(seg);
         if (plan_.has_indices || regs_.ring < 0) throw Error("jit: a row-maxima ring keeps values only");
-        mov(scratch_, ptr[rsp + slot_taps_h]);
-        cmp(scratch_, static_cast<std::int32_t>(k));
-        jne(other_calls, T_NEAR);
-        mov(scratch_, ptr[rsp + slot_rows]);
-        cmp(scratch_, 1);
-        je(other_calls, T_NEAR);
-        mov(scratch_, ptr[rsp + slot_src_row_step]);
-        mov(big_offset_, plan_.src_tap_stride_h);
-        cmp(scratch_, big_offset_);
-        jne(other_calls, T_NEAR);
+        leave_unless_ring_call(other_calls);
         mov(qword[rsp + slot_ring_stale], 1);
 
         // A stale ring scans and computes the window's first k - 1 rows; a ring that holds them (scanned when
@@ -132,16 +139,7 @@ void WindowEmitter<Ops>::emit_column_ring(Label& other_calls, Label& done) {
         if (!nxc_ || regs_.ring < 0 || sweep_ != 1 || plan_.computed_windows ||
             (indices && (plan_.index_lanes_64 || plan_.index_relative_to_window)))
             throw Error("jit: a column ring serves one channel block, with indices in 32-bit lanes");
-        mov(scratch_, ptr[rsp + slot_taps_h]);
-        cmp(scratch_, static_cast<std::int32_t>(k));
-        jne(other_calls, T_NEAR);
-        mov(scratch_, ptr[rsp + slot_rows]);
-        cmp(scratch_, 1);
-        je(other_calls, T_NEAR);
-        mov(scratch_, ptr[rsp + slot_src_row_step]);
-        mov(big_offset_, plan_.src_tap_stride_h);
-        cmp(scratch_, big_offset_);
-        jne(other_calls, T_NEAR);
+        leave_unless_ring_call(other_calls);
         if (plan_.width_ranges) {
             cmp(qword[rsp + slot_out_begin], 0);
             jne(other_calls, T_NEAR);
@@ -251,8 +249,10 @@ void WindowEmitter<Ops>::emit_column_ring(Label& other_calls, Label& done) {
 }
 
 // For the two traits compile() picks; emit_window.cpp instantiates the rest of the class.
+template void WindowEmitter<Avx512Ops>::leave_unless_ring_call(Label&);
 template void WindowEmitter<Avx512Ops>::ring_row_maxima(const Segment&, std::int64_t);
 template void WindowEmitter<Avx512Ops>::emit_ring_rows(Label&, Label&);
+template void WindowEmitter<Avx2Ops>::leave_unless_ring_call(Label&);
 template void WindowEmitter<Avx2Ops>::ring_row_maxima(const Segment&, std::int64_t);
 template void WindowEmitter<Avx2Ops>::emit_ring_rows(Label&, Label&);
 template void WindowEmitter<Avx512Ops>::column_row_maxima(const ItemShape&, std::int64_t);

@@ -306,6 +306,7 @@ private:
     }
     // Column rings with indices: the index of each row maximum, after the ring's values.
     Vmm ring_index_reg(std::int64_t row, int v) const { return ring_reg(plan_.ring_rows + row, v); }
+    void leave_unless_ring_call(Label& other_calls);
     void ring_row_maxima(const Segment& seg, std::int64_t row);
     void emit_ring_rows(Label& other_calls, Label& done);
     void column_row_maxima(const ItemShape& s, std::int64_t taps);
