@@ -2,8 +2,12 @@
 // past the end, even with vector tails and unaligned pointers. Each of src, dst and indices sits against a
 // PROT_NONE page, once ending right before it (an access past the end faults) and once starting right after
 // it (an access before the start faults). A fault kills the test: that is the point. Results are compared
-// bit for bit with the reference interpreter run on ordinary buffers.
+// bit for bit with the reference interpreter run on ordinary buffers. Each case runs twice: through execute, and
+// split as the executor splits it for 3 threads, however small.
 #include "casegen/casegen.hpp"
+#include "jit/isa.hpp"
+#include "runtime/dispatch.hpp"
+#include "runtime/executor.hpp"
 #include "support/guarded_buffer.hpp"
 #include "support/isa_cap.hpp"
 
@@ -77,19 +81,27 @@ public:
         src_copy.resize(std::max<std::size_t>(src_bytes, 1));
         pj::reference::execute(p.problem(), src_copy.data(), want_dst.data(), has_indices ? want_indices.data() : nullptr);
 
-        for (GuardSide side : {GuardSide::after_end, GuardSide::before_start}) {
-            const GuardedBuffer g_src(src_bytes, side), g_dst(dst_bytes, side), g_indices(index_bytes, side);
-            if (src_bytes > 0) std::memcpy(g_src.data(), src.data(), src_bytes);
-            std::memset(g_dst.data(), poison, dst_bytes);
-            std::memset(g_indices.data(), poison, index_bytes);
-            p.execute(g_src.data(), g_dst.data(), has_indices ? g_indices.data() : nullptr);
-            auto diff = first_difference("dst", g_dst.data(), want_dst.data(), dst_bytes);
-            if (!diff) diff = first_difference("indices", g_indices.data(), want_indices.data(), index_bytes);
-            if (diff) {
-                fail(problem, *diff + " (" + to_string(side) + ", impl " + p.impl_name() + ")");
-                return;
+        // The public call (small problems run on one thread), then the same code split as the executor splits
+        // it for 3 threads (bands of rows, rows of every channel block, pieces of rows along the width).
+        const std::shared_ptr<const pj::detail::Implementation> impl =
+            pj::detail::choose_implementation(p.problem(), *pj::jit::isa_from_string(isa_));
+        for (const bool split : {false, true})
+            for (GuardSide side : {GuardSide::after_end, GuardSide::before_start}) {
+                const GuardedBuffer g_src(src_bytes, side), g_dst(dst_bytes, side), g_indices(index_bytes, side);
+                if (src_bytes > 0) std::memcpy(g_src.data(), src.data(), src_bytes);
+                std::memset(g_dst.data(), poison, dst_bytes);
+                std::memset(g_indices.data(), poison, index_bytes);
+                void* indices = has_indices ? g_indices.data() : nullptr;
+                if (split) pj::execute_problem_split(p.problem(), *impl, g_src.data(), g_dst.data(), indices, 3, true);
+                else p.execute(g_src.data(), g_dst.data(), indices);
+                auto diff = first_difference("dst", g_dst.data(), want_dst.data(), dst_bytes);
+                if (!diff) diff = first_difference("indices", g_indices.data(), want_indices.data(), index_bytes);
+                if (diff) {
+                    fail(problem, *diff + " (" + to_string(side) + (split ? ", split for 3 threads" : "") + ", impl " +
+                                      p.impl_name() + ")");
+                    return;
+                }
             }
-        }
     }
 
     ~GuardRunner() {
