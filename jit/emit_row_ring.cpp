@@ -16,12 +16,27 @@ namespace pooljit::jit {
 template <typename Ops>
 void WindowEmitter<Ops>::ring_row_maxima(const Segment& seg, std::int64_t row) {
     const ItemShape s = shape_of(seg);
+    const bool indices = plan_.has_indices;
     mov(window_, row_src_);
     add_imm(window_, wrap_add(wrap_mul(row, plan_.src_tap_stride_h), wrap_mul(seg.first_position, plan_.src_step_w)));
+    if (indices) {
+        // h_index_: the index of the row's first tap (lane 0's; the store adds each lane's offset).
+        mov(h_index_, ptr[rsp + slot_index_base]);
+        add_imm(h_index_, wrap_add(wrap_mul(row, plan_.index_tap_step_h), wrap_mul(seg.first_position, plan_.index_mult_w)));
+        mov(tap_index_, h_index_);
+    }
     init_lowest(s);
-    for (std::int64_t t = 0; t < seg.taps; ++t)
+    for (std::int64_t t = 0; t < seg.taps; ++t) {
+        if (indices && t > 0) {
+            mov(tap_index_, h_index_);
+            add_imm(tap_index_, wrap_mul(t, plan_.index_tap_step_w));
+        }
         merge_tap(s, window_, wrap_mul(t, plan_.src_tap_stride_w), true, static_cast<int>(t));
-    for (int v = 0; v < vectors(s); ++v) vmovdqa64(ring_reg(row, v), vec(regs_.acc[v]));
+    }
+    for (int v = 0; v < vectors(s); ++v) {
+        vmovdqa64(ring_reg(row, v), vec(regs_.acc[v]));
+        if (indices) vmovdqa64(ring_index_reg(row, v), vec(regs_.idx[v]));
+    }
 }
 
 // Jumps to `other_calls` unless the call is one a ring serves: more than one row, every row's window whole
@@ -51,7 +66,9 @@ void WindowEmitter<Ops>::emit_ring_rows(Label& other_calls, Label& done) {
         const std::int64_t k = plan_.ring_rows;
         const Segment& seg = plan_.fast_segments.empty() ? plan_.segments.front() : plan_.fast_segments.front();
         const ItemShape s = shape_of(seg);
-        if (plan_.has_indices || regs_.ring < 0) throw Error("jit: a row-maxima ring keeps values only");
+        const bool indices = plan_.has_indices;
+        if (regs_.ring < 0 || (indices && (plan_.index_lanes_64 || plan_.index_relative_to_window)))
+            throw Error("jit: a row-maxima ring keeps indices in 32-bit lanes only");
         leave_unless_ring_call(other_calls);
         mov(qword[rsp + slot_ring_stale], 1);
 
@@ -61,6 +78,11 @@ void WindowEmitter<Ops>::emit_ring_rows(Label& other_calls, Label& done) {
         place(row_loop);
         mov(dst_, ptr[rsp + slot_row_dst]);
         mov(row_src_, ptr[rsp + slot_row_src]);
+        if (indices) {
+            mov(indices_, ptr[rsp + slot_row_indices]);
+            mov(scratch_, ptr[rsp + slot_channel_index_base]);
+            ops_.broadcast_gpr(vec(regs_.chan_base), scratch_, plan_.wide_index_math);
+        }
         prefetch_ahead();
         cmp(qword[rsp + slot_ring_stale], 0);
         je(ring_held, T_NEAR);
@@ -74,11 +96,23 @@ void WindowEmitter<Ops>::emit_ring_rows(Label& other_calls, Label& done) {
         ring_row_maxima(seg, k - 1);
         for (int v = 0; v < vectors(s); ++v) {
             vmovdqa64(vec(regs_.acc[v]), ring_reg(0, v));
-            for (std::int64_t row = 1; row < k; ++row) ops_.max_fast(vec(regs_.acc[v]), ring_reg(row, v));
+            if (indices) vmovdqa64(vec(regs_.idx[v]), ring_index_reg(0, v));
+            for (std::int64_t row = 1; row < k; ++row) {
+                if (!indices) {
+                    ops_.max_fast(vec(regs_.acc[v]), ring_reg(row, v));
+                    continue;
+                }
+                ops_.compute_take_fast(ring_reg(row, v), vec(regs_.acc[v]));
+                ops_.blend_take(vec(regs_.acc[v]), ring_reg(row, v));
+                ops_.blend_take_index_from(vec(regs_.idx[v]), ring_index_reg(row, v));
+            }
         }
         store_item(s);
         for (std::int64_t row = 0; row + 1 < k; ++row)
-            for (int v = 0; v < vectors(s); ++v) vmovdqa64(ring_reg(row, v), ring_reg(row + 1, v));
+            for (int v = 0; v < vectors(s); ++v) {
+                vmovdqa64(ring_reg(row, v), ring_reg(row + 1, v));
+                if (indices) vmovdqa64(ring_index_reg(row, v), ring_index_reg(row + 1, v));
+            }
         jmp(row_done, T_NEAR);
 
         if (plan_.scan_rows_for_nan) {
@@ -93,7 +127,9 @@ void WindowEmitter<Ops>::emit_ring_rows(Label& other_calls, Label& done) {
         dec(qword[rsp + slot_rows]);
         jz(done, T_NEAR);
         for (const auto& [slot, step] : {std::pair{slot_row_src, slot_src_row_step}, std::pair{slot_row_dst, slot_dst_row_step},
-                                         std::pair{slot_index_base, slot_index_base_row_step}}) {
+                                         std::pair{slot_row_indices, slot_indices_row_step},
+                                         std::pair{slot_index_base, slot_index_base_row_step},
+                                         std::pair{slot_channel_index_base, slot_channel_index_base_row_step}}) {
             mov(scratch_, ptr[rsp + step]);
             add(ptr[rsp + slot], scratch_);
         }

@@ -43,6 +43,8 @@ constexpr std::int64_t max_prefetch_bytes = 4096;
 constexpr std::int64_t max_whole_plane_vectors = 16;
 // Row-maxima rings: the ring's vector registers (input rows x vectors per row), of the 32 AVX-512 has.
 constexpr std::int64_t max_ring_vectors = 16;
+// With indices, the ring's values and indices (2 x rows x vectors), beside 2 x vectors accumulators and 6 others.
+constexpr std::int64_t max_ring_vectors_with_indices = 20;
 // Column rings (channels last): ring_rows x vectors_per_block registers (twice that with indices), beside the
 // accumulators (and their indices) and 3 to 5 others, of AVX-512's 32.
 constexpr std::int64_t max_column_ring_vectors = 20;
@@ -541,12 +543,15 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     plan.unroll_width_taps = !plan.computed_windows && longest_window <= max_unrolled_width_taps;
     // ncx rows that are one item, whose windows along h share k - 1 rows with those ring_row_interval rows on
     // (a stride that divides the dilation): a k-row window costs one input row's width taps and k - 1 merges
-    // per output row instead of k rows of taps. Values only: an index would have to ride along with every row
-    // maximum.
+    // per output row instead of k rows of taps. With indices in 32-bit lanes, each row maximum's index rides
+    // beside it (twice the ring's registers).
     const std::vector<Segment>& fast_row = plan.fast_segments.empty() ? plan.segments : plan.fast_segments;
-    if (isa == Isa::avx512 && lanes_are_outputs && !adaptive && !p.has_indices && plan.fast_starts_from_lowest &&
+    const bool ring_indices_fit = !p.has_indices || (!(is_64bit(plan.compare) || half_vectors) && !huge_index_plane);
+    const std::int64_t planar_ring_vectors_per_row = plan.vectors_per_block * (p.has_indices ? 2 : 1);
+    const std::int64_t ring_vector_limit = p.has_indices ? max_ring_vectors_with_indices : max_ring_vectors;
+    if (isa == Isa::avx512 && lanes_are_outputs && !adaptive && ring_indices_fit && plan.fast_starts_from_lowest &&
         p.spatial_rank == 2 && p.out[0] >= 2 && p.dilation[0] % p.stride[0] == 0 && p.kernel[0] >= 2 &&
-        p.kernel[0] <= max_ring_vectors / plan.vectors_per_block && plan.unroll_width_taps && fast_row.size() == 1 &&
+        p.kernel[0] <= ring_vector_limit / planar_ring_vectors_per_row && plan.unroll_width_taps && fast_row.size() == 1 &&
         fast_row[0].repeat == 1 && fast_row[0].taps > 0 && !fast_row[0].taps_as_lanes && !fast_row[0].whole_plane) {
         plan.ring_rows = p.kernel[0];
         plan.ring_row_interval = p.dilation[0] / p.stride[0];

@@ -229,19 +229,22 @@ TEST(JitWholePlane, FirstMaximumInScanOrderAmongSignedZeros) {
         }
 }
 
-// Row-maxima rings: planes whose rows mix signed zeros, -1 and the lowest value (ties between rows and within
-// rows: the window's first zero in scan order must win, with its own bits), a few 1s, and a NaN in some rows
+// Row-maxima rings, with and without indices: planes whose rows mix signed zeros, -1 and the lowest value (ties
+// between rows and within rows: the window's first zero in scan order must win, with its own bits and index), a
+// few 1s, and a NaN in some rows
 // only, so fast rows run with a held ring, NaN rows run the exact code and leave the ring stale, and the next
 // fast row rebuilds it. Compared with the reference.
 TEST(JitRowRing, NanRowsLeaveTheRingStaleAndTiesKeepScanOrder) {
     pj::set_num_threads(1);  // every interior run of rows in one call: threads would cut it into bands
     for (const char* dt : {"f32", "f64", "bf16"})
         for (const char* window : {"src=2x24x20x20 k=5x5 pb=2x2 pe=2x2", "src=1x24x16x28 k=3x3 pb=1x1 pe=1x1",
-                                   "src=1x24x19x28 k=3x3 d=2x2 pb=2x2 pe=2x2"}) {
+                                   "src=1x24x19x28 k=3x3 d=2x2 pb=2x2 pe=2x2", "src=2x24x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64",
+                                   "src=1x24x16x28 k=3x3 pb=1x1 pe=1x1 idx=s32 axis=1 nan=ignore"}) {
             const std::string line = std::string("maxpool dt=") + dt + " layout=ncx " + window;
             SCOPED_TRACE(line);
             const pj::Primitive p = pj::create(pj::parse_problem(line));
-            EXPECT_GT(pj::detail::choose_implementation(p.problem(), jit::Isa::avx512)->plan.ring_rows, 0);
+            EXPECT_EQ(pj::detail::choose_implementation(p.problem(), jit::Isa::avx512)->plan.ring_rows > 0,
+                      !p.has_indices() || std::string(dt) != "f64");  // f64's indices take 64-bit lanes
             const pj::TensorDesc& d = p.src_desc();
             const std::size_t elem = pj::casegen::byte_size({d.dtype, d.layout, {1, 1, 1, 1}});
             const std::int64_t planes = d.dims[0] * d.dims[1], rows = d.dims[2], width = d.dims[3];

@@ -433,11 +433,17 @@ TEST(PlanFacts, NcxRowsOfOneItemWhoseWindowsMoveByOneTapKeepARingOfRowMaxima) {
     EXPECT_EQ(ring_of("maxpool dt=f32 layout=ncx src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2"), std::pair(std::int64_t{3}, std::int64_t{2}));
     EXPECT_EQ(ring_of("maxpool dt=f32 layout=ncx src=1x64x20x20 k=3x3 s=2x1 d=2x1"), std::pair(std::int64_t{3}, std::int64_t{1}));
     EXPECT_EQ(ring_of("maxpool dt=f32 layout=ncx src=1x64x30x20 k=3x3 s=2x1 d=4x1"), std::pair(std::int64_t{3}, std::int64_t{2}));
-    // Not: with indices, a stride along h that does not divide its dilation (windows of neighbouring rows never
-    // share rows one tap apart), rows of several items (224 outputs), f16 (its fast code starts from the first
-    // element), 1-D and 3-D, AVX2, or more ring registers than allowed (channels last: the column ring below).
+    // With indices in 32-bit lanes, twice the registers: SPPF's 5 rows x 2 vectors x 2 = 20 fit, 6 rows do not
+    // (without indices they do); 64-bit data takes 64-bit index lanes.
     const auto ring = [](const std::string& line, jit::Isa isa = jit::Isa::avx512) { return plan_of(line, isa).ring_rows; };
-    EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2 idx=s64"), 0);
+    EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2 idx=s64"), 5);
+    EXPECT_EQ(ring("maxpool dt=u8 layout=ncx src=1x192x28x28 k=3x3 pb=1x1 pe=1x1 idx=s32 axis=1"), 3);
+    EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x512x20x20 k=6x5 s=1x1 pb=2x2 pe=3x2 idx=s64"), 0);
+    EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x512x20x20 k=6x5 s=1x1 pb=2x2 pe=3x2"), 6);
+    EXPECT_EQ(ring("maxpool dt=f64 layout=ncx src=1x512x20x20 k=3x3 pb=1x1 pe=1x1 idx=s64"), 0);
+    // Not: a stride along h that does not divide its dilation (windows of neighbouring rows never share rows one
+    // tap apart), rows of several items (224 outputs), f16 (its fast code starts from the first element), 1-D and
+    // 3-D, AVX2, or more ring registers than allowed (channels last: the column ring below).
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20x20 k=3x3 s=2x1"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x30x20 k=3x3 s=2x1 d=3x1"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x224x224 k=3x3 pb=1x1 pe=1x1"), 0);
