@@ -8,8 +8,9 @@ namespace pooljit::jit {
 
 // Jumps to `has_nan` when any element of the input rows this call reads (every real d and h tap row, the
 // whole width, or with width ranges the positions the call's windows reach; with rows >= 0, the `rows` h tap
-// rows from `first_row` on, 2-D only) is NaN: a running sum per accumulator register turns NaN (so does +inf meeting -inf, or an
-// overflow, which only costs the exact path). Elements no window reads may also send the row there.
+// rows from `first_row` on, 2-D only) is NaN: a running sum per accumulator register turns NaN (so does +inf
+// meeting -inf, or an overflow, which only costs the exact path). Elements no window reads may also send the
+// row there.
 template <typename Ops>
 void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, std::int64_t rows) {
     if (rows != -1 && plan_.spatial_rank != 2) throw Error("jit: a NaN scan of some rows is for 2-D rows");

@@ -1,5 +1,5 @@
-// Row-maxima rings, planar (ncx fast rows of one item, no indices, windows that move one tap along h from a
-// call's row to the next) and channels last (the column ring: each output column walked down a call's rows):
+// Row-maxima rings, planar (ncx fast rows of one item, windows that move one tap along h from a call's row to
+// the next) and channels last (the column ring: each output column walked down a call's rows):
 // a call of whole k-row windows keeps the maxima of each input row's width taps, per lane, in k x vectors
 // registers. Each output row then computes one new input row's maxima and merges the k rows, instead of k rows
 // of width taps. Rows first, then the rows' maxima in row order, each merge keeping the earlier value on ties,
@@ -37,6 +37,39 @@ void WindowEmitter<Ops>::ring_row_maxima(const Segment& seg, std::int64_t row) {
         vmovdqa64(ring_reg(row, v), vec(regs_.acc[v]));
         if (indices) vmovdqa64(ring_index_reg(row, v), vec(regs_.idx[v]));
     }
+}
+
+// acc (and idx) <- the ring's rows merged in row order, each merge keeping the earlier on ties (a strict compare
+// with indices; vmaxps keeps its second operand on equal values).
+template <typename Ops>
+void WindowEmitter<Ops>::merge_ring_rows(const ItemShape& s) {
+    if constexpr (Ops::needs_vector_masks) {
+        throw Error("jit: row-maxima rings need AVX-512's registers");
+    } else {
+        for (int v = 0; v < vectors(s); ++v) {
+            vmovdqa64(vec(regs_.acc[v]), ring_reg(0, v));
+            if (plan_.has_indices) vmovdqa64(vec(regs_.idx[v]), ring_index_reg(0, v));
+            for (std::int64_t row = 1; row < plan_.ring_rows; ++row) {
+                if (!plan_.has_indices) {
+                    ops_.max_fast(vec(regs_.acc[v]), ring_reg(row, v));
+                    continue;
+                }
+                ops_.compute_take_fast(ring_reg(row, v), vec(regs_.acc[v]));
+                ops_.blend_take(vec(regs_.acc[v]), ring_reg(row, v));
+                ops_.blend_take_index_from(vec(regs_.idx[v]), ring_index_reg(row, v));
+            }
+        }
+    }
+}
+
+// The ring one row on: row r takes row r + 1's maxima (and indices); the newest row is free for the next.
+template <typename Ops>
+void WindowEmitter<Ops>::shift_ring(const ItemShape& s) {
+    for (std::int64_t row = 0; row + 1 < plan_.ring_rows; ++row)
+        for (int v = 0; v < vectors(s); ++v) {
+            vmovdqa64(ring_reg(row, v), ring_reg(row + 1, v));
+            if (plan_.has_indices) vmovdqa64(ring_index_reg(row, v), ring_index_reg(row + 1, v));
+        }
 }
 
 // Jumps to `other_calls` unless the call is one a ring serves: more than one row, every row's window whole
@@ -94,25 +127,9 @@ void WindowEmitter<Ops>::emit_ring_rows(Label& other_calls, Label& done) {
         if (plan_.scan_rows_for_nan) emit_nan_scan(exact, k - 1, 1);
         place(new_row);
         ring_row_maxima(seg, k - 1);
-        for (int v = 0; v < vectors(s); ++v) {
-            vmovdqa64(vec(regs_.acc[v]), ring_reg(0, v));
-            if (indices) vmovdqa64(vec(regs_.idx[v]), ring_index_reg(0, v));
-            for (std::int64_t row = 1; row < k; ++row) {
-                if (!indices) {
-                    ops_.max_fast(vec(regs_.acc[v]), ring_reg(row, v));
-                    continue;
-                }
-                ops_.compute_take_fast(ring_reg(row, v), vec(regs_.acc[v]));
-                ops_.blend_take(vec(regs_.acc[v]), ring_reg(row, v));
-                ops_.blend_take_index_from(vec(regs_.idx[v]), ring_index_reg(row, v));
-            }
-        }
+        merge_ring_rows(s);
         store_item(s);
-        for (std::int64_t row = 0; row + 1 < k; ++row)
-            for (int v = 0; v < vectors(s); ++v) {
-                vmovdqa64(ring_reg(row, v), ring_reg(row + 1, v));
-                if (indices) vmovdqa64(ring_index_reg(row, v), ring_index_reg(row + 1, v));
-            }
+        shift_ring(s);
         jmp(row_done, T_NEAR);
 
         if (plan_.scan_rows_for_nan) {
@@ -238,30 +255,14 @@ void WindowEmitter<Ops>::emit_column_ring(Label& other_calls, Label& done) {
                 column_row_maxima(s, seg.taps);
                 cmp(qword[rsp + slot_ring_fill], 0);
                 jne(filling, T_NEAR);
-                for (int v = 0; v < vectors(s); ++v) {
-                    vmovdqa64(vec(regs_.acc[v]), ring_reg(0, v));
-                    if (indices) vmovdqa64(vec(regs_.idx[v]), ring_index_reg(0, v));
-                    for (std::int64_t r = 1; r < k; ++r) {
-                        if (!indices) {
-                            ops_.max_fast(vec(regs_.acc[v]), ring_reg(r, v));
-                            continue;
-                        }
-                        ops_.compute_take_fast(ring_reg(r, v), vec(regs_.acc[v]));
-                        ops_.blend_take(vec(regs_.acc[v]), ring_reg(r, v));
-                        ops_.blend_take_index_from(vec(regs_.idx[v]), ring_index_reg(r, v));
-                    }
-                }
+                merge_ring_rows(s);
                 store_item(s);
                 next_output_row();
                 jmp(shift, T_NEAR);
                 place(filling);
                 dec(qword[rsp + slot_ring_fill]);
                 place(shift);
-                for (std::int64_t r = 0; r + 1 < k; ++r)
-                    for (int v = 0; v < vectors(s); ++v) {
-                        vmovdqa64(ring_reg(r, v), ring_reg(r + 1, v));
-                        if (indices) vmovdqa64(ring_index_reg(r, v), ring_index_reg(r + 1, v));
-                    }
+                shift_ring(s);
                 add(h_ptr_, ptr[rsp + slot_src_row_step]);
                 if (indices) add(h_index_, ptr[rsp + slot_index_base_row_step]);
                 dec(h_count_);
@@ -285,9 +286,13 @@ void WindowEmitter<Ops>::emit_column_ring(Label& other_calls, Label& done) {
 }
 
 // For the two traits compile() picks; emit_window.cpp instantiates the rest of the class.
+template void WindowEmitter<Avx512Ops>::merge_ring_rows(const ItemShape&);
+template void WindowEmitter<Avx512Ops>::shift_ring(const ItemShape&);
 template void WindowEmitter<Avx512Ops>::leave_unless_ring_call(Label&);
 template void WindowEmitter<Avx512Ops>::ring_row_maxima(const Segment&, std::int64_t);
 template void WindowEmitter<Avx512Ops>::emit_ring_rows(Label&, Label&);
+template void WindowEmitter<Avx2Ops>::merge_ring_rows(const ItemShape&);
+template void WindowEmitter<Avx2Ops>::shift_ring(const ItemShape&);
 template void WindowEmitter<Avx2Ops>::leave_unless_ring_call(Label&);
 template void WindowEmitter<Avx2Ops>::ring_row_maxima(const Segment&, std::int64_t);
 template void WindowEmitter<Avx2Ops>::emit_ring_rows(Label&, Label&);

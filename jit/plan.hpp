@@ -158,7 +158,7 @@ struct KernelPlan {
     // The fast code starts each window from the type's lowest value and reads every tap once; f16, which
     // carries raw bits beside the compare value, starts from the window's first element.
     bool fast_starts_from_lowest = true;
-    // ncx fast rows of one item without indices (2-D) whose windows along h move by one tap every
+    // ncx fast rows of one item (2-D; indices in 32-bit lanes only) whose windows along h move by one tap every
     // ring_row_interval output rows (dilation / stride, where the stride divides the dilation: 1 without
     // dilation or where the stride equals it, 2 at stride 1 and dilation 2): the
     // maxima of each input row's width taps stay in registers for the next output row of the call, which the
@@ -169,6 +169,9 @@ struct KernelPlan {
     // 16-bit data), the same ring turned: each output column is walked down a call's rows (the column ring).
     std::int64_t ring_rows = 0;
     std::int64_t ring_row_interval = 1;
+    // Column rings: the most output rows one call walks down each column (the executor splits longer runs);
+    // 0: no limit.
+    std::int64_t ring_call_rows = 0;
     // ncx_planes: the gathers that compute one plane (the segments are then only the fallback's description).
     PlanePlan plane;
     // ncx rows of 2-D and 3-D planes: each output row prefetches the input that the rows `prefetch_distance`

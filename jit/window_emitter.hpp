@@ -304,8 +304,10 @@ private:
     Vmm ring_reg(std::int64_t row, int v) const {
         return vec(regs_.ring + static_cast<int>(row) * plan_.vectors_per_block + v);
     }
-    // Column rings with indices: the index of each row maximum, after the ring's values.
+    // Rings with indices: the index of each row maximum, after the ring's values.
     Vmm ring_index_reg(std::int64_t row, int v) const { return ring_reg(plan_.ring_rows + row, v); }
+    void merge_ring_rows(const ItemShape& s);
+    void shift_ring(const ItemShape& s);
     void leave_unless_ring_call(Label& other_calls);
     void ring_row_maxima(const Segment& seg, std::int64_t row);
     void emit_ring_rows(Label& other_calls, Label& done);

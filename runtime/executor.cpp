@@ -21,9 +21,6 @@ namespace pooljit {
 namespace {
 
 constexpr std::int64_t chunk_input_bytes = 24 * 1024;
-// A third of a 48 KiB L1: measured against 32, 64 and 128 KiB, the best on a 2048-row image (1x64x2048x64
-// k3 nxc f32: 5.9 ms, 7.1, 10.3 and 9.5 ms; the row code 7.7-8.2 ms) and level on SPPF.
-constexpr std::int64_t column_ring_input_bytes = 16 * 1024;
 
 // Everything a call needs that does not change between calls.
 class RowRunner {
@@ -55,14 +52,7 @@ public:
         // Divisions only: a stride near 2^62 must not overflow.
         const std::int64_t row_bytes = std::max<std::int64_t>(1, p.in[w_] * p.channels * elem_);
         rows_per_chunk_ = std::max<std::int64_t>(1, chunk_input_bytes / row_bytes / stride_h);
-        // A column ring walks each output column down its call's rows; the next column reads most of the same
-        // input pixels again, so a call's rows stop where one column's input (rows x window width x block)
-        // would pass column_ring_input_bytes.
-        if (nxc_ && plan_.ring_rows > 0) {
-            const std::int64_t extent_w = (plan_.kernel_w - 1) * plan_.dilation_w + 1;
-            const std::int64_t column_bytes = std::max<std::int64_t>(1, extent_w * plan_.channel_block * elem_);
-            rows_per_ring_call_ = std::max<std::int64_t>(1, column_ring_input_bytes / column_bytes - (plan_.ring_rows - 1));
-        }
+        if (plan_.ring_call_rows > 0) rows_per_ring_call_ = plan_.ring_call_rows;
     }
 
     std::int64_t tiles() const { return p_.batch * blocks_; }

@@ -125,6 +125,21 @@ std::string with_batch(const std::string& line, std::int64_t batch) {
     return line.substr(0, at) + std::to_string(batch) + line.substr(x);
 }
 
+// Runs `run(src, dst, indices)` on src and compares values and indices with the reference, bit for bit. The
+// outputs start poisoned (differently from the reference's), so an element the run forgot to write differs.
+template <typename Run>
+void expect_run_matches_reference(const pj::Problem& p, const std::vector<std::uint8_t>& src, Run run,
+                                  const std::string& what) {
+    const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());
+    const std::size_t index_bytes = p.has_indices ? pj::casegen::byte_size(p.indices_desc()) : 0;
+    std::vector<std::uint8_t> got(dst_bytes, 0xA5), want(dst_bytes, 0x5A), got_idx(index_bytes, 0xA5),
+        want_idx(index_bytes, 0x5A);
+    run(src.data(), got.data(), p.has_indices ? got_idx.data() : nullptr);
+    pj::reference::execute(p, src.data(), want.data(), p.has_indices ? want_idx.data() : nullptr);
+    EXPECT_EQ(got, want) << "values differ on " << what;
+    EXPECT_EQ(got_idx, want_idx) << "indices differ on " << what;
+}
+
 void check(const std::string& line, const char* isa, int threads) {
     SCOPED_TRACE(line + " (POOLJIT_MAX_ISA=" + isa + ", threads " + std::to_string(threads) + ")");
     ::setenv("POOLJIT_MAX_ISA", isa, 1);
@@ -132,19 +147,13 @@ void check(const std::string& line, const char* isa, int threads) {
     const pj::AnyPoolDesc desc = pj::parse_problem(line);
     const pj::Primitive p = pj::create(desc);
     EXPECT_EQ(p.impl_name(), std::string("jit:") + isa);
-    const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());
-    const std::size_t index_bytes = p.has_indices() ? pj::casegen::byte_size(p.indices_desc()) : 0;
     // Adversarial data sends most rows to the exact (NaN) code; tie data, without NaN, to the fast code.
     const std::uint64_t seed = std::hash<std::string>{}(line);
     for (const auto& [data_name, src] : {std::pair{"adversarial", pj::casegen::adversarial_data(p.src_desc(), seed)},
-                                         std::pair{"ties", pj::casegen::tie_data(p.src_desc(), seed)}}) {
-        std::vector<std::uint8_t> got(dst_bytes, 0xA5), want(dst_bytes, 0x5A), got_idx(index_bytes, 0xA5),
-            want_idx(index_bytes, 0x5A);
-        p.execute(src.data(), got.data(), p.has_indices() ? got_idx.data() : nullptr);
-        pj::reference::execute(p.problem(), src.data(), want.data(), p.has_indices() ? want_idx.data() : nullptr);
-        EXPECT_EQ(got, want) << "values differ on " << data_name << " data";
-        EXPECT_EQ(got_idx, want_idx) << "indices differ on " << data_name << " data";
-    }
+                                         std::pair{"ties", pj::casegen::tie_data(p.src_desc(), seed)}})
+        expect_run_matches_reference(
+            p.problem(), src, [&](const void* s, void* d, void* i) { p.execute(s, d, i); },
+            std::string(data_name) + " data");
     ::unsetenv("POOLJIT_MAX_ISA");
     pj::set_num_threads(0);
 }
@@ -189,13 +198,7 @@ void expect_reference_on_both_isas(const std::string& line, const std::vector<st
         ::setenv("POOLJIT_MAX_ISA", isa, 1);
         const pj::Primitive q = pj::create(pj::parse_problem(line));
         EXPECT_EQ(q.impl_name(), std::string("jit:") + isa);
-        const std::size_t index_bytes = q.has_indices() ? pj::casegen::byte_size(q.indices_desc()) : 0;
-        std::vector<std::uint8_t> got(pj::casegen::byte_size(q.dst_desc()), 0xA5), want(got.size(), 0x5A);
-        std::vector<std::uint8_t> got_idx(index_bytes, 0xA5), want_idx(index_bytes, 0x5A);
-        q.execute(src.data(), got.data(), q.has_indices() ? got_idx.data() : nullptr);
-        pj::reference::execute(q.problem(), src.data(), want.data(), q.has_indices() ? want_idx.data() : nullptr);
-        EXPECT_EQ(got, want) << "values differ on " << isa;
-        EXPECT_EQ(got_idx, want_idx) << "indices differ on " << isa;
+        expect_run_matches_reference(q.problem(), src, [&](const void* s, void* d, void* i) { q.execute(s, d, i); }, isa);
         ::unsetenv("POOLJIT_MAX_ISA");
     }
 }
@@ -346,19 +349,12 @@ void check_split(const std::string& line, jit::Isa isa, int threads) {
     const pj::Problem p = pj::create(pj::parse_problem(line)).problem();
     const std::shared_ptr<const pj::detail::Implementation> impl = pj::detail::choose_implementation(p, isa);
     ASSERT_TRUE(impl->kernel);
-    const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());
-    const std::size_t index_bytes = p.has_indices ? pj::casegen::byte_size(p.indices_desc()) : 0;
     const std::uint64_t seed = std::hash<std::string>{}(line);
     for (const auto& [data_name, src] : {std::pair{"adversarial", pj::casegen::adversarial_data(p.src_desc(), seed)},
-                                         std::pair{"ties", pj::casegen::tie_data(p.src_desc(), seed)}}) {
-        std::vector<std::uint8_t> got(dst_bytes, 0xA5), want(dst_bytes, 0x5A), got_idx(index_bytes, 0xA5),
-            want_idx(index_bytes, 0x5A);
-        pj::execute_problem_split(p, *impl, src.data(), got.data(), p.has_indices ? got_idx.data() : nullptr, threads,
-                                  true);
-        pj::reference::execute(p, src.data(), want.data(), p.has_indices ? want_idx.data() : nullptr);
-        EXPECT_EQ(got, want) << "values differ on " << data_name << " data";
-        EXPECT_EQ(got_idx, want_idx) << "indices differ on " << data_name << " data";
-    }
+                                         std::pair{"ties", pj::casegen::tie_data(p.src_desc(), seed)}})
+        expect_run_matches_reference(
+            p, src, [&](const void* s, void* d, void* i) { pj::execute_problem_split(p, *impl, s, d, i, threads, true); },
+            std::string(data_name) + " data");
 }
 
 // Channels-last rows of one image in few channel blocks, split along the width into pieces of about equal
@@ -433,17 +429,11 @@ void expect_forced_plan_matches_reference(const pj::Problem& p, const jit::Kerne
     impl.kernel = jit::compile(impl.plan);
     impl.impl_name = "forced";
     pj::detail::prepare_outer_taps(p, impl);
-    const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());
-    const std::size_t index_bytes = pj::casegen::byte_size(p.indices_desc());
-    for (const std::uint64_t seed : seeds) {
-        const std::vector<std::uint8_t> src = pj::casegen::adversarial_data(p.src_desc(), seed);
-        std::vector<std::uint8_t> got(dst_bytes, 0xA5), want(dst_bytes, 0x5A), got_idx(index_bytes, 0xA5),
-            want_idx(index_bytes, 0x5A);
-        pj::execute_problem(p, impl, src.data(), got.data(), got_idx.data());
-        pj::reference::execute(p, src.data(), want.data(), want_idx.data());
-        EXPECT_EQ(got, want) << "values differ (seed " << seed << ")";
-        EXPECT_EQ(got_idx, want_idx) << "indices differ (seed " << seed << ")";
-    }
+    for (const std::uint64_t seed : seeds)
+        expect_run_matches_reference(
+            p, pj::casegen::adversarial_data(p.src_desc(), seed),
+            [&](const void* s, void* d, void* i) { pj::execute_problem(p, impl, s, d, i); },
+            "seed " + std::to_string(seed));
 }
 
 // Window-relative indices serve planes of more than 2^31 elements, which no test can allocate: force that plan

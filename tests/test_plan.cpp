@@ -461,6 +461,16 @@ TEST(PlanFacts, NxcWindowsOverlappingAlongHeightKeepAColumnRing) {
     EXPECT_EQ(plan_of("maxpool dt=bf16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").ring_rows, 5);
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1").ring_rows, 3);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x20x20 k=2x2").ring_rows, 2);
+    // A call walks at most 16 KiB of one column's input: SPPF f32, 5 taps x 256 bytes a row, 12 rows of input
+    // (8 output rows); Inception u8, 3 x 192 bytes, 28 rows of input (26 output rows).
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").ring_call_rows, 8);
+    EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1").ring_call_rows, 26);
+    // A width dilation of 2^61 (3 outputs of a padded row): the bound is divided, never multiplied past 2^63.
+    const jit::KernelPlan dilated = plan_of(
+        "maxpool dt=f32 layout=nxc src=1x256x6x3 k=4x2 d=1x2305843009213693952 pb=0x1152921504606846976 "
+        "pe=0x1152921504606846976");
+    EXPECT_EQ(dilated.ring_rows, 4);
+    EXPECT_EQ(dilated.ring_call_rows, 1);
     // With indices of data narrower than 32 bits, an index vector beside each row maximum: SPPF takes 2 vectors
     // of channels per block (5 rows x 2 x 2 = 20 registers), k3 3 vectors, k2 all 4.
     const auto ring_and_vectors = [](const std::string& line) {
