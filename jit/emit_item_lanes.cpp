@@ -70,7 +70,7 @@ void WindowEmitter<Ops>::init_from_first_tap(const ItemShape& s, const Reg64& ba
 // In a masked item a lane's first real tap may be a later one: its index is the one kept on ties.
 template <typename Ops>
 void WindowEmitter<Ops>::init_lowest(const ItemShape& s) {
-    if (s.taps_as_lanes) vpxord(vec(regs_.rank), vec(regs_.rank), vec(regs_.rank));  // the window's first row
+    if (s.taps_as_lanes) ops_.zero_vector(vec(regs_.rank));  // the window's first row
     for (int v = 0; v < vectors(s); ++v) {
         vmovaps(vec(regs_.acc[v]), vec(regs_.empty_value));
         if (!plan_.has_indices) continue;

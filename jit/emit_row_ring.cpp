@@ -34,8 +34,8 @@ void WindowEmitter<Ops>::ring_row_maxima(const Segment& seg, std::int64_t row) {
         merge_tap(s, window_, wrap_mul(t, plan_.src_tap_stride_w), true, static_cast<int>(t));
     }
     for (int v = 0; v < vectors(s); ++v) {
-        vmovdqa64(ring_reg(row, v), vec(regs_.acc[v]));
-        if (indices) vmovdqa64(ring_index_reg(row, v), vec(regs_.idx[v]));
+        ops_.copy_vector(ring_reg(row, v), vec(regs_.acc[v]));
+        if (indices) ops_.copy_vector(ring_index_reg(row, v), vec(regs_.idx[v]));
     }
 }
 
@@ -47,8 +47,8 @@ void WindowEmitter<Ops>::merge_ring_rows(const ItemShape& s) {
         throw Error("jit: row-maxima rings need AVX-512's registers");
     } else {
         for (int v = 0; v < vectors(s); ++v) {
-            vmovdqa64(vec(regs_.acc[v]), ring_reg(0, v));
-            if (plan_.has_indices) vmovdqa64(vec(regs_.idx[v]), ring_index_reg(0, v));
+            ops_.copy_vector(vec(regs_.acc[v]), ring_reg(0, v));
+            if (plan_.has_indices) ops_.copy_vector(vec(regs_.idx[v]), ring_index_reg(0, v));
             for (std::int64_t row = 1; row < plan_.ring_rows; ++row) {
                 if (!plan_.has_indices) {
                     ops_.max_fast(vec(regs_.acc[v]), ring_reg(row, v));
@@ -67,8 +67,8 @@ template <typename Ops>
 void WindowEmitter<Ops>::shift_ring(const ItemShape& s) {
     for (std::int64_t row = 0; row + 1 < plan_.ring_rows; ++row)
         for (int v = 0; v < vectors(s); ++v) {
-            vmovdqa64(ring_reg(row, v), ring_reg(row + 1, v));
-            if (plan_.has_indices) vmovdqa64(ring_index_reg(row, v), ring_index_reg(row + 1, v));
+            ops_.copy_vector(ring_reg(row, v), ring_reg(row + 1, v));
+            if (plan_.has_indices) ops_.copy_vector(ring_index_reg(row, v), ring_index_reg(row + 1, v));
         }
 }
 
@@ -170,8 +170,8 @@ void WindowEmitter<Ops>::column_row_maxima(const ItemShape& s, std::int64_t taps
         merge_tap(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), true, static_cast<int>(t));
     }
     for (int v = 0; v < vectors(s); ++v) {
-        vmovdqa64(ring_reg(newest, v), vec(regs_.acc[v]));
-        if (plan_.has_indices) vmovdqa64(ring_index_reg(newest, v), vec(regs_.idx[v]));
+        ops_.copy_vector(ring_reg(newest, v), vec(regs_.acc[v]));
+        if (plan_.has_indices) ops_.copy_vector(ring_index_reg(newest, v), vec(regs_.idx[v]));
     }
 }
 

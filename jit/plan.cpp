@@ -442,12 +442,14 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     const bool half_vectors = p.has_indices && !is_64bit(plan.compare) &&
                               (options.wide_index_lanes ||
                                (huge_index_plane && window_index_extent(p, multipliers) > int32_max));
+    // Indices counted from each window's first tap (where 32-bit lanes hold them), or forced on a small plane.
+    const bool window_relative = p.has_indices && (huge_index_plane || options.window_relative_indices);
     if (half_vectors) plan.lanes /= 2;
     const std::int64_t lanes = plan.lanes;
     // f16 carries raw bits beside each accumulator: with indices too, two vectors would not fit in 16 ymm.
     // Window-relative indices need one more register for the window's index.
     const int max_vectors = isa == Isa::avx512                                                   ? max_vectors_per_block_avx512
-                            : (p.dtype == DType::f16 && p.has_indices) || huge_index_plane ? 1
+                            : (p.dtype == DType::f16 && p.has_indices) || window_relative ? 1
                                                                                              : max_vectors_per_block_avx2;
 
     const int w = p.spatial_rank - 1;  // innermost spatial axis
@@ -473,7 +475,7 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     const bool column_ring_shape = isa == Isa::avx512 && !lanes_are_outputs && !adaptive && plan.fast_starts_from_lowest &&
                                    p.spatial_rank == 2 && p.out[0] >= 2 && p.stride[0] == 1 && p.dilation[0] == 1 &&
                                    p.kernel[0] >= 2 && reads_per_element(p) >= min_reads_of_compare_bound_rows;
-    const bool column_ring_indices = p.has_indices && size_of(p.dtype) < 4 && !half_vectors && !huge_index_plane;
+    const bool column_ring_indices = p.has_indices && size_of(p.dtype) < 4 && !half_vectors && !window_relative;
     if (column_ring_shape && column_ring_indices && p.kernel[0] <= max_column_ring_vectors / 2)
         plan.vectors_per_block = static_cast<int>(std::min<std::int64_t>(
             plan.vectors_per_block, std::max<std::int64_t>(1, max_column_ring_vectors / (2 * p.kernel[0]))));
@@ -550,7 +552,7 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     // per output row instead of k rows of taps. With indices in 32-bit lanes, each row maximum's index rides
     // beside it (twice the ring's registers).
     const std::vector<Segment>& fast_row = plan.fast_segments.empty() ? plan.segments : plan.fast_segments;
-    const bool ring_indices_fit = !p.has_indices || (!(is_64bit(plan.compare) || half_vectors) && !huge_index_plane);
+    const bool ring_indices_fit = !p.has_indices || (!(is_64bit(plan.compare) || half_vectors) && !window_relative);
     const std::int64_t planar_ring_vectors_per_row = plan.vectors_per_block * (p.has_indices ? 2 : 1);
     const std::int64_t ring_vector_limit = p.has_indices ? max_ring_vectors_with_indices : max_ring_vectors;
     if (isa == Isa::avx512 && lanes_are_outputs && !adaptive && ring_indices_fit && plan.fast_starts_from_lowest &&
@@ -635,7 +637,7 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
         // lanes unless the spatial size does not fit.
         plan.index_lanes_64 = is_64bit(plan.compare) || half_vectors;
         plan.wide_index_math = plan.index_lanes_64 || p.index_dtype == DType::s64;
-        plan.index_relative_to_window = !plan.index_lanes_64 && huge_index_plane;
+        plan.index_relative_to_window = !plan.index_lanes_64 && window_relative;
     }
     return plan;
 }

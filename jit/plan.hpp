@@ -219,6 +219,9 @@ struct KernelPlan {
 // Choices the planner makes only where a problem needs them; tests force them on problems small enough to run.
 struct PlanOptions {
     bool wide_index_lanes = false;  // 64-bit index lanes beside half vectors of 32-bit compare lanes
+    bool window_relative_indices = false;  // indices counted from each window's first tap (32-bit lanes)
+
+    friend bool operator==(const PlanOptions&, const PlanOptions&) = default;
 };
 
 // isa must be avx2 or avx512. Throws pooljit::Error (the dispatch reason) for a plan it will not make.

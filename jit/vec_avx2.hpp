@@ -36,6 +36,10 @@ public:
         else g_.vpbroadcastd(v, Xbyak::Xmm(v.getIdx()));
     }
 
+    // dst <- src, every bit (rings' row maxima and their indices).
+    void copy_vector(const Vmm& dst, const Vmm& src) { g_.vmovdqa(dst, src); }
+    void zero_vector(const Vmm& v) { g_.vpxor(v, v, v); }
+
     void add_lanes(const Vmm& dst, const Vmm& src, bool lanes_64) {
         if (lanes_64) g_.vpaddq(dst, dst, src);
         else g_.vpaddd(dst, dst, src);

@@ -123,9 +123,18 @@ public:
         return {{}, slot};
     }
 
-    void record_compile(std::int64_t microseconds) {
+    void record_compile(const Implementation& impl) {
         std::lock_guard lock(mutex_);
-        stats_.compile_microseconds += static_cast<double>(microseconds);
+        stats_.compile_microseconds += static_cast<double>(impl.compile_microseconds);
+        if (!impl.demotion.empty()) {
+            ++stats_.demotions;
+            ++demotions_since_start_;
+        }
+    }
+
+    std::uint64_t demotions_since_start() {
+        std::lock_guard lock(mutex_);
+        return demotions_since_start_;
     }
 
     // A failed compile is not cached: the next create of the key tries again.
@@ -196,6 +205,7 @@ private:
     std::unordered_map<HashedKey, std::list<Entry>::iterator, HashedKeyHash> index_;
     std::optional<std::size_t> capacity_;
     cache::Stats stats_;
+    std::uint64_t demotions_since_start_ = 0;
 };
 
 PrimitiveCache& the_cache() {
@@ -231,10 +241,12 @@ CacheLookup find_or_compile(const Problem& problem) {
         throw;
     }
     compiled.set_value(impl);
-    cache.record_compile(impl->compile_microseconds);
+    cache.record_compile(*impl);
     publish_compiled_code(key.hash, *impl);
     return {impl, false, key.hash};
 }
+
+std::uint64_t demotions_since_start() { return the_cache().demotions_since_start(); }
 
 void set_compiler_for_testing(CompileFunction compiler) { compiler_override.store(compiler, std::memory_order_release); }
 

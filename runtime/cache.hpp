@@ -39,6 +39,10 @@ struct CacheLookup {
 // cached. The batch size of `problem` is ignored.
 CacheLookup find_or_compile(const Problem& problem);
 
+// Creates since the process started whose compile was demoted (Implementation::demotion): never reset, so a
+// test can tell whether its own creates were.
+std::uint64_t demotions_since_start();
+
 // Test hooks. The compiler replaces choose_implementation (null restores it), so that a test can make a
 // compile slow or failing; the other makes the next use of the capacity read POOLJIT_CACHE_CAPACITY again.
 using CompileFunction = std::shared_ptr<const Implementation> (*)(const Problem& problem);

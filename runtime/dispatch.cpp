@@ -62,14 +62,11 @@ OuterTaps outer_taps_of(const Problem& p, std::size_t axis, std::int64_t o) {
 std::shared_ptr<const Implementation> choose_implementation(const Problem& p, jit::Isa cap) {
     const auto start = std::chrono::steady_clock::now();
     auto impl = std::make_shared<Implementation>();
-    const jit::Isa cpu_best = jit::cpu_features().avx512 ? jit::Isa::avx512
-                              : jit::cpu_features().avx2  ? jit::Isa::avx2
-                                                          : jit::Isa::ref;
     for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
         const std::string name = std::string("jit:") + jit::to_string(isa);
         auto decline = [&](const std::string& why) { impl->dispatch_log += name + " declined: " + why + "\n"; };
-        if (isa > cpu_best) {
-            decline("the CPU (or the OS) lacks it");
+        if (!jit::cpu_runs(isa)) {
+            decline(std::string("the CPU (or the OS, or POOLJIT_CPU_MASK) lacks ") + jit::cpu_feature_of(isa));
             continue;
         }
         if (isa > cap) {
@@ -84,8 +81,10 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& p, ji
             break;
         } catch (const std::exception& e) {
             // A planner or emitter refusal (pooljit::Error), or Xbyak / allocation failing: decline, never leave
-            // a half-made primitive; the next implementation serves the problem.
+            // a half-made primitive; the next implementation serves the problem. The planner serves every valid
+            // problem, so this is a bug that the tests and the fuzzer count (cache::Stats::demotions).
             decline(e.what());
+            if (impl->demotion.empty()) impl->demotion = name + ": " + e.what();
         }
     }
     if (!impl->kernel) impl->impl_name = "ref";

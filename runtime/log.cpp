@@ -90,6 +90,7 @@ void log_create(const PrimitiveState& state, bool cache_hit, std::int64_t compil
     const auto log = logger();
     log->info("pooljit create {} impl={} cache={} compile_us={}", state.problem_string(), impl.impl_name,
               cache_hit ? "hit" : "miss", compile_microseconds);
+    if (!impl.demotion.empty() && !cache_hit) log->warn("pooljit demoted {}", impl.demotion);
     if (level < 2) return;
     for_each_line(impl.dispatch_log, [&](std::string_view line) { log->info("pooljit dispatch {}", line); });
     if (!impl.kernel) return;

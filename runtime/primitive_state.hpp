@@ -29,6 +29,9 @@ struct RowRun {
 struct Implementation {
     std::string impl_name;     // "jit:avx512", "jit:avx2" or "ref"
     std::string dispatch_log;  // why each implementation before the chosen one declined
+    // Non-empty when an implementation that the CPU and POOLJIT_MAX_ISA allowed declined (its planner or emitter
+    // threw): the reason. The next implementation serves the problem, but a demotion is a bug.
+    std::string demotion;
     jit::KernelPlan plan;      // meaningful when kernel is set
     std::shared_ptr<const jit::CompiledKernel> kernel;  // null: the reference interpreter runs
     std::int64_t compile_microseconds = 0;

@@ -70,6 +70,18 @@ AnyPoolDesc parse_problem(std::string_view line);
 std::string to_string(const AnyPoolDesc& desc);
 Primitive create(const AnyPoolDesc& desc);
 
+// Ahead-of-time checks (pooljit-warmup --compile-only): plans and emits the code create() would make for `isa`
+// ("avx512" or "avx2") whatever this CPU has, and reports it. The code is never run, cached or handed out as a
+// Primitive. Throws Error for an invalid descriptor or ISA name, and when the planner or an emitter fails for
+// the ISA (create() would fall back to the next implementation: a demotion, which is a bug).
+struct CompileReport {
+    std::string impl_name;   // "jit:avx512" or "jit:avx2"
+    std::string strategies;  // the strategies the plan chose, space-separated (names of docs/strategies.md)
+    std::size_t code_bytes = 0;  // the generated code and data of every entry
+    std::string plan;            // the plan, as POOLJIT_VERBOSE=2 prints it
+};
+CompileReport compile_only(const AnyPoolDesc& desc, std::string_view isa);
+
 // The oracle: a scalar interpreter of the semantics in DESIGN.md section 3. It validates like create().
 namespace reference {
 void execute(const MaxPoolDesc& desc, const void* src, void* dst, void* indices = nullptr);
@@ -91,9 +103,12 @@ struct Stats {
     std::uint64_t entries = 0;    // now in the cache (compiles in flight included)
     std::uint64_t evictions = 0;  // entries dropped for capacity (by inserts or set_capacity; not clear())
     double compile_microseconds = 0.0;  // total time spent compiling
+    // Compiles where an implementation that the CPU and POOLJIT_MAX_ISA allowed declined (its planner or
+    // emitter failed) and the next one served: a bug in pooljit, with the reason in the POOLJIT_VERBOSE log.
+    std::uint64_t demotions = 0;
 };
 Stats stats();
-// Sets hits, misses, evictions and compile_microseconds to zero; the entries stay.
+// Sets hits, misses, evictions, compile_microseconds and demotions to zero; the entries stay.
 void reset_stats();
 // Shrinking evicts the least recently used entries; 0 empties the cache and disables caching.
 void set_capacity(std::size_t capacity);

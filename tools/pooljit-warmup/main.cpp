@@ -1,7 +1,9 @@
 // pooljit-warmup: reads the pooling configurations an application will need (files of problem strings, ONNX
 // models, OpenVINO IR), compiles each distinct kernel once through cache::warmup on a pool of threads, and
 // reports per kernel the problem string, the implementation and the compile time, then a summary. --verify
-// runs every kernel once against the reference; --emit writes the distinct problem strings.
+// runs every kernel once against the reference; --emit writes the distinct problem strings. --target-isa ISA
+// --compile-only plans and emits every problem's code for ISA whatever this CPU has, never running or caching it:
+// an ahead-of-time check of the ISA a test host lacks.
 //
 // Compile time per kernel: each distinct cache key (the resolved Problem without the batch size; all
 // problems of one run share the ISA) is compiled by its own cache::warmup({desc}) call on a worker thread, and
@@ -286,6 +288,68 @@ std::string verify(const pj::Primitive& p, std::uint64_t seed) {
     return {};
 }
 
+// --compile-only: one compile_only() per distinct problem, on `jobs` threads; a line each (code bytes, the
+// strategies the plan chose) and a summary with the impl: count. 1 when any problem fails to plan or emit.
+int compile_only_all(const std::vector<pj::AnyPoolDesc>& problems, const std::vector<std::string>& lines,
+                     const std::string& isa, unsigned jobs, bool quiet, bool progress) {
+    struct Result {
+        pj::CompileReport report;
+        std::string error;
+        double microseconds = 0.0;
+    };
+    std::vector<Result> results(problems.size());
+    ProgressBar bar(progress, problems.size());
+    std::atomic<std::size_t> next{0};
+    const auto work = [&] {
+        for (std::size_t i; (i = next.fetch_add(1)) < problems.size();) {
+            const auto start = std::chrono::steady_clock::now();
+            try {
+                results[i].report = pj::compile_only(problems[i], isa);
+            } catch (const std::exception& e) {
+                results[i].error = e.what();
+            }
+            results[i].microseconds =
+                std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+            bar.advance();
+        }
+    };
+    std::vector<std::thread> threads;
+    for (unsigned t = 1; t < std::min<std::size_t>(jobs, std::max<std::size_t>(problems.size(), 1)); ++t)
+        threads.emplace_back(work);
+    work();
+    for (std::thread& t : threads) t.join();
+    bar.finish();
+
+    int failures = 0;
+    std::map<std::string, int> served;
+    std::vector<double> times;
+    std::size_t code_bytes = 0;
+    if (!quiet) fmt::print("{:>4}  {:>11}  {:>10}  {:<10}  {}\n", "#", "compile us", "code bytes", "impl", "problem / strategies");
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const Result& r = results[i];
+        times.push_back(r.microseconds);
+        if (!r.error.empty()) {
+            ++failures;
+            fmt::print("{:>4}  {:>11.1f}  {:>10}  {:<10}  {}\n      ERROR: {}\n", i + 1, r.microseconds, "-", "-", lines[i],
+                       r.error);
+            continue;
+        }
+        ++served[r.report.impl_name];
+        code_bytes += r.report.code_bytes;
+        if (!quiet)
+            fmt::print("{:>4}  {:>11.1f}  {:>10}  {:<10}  {}\n      strategies: {}\n", i + 1, r.microseconds,
+                       r.report.code_bytes, r.report.impl_name, lines[i], r.report.strategies);
+    }
+    std::string impls;
+    for (const auto& [name, n] : served) impls += fmt::format("{}{}={}", impls.empty() ? "" : ", ", name, n);
+    fmt::print(
+        "summary: compile-only for {}: {} distinct problems, {} code bytes; compile p50 {:.1f} us, p99 {:.1f} us; "
+        "impl: {}{}\n",
+        isa, problems.size(), code_bytes, percentile(times, 0.50), percentile(times, 0.99), impls.empty() ? "none" : impls,
+        failures > 0 ? fmt::format("; {} failed", failures) : "");
+    return failures == 0 ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -299,6 +363,8 @@ int main(int argc, char** argv) {
     bool verbose = false;
     bool quiet = false;
     bool no_progress = false;
+    std::string target_isa;
+    bool compile_only = false;
     unsigned jobs = std::max(1u, std::thread::hardware_concurrency());
     std::uint64_t seed = 1;
     app.add_option("inputs", files,
@@ -311,12 +377,25 @@ int main(int argc, char** argv) {
         ->type_name("NAME=DIMS");
     app.add_option("--emit", emit_file, "write the distinct problem strings to FILE (readable as an input again)");
     app.add_flag("--verify", do_verify, "run each kernel once on random data against the reference, bit for bit");
+    app.add_option("--target-isa", target_isa, "with --compile-only: the ISA to plan and emit for (avx512, avx2)")
+        ->check(CLI::IsMember({"avx512", "avx2"}));
+    app.add_flag("--compile-only", compile_only,
+                 "plan and emit every problem's code for --target-isa whatever this CPU has; nothing is run or "
+                 "cached. Exit status 1 if any problem fails to plan or emit");
     app.add_option("-j,--jobs", jobs, "compile threads (default: all cores)")->check(CLI::Range(1u, 1024u));
     app.add_option("--seed", seed, "seed of the --verify data");
     app.add_flag("-v,--verbose", verbose, "list where each problem was found");
     app.add_flag("-q,--quiet", quiet, "print the summary only, not a line per kernel");
     app.add_flag("--no-progress", no_progress, "no progress bar (it is drawn only when stderr is a terminal)");
     CLI11_PARSE(app, argc, argv);
+    if (compile_only != !target_isa.empty()) {
+        fmt::print(stderr, "pooljit-warmup: --compile-only and --target-isa ISA go together\n");
+        return 1;
+    }
+    if (compile_only && do_verify) {
+        fmt::print(stderr, "pooljit-warmup: --verify runs code, --compile-only never does: choose one\n");
+        return 1;
+    }
 
     // ---- read --------------------------------------------------------------------------------------------
     Inputs inputs;
@@ -375,6 +454,22 @@ int main(int argc, char** argv) {
             fmt::print(stderr, "pooljit-warmup: {}: cannot write the file\n", emit_file);
             return 1;
         }
+    }
+
+    if (compile_only) {
+        std::vector<pj::AnyPoolDesc> descs;
+        std::vector<std::string> lines;
+        for (const Distinct& d : problems) {
+            descs.push_back(d.desc);
+            lines.push_back(d.problem);
+        }
+        fmt::print("pooljit-warmup: {} configurations in {} inputs, {} distinct problems; compile-only for {}\n",
+                   inputs.found.size(), files.size(), problems.size(), target_isa);
+        std::fflush(stdout);
+        const int status =
+            compile_only_all(descs, lines, target_isa, jobs, quiet, !no_progress && isatty(STDERR_FILENO) == 1);
+        if (!emit_file.empty()) fmt::print("emitted {} distinct problems to {}\n", problems.size(), emit_file);
+        return status;
     }
 
     const auto threads = static_cast<unsigned>(std::clamp<std::size_t>(kernels.size(), 1, jobs));

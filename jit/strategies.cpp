@@ -1,0 +1,227 @@
+#include "jit/strategies.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace pooljit::jit {
+namespace {
+
+bool any_segment(const KernelPlan& plan, bool (*test)(const Segment&)) {
+    return std::any_of(plan.segments.begin(), plan.segments.end(), test) ||
+           std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(), test);
+}
+
+bool lanes_of_outputs_at(const Segment& s, bool paired) {
+    if (s.outputs_per_item <= 1 || s.taps_as_lanes || s.whole_plane) return false;
+    return paired ? s.lane_step == 2 : s.lane_step > 2;
+}
+
+bool uses(const KernelPlan& plan, StrategyId id) {
+    const bool nxc = plan.strategy == Strategy::nxc_channels;
+    const bool ncx_rows = plan.strategy == Strategy::ncx_width;
+    const bool ring = plan.ring_rows > 0;
+    switch (id) {
+        case StrategyId::nxc_segments: return nxc && !plan.computed_windows;
+        case StrategyId::ncx_segments: return ncx_rows && !plan.computed_windows;
+        case StrategyId::computed_windows: return plan.computed_windows;
+        case StrategyId::paired_lanes:
+            return ncx_rows && any_segment(plan, [](const Segment& s) { return lanes_of_outputs_at(s, true); });
+        case StrategyId::gathered_lanes:
+            return ncx_rows && any_segment(plan, [](const Segment& s) { return lanes_of_outputs_at(s, false); });
+        case StrategyId::looped_width_taps: return !plan.computed_windows && !plan.unroll_width_taps;
+        case StrategyId::channel_sweep: return plan.channel_sweep > 1;
+        case StrategyId::width_ranges: return plan.width_ranges;
+        case StrategyId::nan_scan: return plan.scan_rows_for_nan;
+        case StrategyId::prefetch: return plan.prefetch_distance > 0;
+        case StrategyId::masked_items:
+            return std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(), [](const Segment& s) { return s.masked; });
+        case StrategyId::taps_as_lanes:
+            return std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(),
+                               [](const Segment& s) { return s.taps_as_lanes; });
+        case StrategyId::whole_plane:
+            return std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(),
+                               [](const Segment& s) { return s.whole_plane; });
+        case StrategyId::planes_in_registers: return plan.strategy == Strategy::ncx_planes;
+        case StrategyId::row_ring: return ncx_rows && ring && plan.ring_row_interval == 1 && !plan.has_indices;
+        case StrategyId::dilated_row_ring: return ncx_rows && ring && plan.ring_row_interval > 1;
+        case StrategyId::row_ring_indices: return ncx_rows && ring && plan.has_indices;
+        case StrategyId::column_ring: return nxc && ring && !plan.has_indices;
+        case StrategyId::column_ring_indices: return nxc && ring && plan.has_indices;
+        case StrategyId::byte_lanes: return lane_bytes(plan.compare) == 1;
+        case StrategyId::wide_index_lanes: return plan.has_indices && plan.index_lanes_64 && lane_bytes(plan.compare) == 4;
+        case StrategyId::window_relative_indices: return plan.index_relative_to_window;
+        case StrategyId::count: break;
+    }
+    return false;
+}
+
+constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> names = {
+    "nxc_segments", "ncx_segments", "computed_windows", "paired_lanes", "gathered_lanes", "looped_width_taps",
+    "channel_sweep", "width_ranges", "nan_scan", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
+    "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "column_ring", "column_ring_indices",
+    "byte_lanes", "wide_index_lanes", "window_relative_indices",
+};
+
+}  // namespace
+
+const char* name_of(StrategyId id) {
+    const auto i = static_cast<std::size_t>(id);
+    return i < names.size() ? names[i] : "invalid";
+}
+
+std::vector<StrategyId> strategies_of(const KernelPlan& plan) {
+    std::vector<StrategyId> ids;
+    for (int i = 0; i < static_cast<int>(StrategyId::count); ++i)
+        if (uses(plan, static_cast<StrategyId>(i))) ids.push_back(static_cast<StrategyId>(i));
+    return ids;
+}
+
+std::string strategy_names(const KernelPlan& plan) {
+    std::string text;
+    for (const StrategyId id : strategies_of(plan)) text += (text.empty() ? "" : " ") + std::string(name_of(id));
+    return text;
+}
+
+const std::vector<StrategyRow>& strategy_registry() {
+    using enum StrategyId;
+    constexpr Isa avx512 = Isa::avx512, avx2 = Isa::avx2;
+    constexpr PlanOptions wide_index_lanes_forced{.wide_index_lanes = true};
+    constexpr PlanOptions window_relative_forced{.window_relative_indices = true};
+    static const std::vector<StrategyRow> rows = {
+        // Borders, channel tails, 3-D, dilation, ceil rounding; empty windows (pads beyond the kernel) inside the
+        // row and whole empty rows; adaptive bins of even windows.
+        {nxc_segments, {avx512, avx2}, {
+            {"maxpool layout=nxc src=2x19x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x70x5x6x7 k=2x3x2 s=1x2x2 d=2x1x2 pb=1x1x0 pe=0x1x1 round=ceil"},
+            {"maxpool layout=nxc src=1x9x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil"},
+            {"adaptivemaxpool layout=nxc src=1x18x28x28 out=7x7"}}},
+        // Stride 1: contiguous lanes, with borders.
+        {ncx_segments, {avx512, avx2}, {
+            {"maxpool layout=ncx src=2x3x7x133 k=3x3 s=1x1 pb=1x1 pe=1x1"}}},
+        // Windows far wider than the input (more border windows than segments allow), with dilation and stride
+        // (divisions in the kernel) and runs of empty windows at both ends; irregular adaptive rows (one beyond
+        // 2^16 outputs).
+        {computed_windows, {avx512, avx2}, {
+            {"maxpool layout=nxc src=1x17x1 k=300 pb=299 pe=299"},
+            {"maxpool layout=ncx src=1x3x2 k=300 pb=299 pe=299 round=ceil"},
+            {"maxpool layout=nxc src=1x5x7 k=300 s=2 d=3 pb=1000 pe=950 round=ceil"},
+            {"maxpool layout=ncx src=1x2x3x9 k=2x400 s=1x1 d=1x3 pb=0x1400 pe=1x1300"},
+            {"adaptivemaxpool layout=ncx src=1x2x5x1000 out=3x600"},
+            {"adaptivemaxpool layout=nxc src=1x33x1000 out=600"},
+            {"adaptivemaxpool layout=ncx src=1x1x100003 out=70001"}}},
+        {paired_lanes, {avx512, avx2}, {
+            {"maxpool layout=ncx src=1x5x9x131 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil_torch"}}},
+        // Stride 3 with a width dilation, items longer than one vector, tails.
+        {gathered_lanes, {avx512, avx2}, {
+            {"maxpool layout=ncx src=1x2x4x50 k=2x4 s=1x3 d=1x2 pb=0x3 pe=0x3"}}},
+        // Long 1-D windows in both layouts.
+        {looped_width_taps, {avx512, avx2}, {
+            {"maxpool layout=ncx src=1x3x260 k=200 s=1"},
+            {"maxpool layout=nxc src=1x21x260 k=37 s=5 pb=20 pe=20"}}},
+        // Rows bound by memory sweep several channel blocks per call (AVX-512 f32: 3 blocks and a tail of 8;
+        // AVX2 f32: 12 and 8): windows, empty windows and whole empty rows, computed windows.
+        {channel_sweep, {avx512, avx2}, {
+            {"maxpool layout=nxc src=2x200x7x9 k=2x2 s=2x2 pb=0x1 pe=1x0"},
+            {"maxpool layout=nxc src=1x140x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil"},
+            {"adaptivemaxpool layout=nxc src=1x140x1000 out=600"}}},
+        // Channels-last rows of at least 64 outputs (tests/test_jit_paths.cpp splits them for threads).
+        {width_ranges, {avx512, avx2}, {
+            {"maxpool layout=nxc src=1x20x300 k=3 s=2 pb=1 pe=1"},
+            {"maxpool layout=nxc src=1x16x2x200 k=2x3 s=3x1 pb=2x1 pe=2x1 round=ceil"}}},
+        // Float rows read by enough windows: planar rows, and channels-last rows bound by compares.
+        {nan_scan, {avx512, avx2}, {
+            {"maxpool layout=ncx src=1x3x9x40 k=3x3 s=2x1 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x40x9x9 k=3x3 s=1x2 pb=1x1 pe=1x1"}}},
+        {prefetch, {avx512, avx2}, {
+            {"maxpool layout=ncx src=2x3x30x40 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool layout=ncx src=1x2x4x12x40 k=2x3x3 s=2x2x1 pb=0x1x1 pe=1x1x1"}}},
+        {masked_items, {avx512}, {
+            {"maxpool layout=ncx src=2x3x7x133 k=3x3 s=1x1 pb=1x1 pe=1x1"},
+            {"maxpool layout=ncx src=1x3x10x70 k=3x5 s=2x2 pb=1x2 pe=1x2 round=ceil"}}},
+        // Rows of few outputs: a global pool of less than a vector, adaptive bins that overlap unevenly, 3-D
+        // with padding and a stride that would gather, a window of a whole vector (16 taps), adaptive 7x7 bins.
+        {taps_as_lanes, {avx512}, {
+            {"maxpool layout=ncx src=2x3x3x3 k=3x3"},
+            {"adaptivemaxpool layout=ncx src=1x3x30x13 out=3x2"},
+            {"maxpool layout=ncx src=1x2x5x3x19 k=2x2x4 s=1x1x5 pb=0x1x2 pe=1x0x2"},
+            {"maxpool layout=ncx src=1x3x301 k=16 s=20 pb=3 pe=3 round=ceil"},
+            {"adaptivemaxpool layout=ncx src=2x3x28x28 out=7x7"}}},
+        // 1-D, 3-D, a kernel larger than the input, an adaptive bin of the whole plane, planes of 2 and 3 groups
+        // of 64 f32 lanes (2 of 64 f64).
+        {whole_plane, {avx512}, {
+            {"maxpool layout=ncx src=2x3x7x7 k=7x7"},
+            {"maxpool layout=ncx src=2x3x37 k=37"},
+            {"maxpool layout=ncx src=1x2x3x4x5 k=3x4x5"},
+            {"maxpool layout=ncx src=1x3x5x6 k=7x8 pb=1x1 pe=1x1"},
+            {"adaptivemaxpool layout=ncx src=1x3x13x13 out=1x1"},
+            {"maxpool layout=ncx src=1x3x10x10 k=10x10 s=10x10 pe=3x3"}}},
+        // VGG pool5's shape, borders with ceil rounding and a width dilation, adaptive bins that overlap unevenly
+        // and bins smaller than a pixel, 3-D with padding, 1-D, a plane of exactly 16 f32 vectors, empty windows
+        // and whole empty rows, an adaptive 3-D output larger than its input.
+        {planes_in_registers, {avx512}, {
+            {"maxpool layout=ncx src=2x3x14x14 k=2x2 s=2x2"},
+            {"maxpool layout=ncx src=1x3x9x11 k=3x3 s=2x2 d=1x2 pb=1x2 pe=2x1 round=ceil"},
+            {"adaptivemaxpool layout=ncx src=2x3x13x13 out=6x6"},
+            {"adaptivemaxpool layout=ncx src=1x2x5x4 out=7x9"},
+            {"maxpool layout=ncx src=1x2x4x6x6 k=2x3x3 s=2x2x2 pb=0x1x1 pe=1x1x1"},
+            {"maxpool layout=ncx src=2x3x37 k=3 s=3"},
+            {"maxpool layout=ncx src=1x2x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool layout=ncx src=1x4x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil"},
+            {"adaptivemaxpool layout=ncx src=1x3x3x4x5 out=5x7x9"}}},
+        // Masked borders (SPPF-like), a width stride of 2 (paired lanes) with border rows of fewer taps and ceil
+        // rounding, a width dilation, a stride along h equal to the dilation.
+        {row_ring, {avx512}, {
+            {"maxpool layout=ncx src=2x3x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2"},
+            {"maxpool layout=ncx src=1x2x9x30 k=4x3 s=1x2 pb=1x0 pe=2x1 round=ceil"},
+            {"maxpool layout=ncx src=1x3x12x17 k=3x3 d=1x2 pb=1x2 pe=1x2"},
+            {"maxpool layout=ncx src=1x3x15x20 k=3x3 s=2x1 d=2x1 pb=1x1 pe=2x1 round=ceil"}}},
+        // Calls of rows ring_row_interval apart: dilation 2 (two residues, border rows of 2 taps at both ends), a
+        // stride of 2 under a dilation of 4, 3 residues of different lengths.
+        {dilated_row_ring, {avx512}, {
+            {"maxpool layout=ncx src=2x3x13x24 k=3x3 d=2x2 pb=2x2 pe=2x2"},
+            {"maxpool layout=ncx src=1x2x21x19 k=2x3 s=2x1 d=4x1 pb=3x1 pe=0x1"},
+            {"maxpool layout=ncx src=1x2x17x30 k=4x2 d=3x1"}}},
+        {row_ring_indices, {avx512}, {
+            {"maxpool dt=f32 layout=ncx src=2x3x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64"},
+            {"maxpool dt=bf16 layout=ncx src=1x3x16x28 k=3x3 pb=1x1 pe=1x1 idx=s32 axis=1 nan=ignore"}}},
+        // Border rows around the ring's calls and a channel tail, k2 windows, a width dilation, empty windows at
+        // both ends of the rows, a column taller than one ring call (f32: 19 rows a call, bf16: 40).
+        {column_ring, {avx512}, {
+            {"maxpool layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x40x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil"},
+            {"maxpool layout=nxc src=1x20x9x8 k=2x2"},
+            {"maxpool layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2"},
+            {"maxpool layout=nxc src=1x24x9x6 k=4x2 pb=1x3 pe=1x3"},
+            {"maxpool layout=nxc src=1x64x70x6 k=3x3 pb=1x1 pe=1x1"}}},
+        // Beside 8- and 16-bit data.
+        {column_ring_indices, {avx512}, {
+            {"maxpool dt=bf16 layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1 idx=s64"},
+            {"maxpool dt=u8 layout=nxc src=1x40x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil idx=s32 axis=1"},
+            {"maxpool dt=s8 layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2 idx=s64 nan=ignore"}}},
+        {byte_lanes, {avx512}, {
+            {"maxpool dt=u8 layout=nxc src=2x70x7x9 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=s8 layout=nxc src=1x130x9x9 k=3x3 pb=1x1 pe=1x1"}}},
+        // Windows that reach 2^31 index units in planes of more than 2^31 elements (planned, never run), and the
+        // same choice forced on problems small enough to run.
+        {wide_index_lanes, {avx512, avx2}, {
+            {"maxpool dt=f32 layout=nxc src=1x3x70000x70000 k=40000x1 s=1000x1 idx=s64"},
+            {"maxpool dt=f32 layout=nxc src=2x37x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s64 nan=ignore", wide_index_lanes_forced},
+            {"maxpool dt=u8 layout=ncx src=1x3x5x7x19 k=2x3x3 s=1x2x1 d=2x1x1 pb=0x1x1 pe=1x1x1 idx=s64 axis=1", wide_index_lanes_forced},
+            {"maxpool dt=s8 layout=ncx src=1x2x9x40 k=2x3 s=1x2 pb=1x1 pe=1x1 idx=s32", wide_index_lanes_forced},
+            {"maxpool dt=f16 layout=nxc src=1x21x20 k=7 s=3 pb=6 pe=6 idx=s32 round=ceil", wide_index_lanes_forced},
+            {"maxpool dt=bf16 layout=ncx src=1x2x9x21 k=2x2 s=1x1 pb=1x1 pe=0x0 idx=s64 order=col", wide_index_lanes_forced},
+            {"adaptivemaxpool dt=f32 layout=nxc src=1x19x13x17 out=4x5 idx=s64", wide_index_lanes_forced}}},
+        // Planes of more than 2^31 elements whose windows reach less (planned, never run), and the same choice
+        // forced on problems small enough to run.
+        {window_relative_indices, {avx512, avx2}, {
+            {"maxpool dt=f32 layout=nxc src=1x3x70000x70000 k=3x3 s=2x2 idx=s64"},
+            {"maxpool dt=f32 layout=nxc src=2x7x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s64 nan=ignore", window_relative_forced},
+            {"maxpool dt=u8 layout=ncx src=1x3x5x7x8 k=2x3x3 s=1x2x1 d=2x1x1 pb=0x1x1 pe=1x1x1 idx=s64 axis=1", window_relative_forced},
+            {"maxpool dt=f16 layout=nxc src=1x5x20 k=7 s=3 pb=6 pe=6 idx=s32 round=ceil", window_relative_forced},
+            {"maxpool dt=bf16 layout=ncx src=1x2x9x8 k=2x2 s=2x2 idx=s32 order=col", window_relative_forced},
+            {"adaptivemaxpool dt=s32 layout=nxc src=1x6x13x17 out=4x5 idx=s64", window_relative_forced}}},
+    };
+    return rows;
+}
+
+}  // namespace pooljit::jit

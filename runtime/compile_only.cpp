@@ -1,0 +1,27 @@
+// compile_only: the planner and the emitters for a named ISA, whatever the CPU has; nothing is run or cached.
+#include "jit/kernel.hpp"
+#include "jit/plan.hpp"
+#include "jit/strategies.hpp"
+
+#include <pooljit/pooljit.hpp>
+
+#include <string>
+
+namespace pooljit {
+
+CompileReport compile_only(const AnyPoolDesc& desc, std::string_view isa_name) {
+    const Problem problem = std::visit([](const auto& d) { return resolve(d); }, desc);
+    const std::optional<jit::Isa> isa = jit::isa_from_string(isa_name);
+    if (!isa || *isa == jit::Isa::ref)
+        throw Error("compile_only: isa = " + std::string(isa_name) + ", must be avx512 or avx2");
+    const std::string impl_name = std::string("jit:") + jit::to_string(*isa);
+    try {
+        const jit::KernelPlan plan = jit::make_plan(problem, *isa);
+        const std::unique_ptr<jit::CompiledKernel> kernel = jit::compile(plan);
+        return {impl_name, jit::strategy_names(plan), kernel->code_size(), jit::to_string(plan)};
+    } catch (const std::exception& e) {
+        throw Error(impl_name + " failed to plan or emit " + to_string(desc) + ": " + e.what());
+    }
+}
+
+}  // namespace pooljit

@@ -1,0 +1,77 @@
+// Running a problem through generated code and comparing it with the reference interpreter, bit for bit: under an
+// ISA cap through the public API, or as a forced plan straight through the executor.
+#pragma once
+
+#include "casegen/casegen.hpp"
+#include "jit/kernel.hpp"
+#include "runtime/dispatch.hpp"
+#include "runtime/executor.hpp"
+#include "support/isa_cap.hpp"
+
+#include <pooljit/pooljit.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pooljit::test {
+
+// Runs `run(src, dst, indices)` on src and compares values and indices with the reference, bit for bit. The
+// outputs start poisoned (differently from the reference's), so an element the run forgot to write differs.
+template <typename Run>
+void expect_run_matches_reference(const Problem& p, const std::vector<std::uint8_t>& src, Run run,
+                                  const std::string& what) {
+    const std::size_t dst_bytes = casegen::byte_size(p.dst_desc());
+    const std::size_t index_bytes = p.has_indices ? casegen::byte_size(p.indices_desc()) : 0;
+    std::vector<std::uint8_t> got(dst_bytes, 0xA5), want(dst_bytes, 0x5A), got_idx(index_bytes, 0xA5),
+        want_idx(index_bytes, 0x5A);
+    run(src.data(), got.data(), p.has_indices ? got_idx.data() : nullptr);
+    reference::execute(p, src.data(), want.data(), p.has_indices ? want_idx.data() : nullptr);
+    EXPECT_EQ(got, want) << "values differ on " << what;
+    EXPECT_EQ(got_idx, want_idx) << "indices differ on " << what;
+}
+
+// Adversarial data sends most float rows to the exact (NaN) code; tie data, without NaN, to the fast code.
+template <typename Run>
+void expect_matches_reference_on_both_data_kinds(const Problem& p, const std::string& line, Run run) {
+    const std::uint64_t seed = std::hash<std::string>{}(line);
+    for (const auto& [data_name, src] : {std::pair{"adversarial", casegen::adversarial_data(p.src_desc(), seed)},
+                                         std::pair{"ties", casegen::tie_data(p.src_desc(), seed)}})
+        expect_run_matches_reference(p, src, run, std::string(data_name) + " data");
+}
+
+// Creates the problem under POOLJIT_MAX_ISA = isa with `threads` threads; it must be served by jit:isa (no
+// demotion), and match the reference on adversarial and tie data.
+inline void check_created(const std::string& line, jit::Isa isa, int threads) {
+    SCOPED_TRACE(line + " (POOLJIT_MAX_ISA=" + jit::to_string(isa) + ", threads " + std::to_string(threads) + ")");
+    const IsaCap cap(jit::to_string(isa));
+    set_num_threads(threads);
+    const Primitive p = create(parse_problem(line));
+    EXPECT_EQ(p.impl_name(), std::string("jit:") + jit::to_string(isa));
+    expect_matches_reference_on_both_data_kinds(
+        p.problem(), line, [&](const void* s, void* d, void* i) { p.execute(s, d, i); });
+    set_num_threads(0);
+}
+
+// Compiles `plan` (made for p, with options the planner takes only for larger problems) and runs it through the
+// executor against the reference.
+inline void check_forced_plan(const Problem& p, const jit::KernelPlan& plan, const std::string& line) {
+    SCOPED_TRACE(line + " (forced plan on " + jit::to_string(plan.isa) + ")");
+    detail::Implementation impl;
+    impl.plan = plan;
+    impl.kernel = jit::compile(impl.plan);
+    impl.impl_name = "forced";
+    detail::prepare_outer_taps(p, impl);
+    expect_matches_reference_on_both_data_kinds(
+        p, line, [&](const void* s, void* d, void* i) { execute_problem(p, impl, s, d, i); });
+}
+
+inline Problem resolve_line(const std::string& line) {
+    return std::visit([](const auto& d) { return resolve(d); }, parse_problem(line));
+}
+
+}  // namespace pooljit::test
