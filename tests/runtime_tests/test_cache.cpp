@@ -246,6 +246,45 @@ TEST_F(RuntimeCache, IsaCapIsPartOfTheKey) {
     EXPECT_EQ(s.hits, 2u);
 }
 
+// POOLJIT_CPU_MASK makes the host look smaller: AVX-512 hidden, create() serves AVX2 code under no cap (its own
+// cache entry); AVX2 hidden too, the reference. It never adds a feature, and an unknown name is an error.
+TEST_F(RuntimeCache, CpuMaskOnlyTakesFeaturesAway) {
+    const pj::jit::CpuFeatures unmasked = pj::jit::cpu_features();
+    ScopedEnv no_cap("POOLJIT_MAX_ISA", nullptr);
+    const std::string native = pj::Primitive::create(jit_friendly()).impl_name();
+    {
+        ScopedEnv mask("POOLJIT_CPU_MASK", "avx512");
+        EXPECT_FALSE(pj::jit::cpu_features().avx512);
+        EXPECT_FALSE(pj::jit::cpu_features().avx512_bf16);
+        EXPECT_EQ(pj::jit::cpu_features().avx2, unmasked.avx2);
+        EXPECT_EQ(pj::Primitive::create(jit_friendly()).impl_name(), unmasked.avx2 ? "jit:avx2" : "ref");
+    }
+    {
+        ScopedEnv mask("POOLJIT_CPU_MASK", "avx2");
+        EXPECT_FALSE(pj::jit::cpu_features().avx2);
+        EXPECT_FALSE(pj::jit::cpu_features().avx512);
+        EXPECT_EQ(pj::Primitive::create(jit_friendly()).impl_name(), "ref");
+        ScopedEnv cap("POOLJIT_MAX_ISA", "avx512");  // a cap cannot raise it either
+        EXPECT_EQ(pj::Primitive::create(jit_friendly()).impl_name(), "ref");
+    }
+    {
+        ScopedEnv mask("POOLJIT_CPU_MASK", "avx512_vbmi,");  // an empty item is no name
+        EXPECT_EQ(pj::jit::cpu_features().avx512, unmasked.avx512);
+        EXPECT_FALSE(pj::jit::cpu_features().avx512_vbmi);
+        EXPECT_EQ(pj::Primitive::create(jit_friendly()).impl_name(), native);
+    }
+    {
+        ScopedEnv mask("POOLJIT_CPU_MASK", "avx512,sse9");
+        try {
+            (void)pj::Primitive::create(jit_friendly());
+            ADD_FAILURE() << "an unknown feature name was accepted";
+        } catch (const pj::Error& e) {
+            EXPECT_NE(std::string(e.what()).find("POOLJIT_CPU_MASK = avx512,sse9: 'sse9'"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_EQ(pj::Primitive::create(jit_friendly()).impl_name(), native);
+}
+
 TEST_F(RuntimeCache, PrimitiveOutlivesClearAndEviction) {
     const pj::MaxPoolDesc d = jit_friendly(3, 0);
     const pj::Primitive cleared = pj::Primitive::create(d);
