@@ -1,5 +1,7 @@
 #include "jit/isa.hpp"
 
+#include "jit/caps.hpp"
+
 #include <pooljit/types.hpp>
 
 #include <xbyak/xbyak_util.h>
@@ -85,6 +87,15 @@ std::optional<Isa> isa_from_string(std::string_view name) {
     for (Isa isa : {Isa::ref, Isa::avx2, Isa::avx512})
         if (name == to_string(isa)) return isa;
     return std::nullopt;
+}
+
+const IsaCaps& caps_of(Isa isa) {
+    switch (isa) {
+        case Isa::avx512: return avx512_caps;
+        case Isa::avx2: return avx2_caps;
+        case Isa::ref: break;
+    }
+    throw Error(std::string("jit: no capabilities for isa ") + to_string(isa) + " (the planner serves avx512 and avx2)");
 }
 
 Isa max_isa() {

@@ -4,6 +4,7 @@
 // byte copies, so no byte outside the tensors is touched. 64-bit integer max is vpcmpgtq plus a blend.
 #pragma once
 
+#include "jit/caps.hpp"
 #include "jit/vec_trait.hpp"
 
 #include <algorithm>
@@ -15,10 +16,10 @@ public:
     using Vmm = Xbyak::Ymm;
     static constexpr int vector_bytes = 32;
     static constexpr bool needs_vector_masks = true;
+    static constexpr const IsaCaps& caps = avx2_caps;
+    static_assert(caps.vector_bytes == vector_bytes && !caps.opmasks);
 
-    Avx2Ops(Xbyak::CodeGenerator& g, const KernelPlan& plan, const TraitResources& r)
-        : g_(g), plan_(plan), r_(r), take_(r.take), lane_mask_(r.lane_mask), tail_(r.tail_mask),
-          tap_index_(r.tap_index), wide_mask_(r.wide_mask) {}
+    Avx2Ops(Xbyak::CodeGenerator& g, const KernelPlan& plan, const TraitResources& r) : g_(g), plan_(plan), r_(r) {}
 
     void broadcast_constant32(const Vmm& v, std::uint32_t bits) {
         g_.mov(r_.scratch.cvt32(), bits);
@@ -82,17 +83,17 @@ public:
                 // ignore: a NaN never replaces; a real value replaces a NaN first element.
                 const Vmm& ordered_side = plan_.nan == NanPolicy::propagate ? acc : fresh;
                 if (plan_.compare == CompareType::f64) {
-                    g_.vcmppd(take_, ordered_side, ordered_side, ord_q);
-                    g_.vcmppd(lane_mask_, acc, fresh, nge_uq);
+                    g_.vcmppd(take(), ordered_side, ordered_side, ord_q);
+                    g_.vcmppd(lane_mask(), acc, fresh, nge_uq);
                 } else {
-                    g_.vcmpps(take_, ordered_side, ordered_side, ord_q);
-                    g_.vcmpps(lane_mask_, acc, fresh, nge_uq);
+                    g_.vcmpps(take(), ordered_side, ordered_side, ord_q);
+                    g_.vcmpps(lane_mask(), acc, fresh, nge_uq);
                 }
-                g_.vandps(take_, take_, lane_mask_);
+                g_.vandps(take(), take(), lane_mask());
                 break;
             }
-            case CompareType::s32: g_.vpcmpgtd(take_, fresh, acc); break;
-            case CompareType::s64: g_.vpcmpgtq(take_, fresh, acc); break;
+            case CompareType::s32: g_.vpcmpgtd(take(), fresh, acc); break;
+            case CompareType::s64: g_.vpcmpgtq(take(), fresh, acc); break;
             case CompareType::u32: case CompareType::u8: case CompareType::s8:
                 throw Error("jit:avx2: unsigned 32-bit and byte compares are not planned on AVX2");
         }
@@ -103,8 +104,8 @@ public:
     void compute_take_fast(const Vmm& fresh, const Vmm& acc) {
         constexpr std::uint8_t gt_oq = 0x1E;
         switch (plan_.compare) {
-            case CompareType::f32: g_.vcmpps(take_, fresh, acc, gt_oq); break;
-            case CompareType::f64: g_.vcmppd(take_, fresh, acc, gt_oq); break;
+            case CompareType::f32: g_.vcmpps(take(), fresh, acc, gt_oq); break;
+            case CompareType::f64: g_.vcmppd(take(), fresh, acc, gt_oq); break;
             default: compute_take(fresh, acc); break;
         }
     }
@@ -118,8 +119,8 @@ public:
             case CompareType::u8: g_.vpmaxub(acc, acc, fresh); break;
             case CompareType::s8: g_.vpmaxsb(acc, acc, fresh); break;
             case CompareType::s64:
-                g_.vpcmpgtq(take_, fresh, acc);
-                g_.vblendvpd(acc, acc, fresh, take_);
+                g_.vpcmpgtq(take(), fresh, acc);
+                g_.vblendvpd(acc, acc, fresh, take());
                 break;
         }
     }
@@ -132,25 +133,25 @@ public:
         constexpr std::uint8_t unord_q = 3;
         const bool f64 = plan_.compare == CompareType::f64;
         for (int i = 1; i < count; ++i) add_float_lanes(g_, plan_.compare, sums[0], sums[i]);
-        if (f64) g_.vcmppd(lane_mask_, sums[0], sums[0], unord_q);
-        else g_.vcmpps(lane_mask_, sums[0], sums[0], unord_q);
-        g_.vtestps(lane_mask_, lane_mask_);  // ZF = 0 when any lane's sign bit (all-ones compare result) is set
+        if (f64) g_.vcmppd(lane_mask(), sums[0], sums[0], unord_q);
+        else g_.vcmpps(lane_mask(), sums[0], sums[0], unord_q);
+        g_.vtestps(lane_mask(), lane_mask());  // ZF = 0 when any lane's sign bit (all-ones compare result) is set
         g_.jnz(exact_path, Xbyak::CodeGenerator::T_NEAR);
     }
 
-    void blend_take(const Vmm& acc, const Vmm& fresh) { blend(acc, fresh, take_, lanes_64()); }
+    void blend_take(const Vmm& acc, const Vmm& fresh) { blend(acc, fresh, take(), lanes_64()); }
 
     // Once per tap, before the blends of its vectors: the tap's index, broadcast.
-    void prepare_tap_index(const Xbyak::Reg64& index) { broadcast_gpr(tap_index_, index, plan_.index_lanes_64); }
-    void blend_take_index(const Vmm& idx) { blend(idx, tap_index_, index_mask(take_), plan_.index_lanes_64); }
+    void prepare_tap_index(const Xbyak::Reg64& index) { broadcast_gpr(tap_index(), index, plan_.index_lanes_64); }
+    void blend_take_index(const Vmm& idx) { blend(idx, tap_index(), index_mask(take()), plan_.index_lanes_64); }
 
     // Lanes of a float accumulator that hold NaN (an all-NaN window under nan=ignore) -> the fix mask.
     void find_nan_lanes(const Vmm& acc) {
         constexpr std::uint8_t unord_q = 3;
-        if (plan_.compare == CompareType::f64) g_.vcmppd(lane_mask_, acc, acc, unord_q);
-        else g_.vcmpps(lane_mask_, acc, acc, unord_q);
+        if (plan_.compare == CompareType::f64) g_.vcmppd(lane_mask(), acc, acc, unord_q);
+        else g_.vcmpps(lane_mask(), acc, acc, unord_q);
     }
-    void move_under_fix(const Vmm& dst, const Vmm& src) { blend(dst, src, lane_mask_, lanes_64()); }
+    void move_under_fix(const Vmm& dst, const Vmm& src) { blend(dst, src, lane_mask(), lanes_64()); }
 
     // Store-domain register (raw bits for f16, the compare value otherwise) -> `valid` elements of plan.dtype.
     void store_value(const Xbyak::Address& dst, const Vmm& value, const Vmm& scratch, int valid) {
@@ -203,7 +204,7 @@ public:
             if (!out64) {
                 g_.vpaddd(t0, idx, base);
                 g_.vpaddd(t0, t0, table(0));
-                if (fix) blend(t0, minus_one, lane_mask_, false);
+                if (fix) blend(t0, minus_one, lane_mask(), false);
                 partial ? g_.vpmaskmovd(dst(0), set_mask(valid, 4), t0) : g_.vmovdqu(dst(0), t0);
                 return;
             }
@@ -211,7 +212,7 @@ public:
             for (int half = 0; half < 2; ++half) {
                 const int lanes_here = std::min(4, valid - half * 4);
                 if (lanes_here <= 0) break;
-                const Xbyak::Xmm t0x(t0.getIdx()), wide_x(wide_mask_.getIdx());
+                const Xbyak::Xmm t0x(t0.getIdx()), wide_x(wide_mask().getIdx());
                 if (half == 0) g_.vpmovsxdq(t0, Xbyak::Xmm(idx.getIdx()));
                 else {
                     g_.vextracti128(t0x, idx, 1);
@@ -220,12 +221,12 @@ public:
                 g_.vpaddq(t0, t0, base);
                 g_.vpaddq(t0, t0, table(half * 4));
                 if (fix) {
-                    if (half == 0) g_.vpmovsxdq(wide_mask_, Xbyak::Xmm(lane_mask_.getIdx()));
+                    if (half == 0) g_.vpmovsxdq(wide_mask(), Xbyak::Xmm(lane_mask().getIdx()));
                     else {
-                        g_.vextracti128(wide_x, lane_mask_, 1);
-                        g_.vpmovsxdq(wide_mask_, wide_x);
+                        g_.vextracti128(wide_x, lane_mask(), 1);
+                        g_.vpmovsxdq(wide_mask(), wide_x);
                     }
-                    g_.vpor(t0, t0, wide_mask_);  // all-ones lanes are -1
+                    g_.vpor(t0, t0, wide_mask());  // all-ones lanes are -1
                 }
                 const Xbyak::Address a = dst(half * 4);
                 lanes_here < 4 ? g_.vpmaskmovq(a, set_mask(lanes_here, 8), t0) : g_.vmovdqu(a, t0);
@@ -235,7 +236,7 @@ public:
         // 64-bit lanes (four).
         g_.vpaddq(t0, idx, base);
         g_.vpaddq(t0, t0, table(0));
-        if (fix) blend(t0, minus_one, index_mask(lane_mask_), true);
+        if (fix) blend(t0, minus_one, index_mask(lane_mask()), true);
         if (out64) {
             partial ? g_.vpmaskmovq(dst(0), set_mask(valid, 8), t0) : g_.vmovdqu(dst(0), t0);
             return;
@@ -278,16 +279,27 @@ public:
     }
 
 private:
+    // The vector registers the plan gave the trait (jit/registers.hpp); a role the plan did not give is a bug.
+    Vmm reg(int index, const char* role) const {
+        if (index < 0) throw Error(std::string("jit:avx2: the plan gave the trait no register for ") + role);
+        return Vmm(index);
+    }
+    Vmm take() const { return reg(r_.take, "compare results"); }
+    Vmm lane_mask() const { return reg(r_.lane_mask, "lane masks"); }
+    Vmm tail_mask() const { return reg(r_.tail_mask, "partial-vector masks"); }
+    Vmm tap_index() const { return reg(r_.tap_index, "tap indices"); }
+    Vmm wide_mask() const { return reg(r_.wide_mask, "widened masks"); }
+
     bool lanes_64() const { return plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64; }
     // Compare-type lanes a register holds; a plan with 64-bit index lanes beside 32-bit compare lanes uses half.
     int register_lanes() const { return 32 / (lanes_64() ? 8 : 4); }
 
     // A compare-lane mask as a mask of index lanes: the same register, or (32-bit compare lanes beside 64-bit
     // index lanes) its low four dword masks sign-extended to qwords.
-    const Vmm& index_mask(const Vmm& mask) {
+    Vmm index_mask(const Vmm& mask) {
         if (!plan_.index_lanes_64 || lanes_64()) return mask;
-        g_.vpmovsxdq(wide_mask_, Xbyak::Xmm(mask.getIdx()));
-        return wide_mask_;
+        g_.vpmovsxdq(wide_mask(), Xbyak::Xmm(mask.getIdx()));
+        return wide_mask();
     }
 
     void blend(const Vmm& dst, const Vmm& src, const Vmm& mask, bool lanes_64) {
@@ -297,13 +309,13 @@ private:
 
     // The first `valid` lanes of `lane_bytes`-byte lanes set: 32 bytes from the table, 8 - valid dwords in.
     // Loaded only when straight-line code does not hold this mask already.
-    const Vmm& set_mask(int valid, int lane_bytes) {
+    Vmm set_mask(int valid, int lane_bytes) {
         const int set_dwords = valid * lane_bytes / 4;
-        if (mask_dwords_ == set_dwords) return tail_;
+        if (mask_dwords_ == set_dwords) return tail_mask();
         g_.lea(r_.scratch, g_.ptr[g_.rip + mask_table_]);
-        g_.vmovdqu(tail_, g_.ptr[r_.scratch + (8 - set_dwords) * 4]);
+        g_.vmovdqu(tail_mask(), g_.ptr[r_.scratch + (8 - set_dwords) * 4]);
         mask_dwords_ = set_dwords;
-        return tail_;
+        return tail_mask();
     }
 
     // The exact bytes of `valid` narrow elements into the bounce area; its other bytes are stale and their
@@ -331,9 +343,8 @@ private:
     Xbyak::CodeGenerator& g_;
     const KernelPlan& plan_;
     TraitResources r_;
-    Vmm take_, lane_mask_, tail_, tap_index_, wide_mask_;
     Xbyak::Label mask_table_, even_from_lo_, even_from_hi_;
-    int mask_dwords_ = -1;  // dwords set in tail_ at this point of straight-line code (-1: unknown)
+    int mask_dwords_ = -1;  // dwords set in tail_mask() at this point of straight-line code (-1: unknown)
 };
 
 }  // namespace pooljit::jit

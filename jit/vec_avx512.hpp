@@ -2,6 +2,7 @@
 // Masks live in opmask registers; partial vectors are masked loads and stores (faults suppressed on masked lanes).
 #pragma once
 
+#include "jit/caps.hpp"
 #include "jit/vec_trait.hpp"
 
 #include <algorithm>
@@ -14,6 +15,8 @@ public:
     using Vmm = Xbyak::Zmm;
     static constexpr int vector_bytes = 64;
     static constexpr bool needs_vector_masks = false;  // opmasks: no vector registers for masks
+    static constexpr const IsaCaps& caps = avx512_caps;
+    static_assert(caps.vector_bytes == vector_bytes && caps.opmasks);
 
     Avx512Ops(Xbyak::CodeGenerator& g, const KernelPlan& plan, const TraitResources& r) : g_(g), plan_(plan), r_(r) {}
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "jit/kernel.hpp"
+#include "jit/registers.hpp"
 #include "jit/vec_trait.hpp"
 
 #include <pooljit/types.hpp>
@@ -22,53 +23,6 @@ inline bool fits_i32(std::int64_t v) {
     return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
 }
 
-constexpr int max_vectors = 4;
-
-// Vector registers by role, handed out once each, so no number means two things.
-struct VectorRoles {
-    int acc[max_vectors] = {-1, -1, -1, -1}, raw[max_vectors] = {-1, -1, -1, -1}, idx[max_vectors] = {-1, -1, -1, -1};
-    int fresh = -1, fresh_raw = -1, chan_base = -1, minus_one = -1, scratch = -1, empty_value = -1;
-    int pair_hi = -1;  // ncx lanes at stride 2: the second of two loaded vectors (scratch is the first)
-    int item_base = -1;  // window-relative indices: the call's base plus the window's index
-    int rank = -1;       // taps-as-lanes items: the scan rank of the row each lane's maximum came from
-    int plane_sum = -1;  // whole-plane items of float rows: the running sum that notices a NaN
-    int ring = -1;       // row-maxima rings: the first of ring_rows x vectors registers, row by row
-    TraitResources trait;
-    int used = 0;
-
-    VectorRoles(int vectors, bool f16, bool indices, bool trait_needs_vectors, bool pairs, bool relative_indices,
-                bool taps_as_lanes, bool whole_plane_nan_watch, int ring_vectors) {
-        for (int v = 0; v < vectors; ++v) acc[v] = used++;
-        if (f16)
-            for (int v = 0; v < vectors; ++v) raw[v] = used++;
-        if (indices)
-            for (int v = 0; v < vectors; ++v) idx[v] = used++;
-        fresh = used++;
-        if (f16) fresh_raw = used++;
-        if (indices) {
-            chan_base = used++;
-            minus_one = used++;
-        }
-        scratch = used++;
-        empty_value = used++;
-        if (pairs) pair_hi = used++;
-        if (relative_indices) item_base = used++;
-        if (taps_as_lanes) rank = used++;
-        if (whole_plane_nan_watch) plane_sum = used++;
-        if (ring_vectors > 0) {
-            ring = used;
-            used += ring_vectors;
-        }
-        if (trait_needs_vectors) {
-            trait.take = used++;
-            trait.lane_mask = used++;
-            trait.tail_mask = used++;
-            trait.tap_index = used++;
-            trait.wide_mask = used++;
-        }
-    }
-};
-
 // What one item computes: `lanes` lanes (channels or outputs), the elements of neighbouring lanes `lane_step`
 // positions apart in memory (1: one contiguous vector load).
 struct ItemShape {
@@ -80,11 +34,6 @@ struct ItemShape {
     bool whole_plane = false;         // one output; lanes are the whole plane's elements, `lanes` of them
 };
 
-inline bool has_taps_as_lanes(const KernelPlan& plan) {
-    for (const Segment& s : plan.fast_segments)
-        if (s.taps_as_lanes) return true;
-    return false;
-}
 inline bool has_whole_plane(const KernelPlan& plan) {
     return !plan.fast_segments.empty() && plan.fast_segments.front().whole_plane;
 }
@@ -99,13 +48,11 @@ public:
     WindowEmitter(const KernelPlan& plan, std::int64_t block_lanes, std::int64_t sweep = 1)
         : CodeGenerator(4096, Xbyak::AutoGrow), plan_(plan), nxc_(plan.strategy == Strategy::nxc_channels),
           block_lanes_(block_lanes), sweep_(nxc_ ? sweep : 1),
-          regs_(plan.vectors_per_block, plan.dtype == DType::f16, plan.has_indices, Ops::needs_vector_masks,
-                plan.strategy == Strategy::ncx_width, plan.index_relative_to_window, has_taps_as_lanes(plan),
-                has_whole_plane(plan) && plan.scan_rows_for_nan,
-                static_cast<int>(plan.ring_rows) * plan.vectors_per_block * (plan.has_indices ? 2 : 1)),
-          ops_(*this, plan, resources()) {
-        if (regs_.used > (Ops::vector_bytes == 64 ? 32 : 16))
-            throw Error("jit: the plan needs " + std::to_string(regs_.used) + " vector registers");
+          regs_(plan, Ops::caps), ops_(*this, plan, resources()) {
+        if (plan.isa != Ops::caps.isa) throw Error("jit: a plan for " + std::string(to_string(plan.isa)) + " given to the " + to_string(Ops::caps.isa) + " emitter");
+        if (regs_.used > Ops::caps.vector_registers)
+            throw Error("jit: the plan needs " + std::to_string(regs_.used) + " vector registers of " +
+                        std::to_string(Ops::caps.vector_registers));
         generate();
         readyRE();  // W^X: written as RW, then flipped to read-exec before anyone calls it
     }
@@ -136,7 +83,12 @@ private:
                          frame_bytes = 344;
 
     TraitResources resources() const {
-        TraitResources r = regs_.trait;
+        TraitResources r;
+        r.take = regs_.trait.take;
+        r.lane_mask = regs_.trait.lane_mask;
+        r.tail_mask = regs_.trait.tail_mask;
+        r.tap_index = regs_.trait.tap_index;
+        r.wide_mask = regs_.trait.wide_mask;
         r.scratch = scratch_;
         r.bounce = slot_bounce;
         return r;

@@ -1,0 +1,80 @@
+// The vector register budget: which registers a plan's code takes, by role. The planner asks it whether a
+// strategy fits the ISA's registers (vector_registers_needed), and the emitters hand out exactly these
+// registers, so the two cannot disagree.
+#pragma once
+
+#include "jit/caps.hpp"
+#include "jit/plan.hpp"
+
+#include <algorithm>
+
+namespace pooljit::jit {
+
+constexpr int max_vectors = 4;
+
+// Vector registers a trait without opmasks keeps for its masks and broadcasts (-1: the plan never needs it).
+struct TraitVectorRoles {
+    int take = -1;       // lanes where a fresh value replaces the accumulator
+    int lane_mask = -1;  // transient lane masks (NaN lanes, compare scratch)
+    int tail_mask = -1;  // the valid lanes of a partial vector
+    int tap_index = -1;  // the current tap's index, broadcast
+    int wide_mask = -1;  // a lane mask widened to 64-bit lanes
+};
+
+// Vector registers by role, handed out once each, so no number means two things.
+struct VectorRoles {
+    int acc[max_vectors] = {-1, -1, -1, -1}, raw[max_vectors] = {-1, -1, -1, -1}, idx[max_vectors] = {-1, -1, -1, -1};
+    int fresh = -1, fresh_raw = -1, chan_base = -1, minus_one = -1, scratch = -1, empty_value = -1;
+    int pair_hi = -1;  // ncx lanes at stride 2: the second of two loaded vectors (scratch is the first)
+    int item_base = -1;  // window-relative indices: the call's base plus the window's index
+    int rank = -1;       // taps-as-lanes items: the scan rank of the row each lane's maximum came from
+    int plane_sum = -1;  // whole-plane items of float rows: the running sum that notices a NaN
+    int ring = -1;       // row-maxima rings: the first of ring_rows x vectors registers, row by row
+    TraitVectorRoles trait;
+    int used = 0;
+
+    VectorRoles(const KernelPlan& plan, const IsaCaps& caps) {
+        const int vectors = plan.vectors_per_block;
+        const bool f16 = plan.dtype == DType::f16, indices = plan.has_indices;
+        const auto any_fast = [&](bool Segment::*what) {
+            return std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(), [&](const Segment& s) { return s.*what; });
+        };
+        for (int v = 0; v < vectors; ++v) acc[v] = used++;
+        if (f16)
+            for (int v = 0; v < vectors; ++v) raw[v] = used++;
+        if (indices)
+            for (int v = 0; v < vectors; ++v) idx[v] = used++;
+        fresh = used++;
+        if (f16) fresh_raw = used++;
+        if (indices) {
+            chan_base = used++;
+            minus_one = used++;
+        }
+        scratch = used++;
+        empty_value = used++;
+        if (plan.strategy == Strategy::ncx_width) pair_hi = used++;
+        if (indices && plan.index_relative_to_window) item_base = used++;
+        if (any_fast(&Segment::taps_as_lanes)) rank = used++;
+        if (any_fast(&Segment::whole_plane) && plan.scan_rows_for_nan) plane_sum = used++;
+        const int ring_vectors = static_cast<int>(plan.ring_rows) * vectors * (indices ? 2 : 1);
+        if (ring_vectors > 0) {
+            ring = used;
+            used += ring_vectors;
+        }
+        if (!caps.opmasks) {
+            // Compares that take a lane (indices, floats' exact code, 64-bit integer max), NaN lanes (floats).
+            if (indices || plan.is_float || plan.compare == CompareType::s64) trait.take = used++;
+            if (plan.is_float) trait.lane_mask = used++;
+            trait.tail_mask = used++;
+            if (indices) {
+                trait.tap_index = used++;
+                trait.wide_mask = used++;
+            }
+        }
+    }
+};
+
+// Vector registers the plan's code takes on an ISA with these capabilities.
+inline int vector_registers_needed(const KernelPlan& plan, const IsaCaps& caps) { return VectorRoles(plan, caps).used; }
+
+}  // namespace pooljit::jit
