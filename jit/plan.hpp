@@ -1,4 +1,4 @@
-// The planner: a pure function (Problem, Isa) -> KernelPlan. A plan is data: the emitters translate it into
+// The planner: a pure function (Problem, Isa) -> KernelPlan (its steps: plan.cpp). A plan is data: the emitters translate it into
 // instructions and make no decisions of their own; tests assert plans without running code.
 #pragma once
 
@@ -122,6 +122,19 @@ struct WidthRun {
     friend bool operator==(const WidthRun&, const WidthRun&) = default;
 };
 
+// The real taps of one output position along an outer axis (d, h): how many, and the input position of the first.
+struct OuterTaps {
+    std::int64_t count = 1, first_position = 0;
+    friend bool operator==(const OuterTaps&, const OuterTaps&) = default;
+};
+
+// Consecutive output rows [begin, end) along h whose windows have the same real taps along h and whose first
+// taps are `position_step` input rows apart: one kernel call computes them all.
+struct RowRun {
+    std::int64_t begin = 0, end = 0, position_step = 0;
+    friend bool operator==(const RowRun&, const RowRun&) = default;
+};
+
 struct KernelPlan {
     Isa isa = Isa::ref;
     Strategy strategy = Strategy::nxc_channels;
@@ -213,6 +226,17 @@ struct KernelPlan {
     // nxc: channel_index_stride, lane_step being 1).
     std::int64_t lane_index_unit = 0;
 
+    // Tiling facts the executor walks (it computes nothing of the windows itself): the real taps of every output
+    // position along d and h (empty beyond 2^16 output rows: the executor then asks outer_taps_of per row), the
+    // runs of output rows along h one call computes (covering every row when taps_h is set), and the output rows
+    // per call when a channels-last image's blocks go innermost (their input rows in about half of L1).
+    std::vector<OuterTaps> taps_d, taps_h;
+    std::vector<RowRun> row_runs_h;
+    std::int64_t rows_per_chunk = 1;
+
+    // Each choose_* step's decision or the reason it declined, one line each (POOLJIT_VERBOSE=2).
+    std::vector<std::string> choices;
+
     friend bool operator==(const KernelPlan&, const KernelPlan&) = default;
 };
 
@@ -226,6 +250,9 @@ struct PlanOptions {
 
 // isa must be avx2 or avx512. Throws pooljit::Error (the dispatch reason) for a plan it will not make.
 KernelPlan make_plan(const Problem& problem, Isa isa, const PlanOptions& options = {});
+
+// The real taps of output o along outer axis `axis` of the problem (what the plan's tables hold).
+OuterTaps outer_taps_of(const Problem& problem, std::size_t axis, std::int64_t o);
 
 // One line per fact, for POOLJIT_VERBOSE=2 and for tests.
 std::string to_string(const KernelPlan& plan);

@@ -20,13 +20,11 @@
 namespace pooljit {
 namespace {
 
-constexpr std::int64_t chunk_input_bytes = 24 * 1024;
-
 // Everything a call needs that does not change between calls.
 class RowRunner {
 public:
     RowRunner(const Problem& p, const detail::Implementation& impl, const void* src, void* dst, void* indices)
-        : p_(p), plan_(impl.plan), taps_d_(impl.taps_d), taps_h_(impl.taps_h), runs_h_(impl.row_runs_h), src_(static_cast<const std::uint8_t*>(src)), dst_(static_cast<std::uint8_t*>(dst)),
+        : p_(p), plan_(impl.plan), taps_d_(impl.plan.taps_d), taps_h_(impl.plan.taps_h), runs_h_(impl.plan.row_runs_h), src_(static_cast<const std::uint8_t*>(src)), dst_(static_cast<std::uint8_t*>(dst)),
           indices_(static_cast<std::uint8_t*>(indices)), full_(impl.kernel->full_block()), tail_(impl.kernel->tail_block()) {
         const int sr = p.spatial_rank;
         w_ = static_cast<std::size_t>(sr - 1);
@@ -46,12 +44,7 @@ public:
         call_channels_ = plan_.channel_block * plan_.channel_sweep;
         blocks_ = nxc_ ? (p.channels + call_channels_ - 1) / call_channels_ : p.channels;
         index_axis_ = p.op == OpKind::adaptive_max_pool ? 2 : p.axis;
-        // Output rows per call when channel blocks go innermost: the input rows they read, all channels, in
-        // about half of a 48 KiB L1 (at least one row).
-        const std::int64_t stride_h = has_h_ ? std::max<std::int64_t>(1, p.stride[h_]) : 1;
-        // Divisions only: a stride near 2^62 must not overflow.
-        const std::int64_t row_bytes = std::max<std::int64_t>(1, p.in[w_] * p.channels * elem_);
-        rows_per_chunk_ = std::max<std::int64_t>(1, chunk_input_bytes / row_bytes / stride_h);
+        rows_per_chunk_ = plan_.rows_per_chunk;
         if (plan_.ring_call_rows > 0) rows_per_ring_call_ = plan_.ring_call_rows;
     }
 
@@ -128,7 +121,7 @@ public:
                 for (std::int64_t oh = oh_begin; oh < oh_end; ++oh) call(n, block, od, oh, 1, {});
                 continue;
             }
-            for (const detail::RowRun& r : runs_h_) {
+            for (const jit::RowRun& r : runs_h_) {
                 const std::int64_t run_begin = std::max(r.begin, oh_begin), run_end = std::min(r.end, oh_end);
                 if (run_begin >= run_end) continue;
                 const Steps steps = row_steps(r.position_step, every);
@@ -153,7 +146,7 @@ public:
                     for (std::int64_t block = first; block < last; ++block) call(n, block, od, oh, 1, {});
                 continue;
             }
-            for (const detail::RowRun& r : runs_h_) {
+            for (const jit::RowRun& r : runs_h_) {
                 const Steps steps = row_steps(r.position_step);
                 for (std::int64_t oh = r.begin; oh < r.end; oh += rows_per_chunk_) {
                     const std::int64_t count = std::min(rows_per_chunk_, r.end - oh);
@@ -196,11 +189,11 @@ private:
     void call(std::int64_t n, std::int64_t block, std::int64_t od, std::int64_t oh, std::int64_t rows,
               const Steps& steps, Range outputs = {0, -1}) const {
         // A kernel of whole planes starts at the plane's first element, whatever its windows.
-        const detail::OuterTaps td = !has_d_ || planes_ ? detail::OuterTaps{}
-                                     : taps_d_.empty() ? detail::outer_taps_of(p_, 0, od)
+        const jit::OuterTaps td = !has_d_ || planes_ ? jit::OuterTaps{}
+                                     : taps_d_.empty() ? jit::outer_taps_of(p_, 0, od)
                                                        : taps_d_[static_cast<std::size_t>(od)];
-        const detail::OuterTaps th = !has_h_ || planes_ ? detail::OuterTaps{}
-                                     : taps_h_.empty() ? detail::outer_taps_of(p_, h_, oh)
+        const jit::OuterTaps th = !has_h_ || planes_ ? jit::OuterTaps{}
+                                     : taps_h_.empty() ? jit::outer_taps_of(p_, h_, oh)
                                                        : taps_h_[static_cast<std::size_t>(oh)];
         const std::int64_t C = p_.channels;
         jit::KernelArgs args;
@@ -233,9 +226,9 @@ private:
 
     const Problem& p_;
     const jit::KernelPlan& plan_;
-    const std::vector<detail::OuterTaps>& taps_d_;
-    const std::vector<detail::OuterTaps>& taps_h_;
-    const std::vector<detail::RowRun>& runs_h_;
+    const std::vector<jit::OuterTaps>& taps_d_;
+    const std::vector<jit::OuterTaps>& taps_h_;
+    const std::vector<jit::RowRun>& runs_h_;
     const std::uint8_t* src_;
     std::uint8_t* dst_;
     std::uint8_t* indices_;

@@ -14,17 +14,6 @@
 
 namespace pooljit::detail {
 
-// The real taps of one output position along an outer axis: how many, and the input position of the first.
-struct OuterTaps {
-    std::int64_t count = 1, first_position = 0;
-};
-
-// Consecutive output rows [begin, end) along h whose windows have the same real taps along h and whose first
-// taps are `position_step` input rows apart: one kernel call computes them all.
-struct RowRun {
-    std::int64_t begin = 0, end = 0, position_step = 0;
-};
-
 // The batch-independent result of dispatch: what the cache stores.
 struct Implementation {
     std::string impl_name;     // "jit:avx512", "jit:avx2" or "ref"
@@ -35,9 +24,6 @@ struct Implementation {
     jit::KernelPlan plan;      // meaningful when kernel is set
     std::shared_ptr<const jit::CompiledKernel> kernel;  // null: the reference interpreter runs
     std::int64_t compile_microseconds = 0;
-    // Per output position of the outer axes (d, h), computed once so that execute does no window arithmetic.
-    std::vector<OuterTaps> taps_d, taps_h;
-    std::vector<RowRun> row_runs_h;  // covers every output row along h when taps_h is set
 };
 
 struct PrimitiveState {

@@ -759,7 +759,39 @@ TEST(PlanString, NamesTheKeyFacts) {
     const std::string with_indices = jit::to_string(plan_of(problem_2d + " idx=s32 order=col"));
     for (const char* fact : {"indices=s32", "index_lanes=32", "index_mult=1,5,0", "channel_index_stride=35"})
         EXPECT_NE(with_indices.find(fact), std::string::npos) << "missing " << fact << " in: " << with_indices;
-    EXPECT_EQ(with_indices.find('\n'), std::string::npos) << "one line";
+    // The facts are the first line; every later line is one choose_* step's decision.
+    std::size_t at = with_indices.find('\n');
+    ASSERT_NE(at, std::string::npos) << with_indices;
+    EXPECT_EQ(with_indices.substr(0, at).find("choice"), std::string::npos);
+    for (; at != std::string::npos; at = with_indices.find('\n', at + 1))
+        EXPECT_EQ(with_indices.compare(at + 1, 7, "choice "), 0) << with_indices.substr(at + 1);
+}
+
+// Each choose_* step says what it chose or why it declined, and no step names the ISA: the reasons are about what
+// the trait can do (POOLJIT_VERBOSE=2 prints them).
+TEST(PlanChoices, StepsSayWhatTheyChoseOrWhyTheyDeclined) {
+    const auto choices = [](const std::string& line, jit::Isa isa) {
+        std::string all;
+        for (const std::string& c : plan_of(line, isa).choices) all += c + "\n";
+        return all;
+    };
+    const std::string sppf = "maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2";
+    EXPECT_NE(choices(sppf, jit::Isa::avx512).find("row_ring: 5 rows"), std::string::npos) << choices(sppf, jit::Isa::avx512);
+    const std::string global_f16 = "maxpool dt=f16 layout=ncx src=1x8x20x20 k=3x3 s=1x1 pb=1x1 pe=1x1";
+    EXPECT_NE(choices(global_f16, jit::Isa::avx512).find("row_ring: no, f16 starts each window from its first element"),
+              std::string::npos)
+        << choices(global_f16, jit::Isa::avx512);
+    const std::string u8_nxc = "maxpool dt=u8 layout=nxc src=1x64x20x20 k=3x3 s=2x2 idx=s64";
+    EXPECT_NE(choices(u8_nxc, jit::Isa::avx512).find("byte_lanes: no, indices need 32-bit lanes beside the values"),
+              std::string::npos)
+        << choices(u8_nxc, jit::Isa::avx512);
+    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2})
+        for (const std::string& line : {sppf, global_f16, u8_nxc}) {
+            const std::string text = choices(line, isa);
+            EXPECT_FALSE(text.empty()) << line;
+            EXPECT_EQ(text.find("avx"), std::string::npos) << text;
+            EXPECT_EQ(text.find("AVX"), std::string::npos) << text;
+        }
 }
 
 }  // namespace

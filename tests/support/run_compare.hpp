@@ -65,7 +65,6 @@ inline void check_forced_plan(const Problem& p, const jit::KernelPlan& plan, con
     impl.plan = plan;
     impl.kernel = jit::compile(impl.plan);
     impl.impl_name = "forced";
-    detail::prepare_outer_taps(p, impl);
     expect_matches_reference_on_both_data_kinds(
         p, line, [&](const void* s, void* d, void* i) { execute_problem(p, impl, s, d, i); });
 }
