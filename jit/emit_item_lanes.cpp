@@ -27,15 +27,17 @@ void WindowEmitter<Ops>::load_item_vector(const ItemShape& s, int v, const Reg64
         else ops_.load_value(to, a, n);
     };
     const std::int64_t first_lane = std::int64_t{v} * plan_.lanes;
+    const int capacity = register_lanes();
     if (s.lane_step == 1 || s.lanes == 1) {  // one lane: no neighbour to gather
-        load(dst, at(base, offset + first_lane * elem()), valid(s, v), masked ? lane_bits(s, v, tap) : 0);
+        load(dst, at(base, offset + first_lane * elem()), s.whole_register_loads ? capacity : valid(s, v),
+             masked ? lane_bits(s, v, tap) : 0);
         return;
     }
     if (s.lane_step == 2) {
-        // valid lanes span 2 * valid - 1 elements: all real taps of real outputs, nothing past them.
+        // valid lanes span 2 * valid - 1 elements: all real taps of real outputs, nothing past them (or whole
+        // registers, where the plan says they stay inside the row).
         const std::int64_t start = offset + first_lane * 2 * elem();
-        const int span = 2 * valid(s, v) - 1;
-        const int capacity = register_lanes();
+        const int span = s.whole_register_loads ? 2 * capacity : 2 * valid(s, v) - 1;
         const int low = std::min(capacity, span);
         load(vec(regs_.scratch), at(base, start), low, masked ? span_bits(s, first_lane * 2, low, tap) : 0);
         if (span > capacity)

@@ -77,6 +77,10 @@ struct Segment {
     // an adaptive pool to one bin): `taps` is the plane's element count, read as one contiguous span in scan
     // order, each element's spatial index its offset in the plane.
     bool whole_plane = false;
+    // ncx items of lanes 1 or 2 positions apart: every load of every tap of every item of the segment stays inside
+    // the input row at a whole register's width, so a partial vector loads a whole register (the lanes past the
+    // item's outputs are never stored) instead of a masked or element-by-element load.
+    bool whole_register_loads = false;
 
     friend bool operator==(const Segment&, const Segment&) = default;
 };

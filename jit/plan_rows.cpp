@@ -44,7 +44,6 @@ bool is_64bit(CompareType c) { return c == CompareType::f64 || c == CompareType:
 
 // Adaptive windows along one axis: [o*in/out, ceil((o+1)*in/out)).
 WindowTaps adaptive_window(std::int64_t o, std::int64_t in, std::int64_t out) {
-    __extension__ typedef __int128 i128;
     const auto begin = static_cast<std::int64_t>(static_cast<i128>(o) * in / out);
     const auto end = static_cast<std::int64_t>((static_cast<i128>(o + 1) * in + out - 1) / out);
     return {begin, end};
@@ -115,7 +114,6 @@ ComputedWindows computed_windows_of(const WidthAxis& a, bool adaptive) {
     }
     // Output o reaches the input when o*s + (k-1)*d >= pad and o*s < pad + in: outside [lo, hi) every window is
     // empty, and inside it every padded position is below pad + in (exact in unsigned 64 bits).
-    __extension__ typedef __int128 i128;
     const auto ceil_div = [](i128 x, i128 y) { return x <= 0 ? i128{0} : (x + y - 1) / y; };
     const i128 reach = static_cast<i128>(a.kernel - 1) * a.dilation;
     const i128 lo = std::min<i128>(ceil_div(static_cast<i128>(a.pad) - reach, a.stride), a.out);
@@ -129,6 +127,22 @@ ComputedWindows computed_windows_of(const WidthAxis& a, bool adaptive) {
     walk.dilation = static_cast<std::uint64_t>(a.dilation);
     walk.pad = static_cast<std::uint64_t>(a.pad);
     return walk;
+}
+
+void mark_whole_register_loads(std::vector<Segment>& segments, const WidthAxis& a, std::int64_t lanes,
+                               std::int64_t register_lanes) {
+    if (lanes != register_lanes) return;  // half vectors beside 64-bit index lanes keep their exact loads
+    for (Segment& s : segments) {
+        if (s.taps <= 0 || s.masked || s.taps_as_lanes || s.whole_plane || s.outputs_per_item < 1) continue;
+        if (s.outputs_per_item > 1 && s.lane_step != 1 && s.lane_step != 2) continue;  // gathered lane by lane
+        const i128 last_vector_lane = (s.outputs_per_item - 1) / lanes * lanes;
+        // The last element the item's last vector reads at full width: one register of lanes, or two of a pair.
+        const i128 reach = s.outputs_per_item == 1 || s.lane_step == 1 ? last_vector_lane + register_lanes - 1
+                                                                       : 2 * last_vector_lane + 2 * register_lanes - 1;
+        const i128 last = static_cast<i128>(s.first_position) + static_cast<i128>(s.repeat - 1) * s.item_step +
+                          static_cast<i128>(s.taps - 1) * a.dilation + reach;
+        s.whole_register_loads = s.first_position >= 0 && last < a.in;
+    }
 }
 
 // ncx fast rows on AVX-512: items of `group` consecutive outputs from the row's start; an item wholly inside the

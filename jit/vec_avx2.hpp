@@ -48,6 +48,15 @@ public:
 
     // dst (compare type) <- `valid` elements of plan.dtype at src, widened; lanes past `valid` are unspecified.
     void load_value(const Vmm& dst, const Xbyak::Address& src, int valid) {
+        if (byte_lanes()) {  // u8/s8 in their own bytes: a partial vector through the bounce area
+            if (valid < register_lanes()) {
+                bounce_in(src, valid);
+                g_.vmovdqu(dst, g_.ptr[g_.rsp + r_.bounce]);
+            } else {
+                g_.vmovdqu(dst, src);
+            }
+            return;
+        }
         if (valid < register_lanes()) {
             switch (plan_.dtype) {
                 case DType::f32: g_.vmaskmovps(dst, set_mask(valid, 4), src); return;
@@ -156,6 +165,15 @@ public:
     // Store-domain register (raw bits for f16, the compare value otherwise) -> `valid` elements of plan.dtype.
     void store_value(const Xbyak::Address& dst, const Vmm& value, const Vmm& scratch, int valid) {
         const bool partial = valid < register_lanes();
+        if (byte_lanes()) {
+            if (!partial) {
+                g_.vmovdqu(dst, value);
+                return;
+            }
+            g_.vmovdqu(g_.ptr[g_.rsp + r_.bounce], value);
+            copy_bytes(g_, dst.getRegExp(), g_.rsp + r_.bounce, valid, r_.scratch);
+            return;
+        }
         const Xbyak::Xmm narrow(scratch.getIdx());
         switch (plan_.dtype) {
             case DType::f32: partial ? g_.vmaskmovps(dst, set_mask(valid, 4), value) : g_.vmovups(dst, value); return;
@@ -292,7 +310,8 @@ private:
 
     bool lanes_64() const { return plan_.compare == CompareType::f64 || plan_.compare == CompareType::s64; }
     // Compare-type lanes a register holds; a plan with 64-bit index lanes beside 32-bit compare lanes uses half.
-    int register_lanes() const { return 32 / (lanes_64() ? 8 : 4); }
+    int register_lanes() const { return 32 / lane_bytes(plan_.compare); }
+    bool byte_lanes() const { return lane_bytes(plan_.compare) == 1; }
 
     // A compare-lane mask as a mask of index lanes: the same register, or (32-bit compare lanes beside 64-bit
     // index lanes) its low four dword masks sign-extended to qwords.

@@ -32,6 +32,7 @@ struct ItemShape {
     const Segment* masked = nullptr;  // a masked segment (of one item): taps load and merge in some lanes only
     bool taps_as_lanes = false;       // one output; lanes are its window's width taps, one load per input row
     bool whole_plane = false;         // one output; lanes are the whole plane's elements, `lanes` of them
+    bool whole_register_loads = false;  // Segment::whole_register_loads
 };
 
 inline bool has_whole_plane(const KernelPlan& plan) {
@@ -167,7 +168,9 @@ private:
         if (nxc_) return {block_lanes_, 1, 1};
         if (seg.taps_as_lanes) return {seg.taps, 1, 1, nullptr, true};
         if (seg.whole_plane) return {seg.taps, 1, 1, nullptr, false, true};
-        return {seg.outputs_per_item, seg.lane_step, seg.outputs_per_item, seg.masked ? &seg : nullptr};
+        ItemShape s{seg.outputs_per_item, seg.lane_step, seg.outputs_per_item, seg.masked ? &seg : nullptr};
+        s.whole_register_loads = seg.whole_register_loads;
+        return s;
     }
     ItemShape single_output_shape() const { return nxc_ ? ItemShape{block_lanes_, 1, 1} : ItemShape{1, 1, 1}; }
 

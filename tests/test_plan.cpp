@@ -86,7 +86,7 @@ TEST(PlanFacts, ChannelBlocksAndTails) {
         int vectors_per_block;
         std::int64_t channel_block, channel_tail;
     };
-    // needed = ceil(C / lanes); vectors = clamp(needed, 1, 4 on AVX-512 | 2 on AVX2);
+    // needed = ceil(C / lanes); vectors = clamp(needed, 1, an eighth of the registers: 4 on AVX-512 | 2 on AVX2);
     // block = min(vectors * lanes, C); tail = C mod block.
     const Row rows[] = {
         {17, jit::Isa::avx512, "f32", 2, 17, 0},  // one block of 17: a full vector and a 1-lane partial one
@@ -97,7 +97,7 @@ TEST(PlanFacts, ChannelBlocksAndTails) {
         {16, jit::Isa::avx512, "f32", 1, 16, 0},
         {65, jit::Isa::avx512, "f64", 4, 32, 1},  // 8 lanes of f64
         {33, jit::Isa::avx2, "s64", 2, 8, 1},     // 4 lanes of s64
-        {40, jit::Isa::avx2, "u8", 2, 16, 8},     // u8 widened to 8 lanes of 32 bits on AVX2
+        {40, jit::Isa::avx2, "u8", 2, 40, 0},     // u8 in 32 byte lanes on AVX2: a full vector and 8 lanes
         {40, jit::Isa::avx512, "u8", 1, 40, 0},   // u8 in 64 byte lanes on AVX-512: one partial vector
         {300, jit::Isa::avx512, "s8", 4, 256, 44},
     };
@@ -201,15 +201,17 @@ TEST(PlanFacts, NcxLanesAreOutputsAlongTheWidth) {
     EXPECT_EQ(plan.src_step_w, 4);  // neighbouring positions are neighbouring elements
     EXPECT_EQ(plan.src_tap_stride_h, 112 * 4);
     // Run [0,1) (taps 1..2, first real position 0) and run [1,56) (3 taps from position 1, step 2): each is one
-    // partial item, lanes 2 positions apart.
+    // partial item, lanes 2 positions apart. The first one's whole registers (16 positions from 0) stay inside the
+    // row; the second's (up to position 1 + 2 + 2*48 + 2*16 - 1 = 130) would not.
     ASSERT_EQ(plan.segments.size(), 2u);
-    EXPECT_EQ(plan.segments[0], (jit::Segment{0, 1, 1, 2, 0, 0, 2}));
+    EXPECT_EQ(plan.segments[0], (jit::Segment{0, 1, 1, 2, 0, 0, 2, false, false, false, true}));
     EXPECT_EQ(plan.segments[1], (jit::Segment{1, 1, 55, 3, 1, 0, 2}));
 
     // A long row: full items of 64 outputs in a loop, then the rest.
     const jit::KernelPlan row = plan_of("maxpool dt=f32 layout=ncx src=1x1x1000 k=2 s=1");
     ASSERT_EQ(row.segments.size(), 2u);
-    EXPECT_EQ(row.segments[0], (jit::Segment{0, 15, 64, 2, 0, 64, 1}));    // 999 = 15 * 64 + 39
+    // 999 = 15 * 64 + 39; the full items read at most position 14*64 + 1 + 63 = 960, the last one up to 1008.
+    EXPECT_EQ(row.segments[0], (jit::Segment{0, 15, 64, 2, 0, 64, 1, false, false, false, true}));
     EXPECT_EQ(row.segments[1], (jit::Segment{960, 1, 39, 2, 960, 0, 1}));
 }
 
@@ -290,10 +292,40 @@ TEST(PlanFacts, ChannelsLastBytesWithoutIndicesCompareInByteLanes) {
     EXPECT_EQ(u8.lanes, 64);
     EXPECT_EQ(u8.channel_block, 64);
     EXPECT_EQ(plan_of("maxpool dt=s8 layout=nxc src=1x64x9x9 k=3x3").compare, jit::CompareType::s8);
-    // With indices, planar, or on AVX2 the bytes are widened to 32-bit lanes as before.
-    EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x64x9x9 k=3x3 idx=s32").compare, jit::CompareType::s32);
-    EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x64x9x9 k=3x3").compare, jit::CompareType::s32);
-    EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x64x9x9 k=3x3", jit::Isa::avx2).compare, jit::CompareType::s32);
+    // AVX2 has a byte max too: 32 channels a vector, two vectors a block.
+    const jit::KernelPlan narrow = plan_of("maxpool dt=u8 layout=nxc src=1x70x9x9 k=3x3", jit::Isa::avx2);
+    EXPECT_EQ(narrow.compare, jit::CompareType::u8);
+    EXPECT_EQ(narrow.lanes, 32);
+    EXPECT_EQ(narrow.channel_block, 64);
+    EXPECT_EQ(narrow.channel_tail, 6);
+    // With indices, or planar, the bytes are widened to 32-bit lanes as before.
+    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
+        EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x64x9x9 k=3x3 idx=s32", isa).compare, jit::CompareType::s32);
+        EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x64x9x9 k=3x3", isa).compare, jit::CompareType::s32);
+    }
+}
+
+// Planar items whose loads at a whole register's width stay inside the input row load whole registers; the
+// row's last items, whose registers would pass the row's end, keep exact loads. The stem's u8 rows on AVX2
+// (56 outputs, items of 16 lanes two positions apart, 8 lanes a vector): items start at positions 2*16*i - 1;
+// an item reads its last pair's registers up to position first + 2*8 + 2*8 - 1 + (taps - 1).
+TEST(PlanFacts, NcxItemsLoadWholeRegistersInsideTheRow) {
+    const jit::KernelPlan plan =
+        plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2);
+    ASSERT_FALSE(plan.segments.empty());
+    for (const jit::Segment& s : plan.segments) {
+        SCOPED_TRACE("segment at output " + std::to_string(s.out_begin));
+        const std::int64_t last_pair = (s.outputs_per_item - 1) / plan.lanes * plan.lanes;
+        const std::int64_t last = s.first_position + (s.repeat - 1) * s.item_step + (s.taps - 1) + 2 * last_pair + 2 * 8 - 1;
+        EXPECT_EQ(s.whole_register_loads, s.first_position >= 0 && last < 112) << last;
+    }
+    EXPECT_TRUE(plan.segments.front().whole_register_loads || plan.segments.size() > 2);
+    EXPECT_FALSE(plan.segments.back().whole_register_loads);  // the row's end
+    // Half vectors beside 64-bit index lanes keep exact loads.
+    const jit::KernelPlan half = jit::make_plan(pj::resolve(pj::parse_max_pool(
+                                                    "maxpool dt=f32 layout=ncx src=1x4x9x120 k=3x3 s=1x1 idx=s64")),
+                                                jit::Isa::avx2, jit::PlanOptions{.wide_index_lanes = true});
+    for (const jit::Segment& s : half.segments) EXPECT_FALSE(s.whole_register_loads);
 }
 
 // Planes in registers: for each output vector (outputs flat across the plane's rows) and each tap ordinal, the
