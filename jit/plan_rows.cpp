@@ -132,17 +132,41 @@ ComputedWindows computed_windows_of(const WidthAxis& a, bool adaptive) {
 void mark_whole_register_loads(std::vector<Segment>& segments, const WidthAxis& a, std::int64_t lanes,
                                std::int64_t register_lanes) {
     if (lanes != register_lanes) return;  // half vectors beside 64-bit index lanes keep their exact loads
+    std::vector<Segment> marked;
+    marked.reserve(segments.size() + 1);
     for (Segment& s : segments) {
-        if (s.taps <= 0 || s.masked || s.taps_as_lanes || s.whole_plane || s.outputs_per_item < 1) continue;
-        if (s.outputs_per_item > 1 && s.lane_step != 1 && s.lane_step != 2) continue;  // gathered lane by lane
+        const bool shaped = s.taps > 0 && !s.masked && !s.taps_as_lanes && !s.whole_plane &&
+                            (s.outputs_per_item == 1 || s.lane_step == 1 || s.lane_step == 2);  // else gathered
+        if (!shaped || s.first_position < 0) {
+            marked.push_back(s);
+            continue;
+        }
         const i128 last_vector_lane = (s.outputs_per_item - 1) / lanes * lanes;
-        // The last element the item's last vector reads at full width: one register of lanes, or two of a pair.
-        const i128 reach = s.outputs_per_item == 1 || s.lane_step == 1 ? last_vector_lane + register_lanes - 1
-                                                                       : 2 * last_vector_lane + 2 * register_lanes - 1;
-        const i128 last = static_cast<i128>(s.first_position) + static_cast<i128>(s.repeat - 1) * s.item_step +
-                          static_cast<i128>(s.taps - 1) * a.dilation + reach;
-        s.whole_register_loads = s.first_position >= 0 && last < a.in;
+        // The last element the first item's last vector reads at full width, from its first tap's position:
+        // one register of lanes, or two of a pair; then the item's later taps.
+        const i128 reach = (s.outputs_per_item == 1 || s.lane_step == 1 ? last_vector_lane + register_lanes - 1
+                                                                        : 2 * last_vector_lane + 2 * register_lanes - 1) +
+                           static_cast<i128>(s.taps - 1) * a.dilation;
+        const i128 room = static_cast<i128>(a.in) - 1 - s.first_position - reach;  // >= 0: the first item fits
+        // Items whose whole registers stay inside the row: all of them, or the first ones of a loop of items
+        // (the rest become a segment of their own, with exact loads).
+        const i128 fitting = room < 0 ? 0 : s.repeat == 1 || s.item_step <= 0 ? s.repeat : std::min<i128>(s.repeat, room / s.item_step + 1);
+        if (fitting == 0) {
+            marked.push_back(s);
+            continue;
+        }
+        Segment whole = s;
+        whole.repeat = static_cast<std::int64_t>(fitting);
+        whole.whole_register_loads = true;
+        marked.push_back(whole);
+        if (whole.repeat == s.repeat) continue;
+        Segment rest = s;
+        rest.out_begin = s.out_begin + whole.repeat * s.outputs_per_item;
+        rest.repeat = s.repeat - whole.repeat;
+        rest.first_position = wrap_add(s.first_position, wrap_mul(whole.repeat, s.item_step));
+        marked.push_back(rest);
     }
+    segments = std::move(marked);
 }
 
 // ncx fast rows on AVX-512: items of `group` consecutive outputs from the row's start; an item wholly inside the

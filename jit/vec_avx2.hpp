@@ -48,8 +48,10 @@ public:
 
     // dst (compare type) <- `valid` elements of plan.dtype at src, widened; lanes past `valid` are unspecified.
     void load_value(const Vmm& dst, const Xbyak::Address& src, int valid) {
-        if (byte_lanes()) {  // u8/s8 in their own bytes: a partial vector through the bounce area
-            if (valid < register_lanes()) {
+        if (byte_lanes()) {  // u8/s8 in their own bytes
+            if (valid < 16) {
+                xmm_from_memory(Xbyak::Xmm(dst.getIdx()), src.getRegExp(), valid);
+            } else if (valid < register_lanes()) {  // a channel tail of 16 to 31 bytes: through the bounce area
                 bounce_in(src, valid);
                 g_.vmovdqu(dst, g_.ptr[g_.rsp + r_.bounce]);
             } else {
@@ -63,9 +65,9 @@ public:
                 case DType::s32: g_.vpmaskmovd(dst, set_mask(valid, 4), src); return;
                 case DType::f64: g_.vmaskmovpd(dst, set_mask(valid, 8), src); return;
                 case DType::s64: g_.vpmaskmovq(dst, set_mask(valid, 8), src); return;
-                default:
-                    bounce_in(src, valid);
-                    load_full(dst, g_.ptr[g_.rsp + r_.bounce]);
+                default:  // narrow data: the exact bytes into the low half, widened from the register
+                    xmm_from_memory(Xbyak::Xmm(dst.getIdx()), src.getRegExp(), valid * static_cast<int>(size_of(plan_.dtype)));
+                    widen(dst, Xbyak::Xmm(dst.getIdx()));
                     return;
             }
         }
@@ -75,8 +77,8 @@ public:
     // f16 only: the raw 16-bit patterns, zero-extended to 32-bit lanes.
     void load_raw(const Vmm& dst, const Xbyak::Address& src, int valid) {
         if (valid < register_lanes()) {
-            bounce_in(src, valid);
-            g_.vpmovzxwd(dst, g_.ptr[g_.rsp + r_.bounce]);
+            xmm_from_memory(Xbyak::Xmm(dst.getIdx()), src.getRegExp(), valid * 2);
+            g_.vpmovzxwd(dst, Xbyak::Xmm(dst.getIdx()));
         } else {
             g_.vpmovzxwd(dst, src);
         }
@@ -170,8 +172,14 @@ public:
                 g_.vmovdqu(dst, value);
                 return;
             }
-            g_.vmovdqu(g_.ptr[g_.rsp + r_.bounce], value);
-            copy_bytes(g_, dst.getRegExp(), g_.rsp + r_.bounce, valid, r_.scratch);
+            const Xbyak::Xmm low(value.getIdx()), high(scratch.getIdx());
+            if (valid < 16) {
+                xmm_to_memory(dst.getRegExp(), low, valid);
+                return;
+            }
+            g_.vmovdqu(dst, low);
+            g_.vextracti128(high, value, 1);
+            xmm_to_memory(dst.getRegExp() + 16, high, valid - 16);
             return;
         }
         const Xbyak::Xmm narrow(scratch.getIdx());
@@ -203,8 +211,7 @@ public:
         }
         const int elem = static_cast<int>(size_of(plan_.dtype));
         if (partial) {
-            g_.vmovdqu(g_.ptr[g_.rsp + r_.bounce], narrow);
-            copy_bytes(g_, dst.getRegExp(), g_.rsp + r_.bounce, valid * elem, r_.scratch);
+            xmm_to_memory(dst.getRegExp(), narrow, valid * elem);
         } else if (elem == 1) {
             g_.vmovq(dst, narrow);
         } else {
@@ -342,6 +349,50 @@ private:
     void bounce_in(const Xbyak::Address& src, int valid) {
         const int elem = static_cast<int>(size_of(plan_.dtype));
         copy_bytes(g_, g_.rsp + r_.bounce, src.getRegExp(), valid * elem, r_.scratch);
+    }
+
+    static std::uint8_t lane(int index) { return static_cast<std::uint8_t>(index); }
+    // The `bytes` bytes at src (fewer than 16) into the low bytes of x, widest pieces first, touching no byte past
+    // them; x's other bytes are unspecified.
+    void xmm_from_memory(const Xbyak::Xmm& x, const Xbyak::RegExp& src, int bytes) {
+        int done = 0;
+        for (const int width : {8, 4, 2, 1})
+            for (; bytes - done >= width; done += width) {
+                const Xbyak::RegExp at = src + done;
+                switch (width) {
+                    case 8: done == 0 ? g_.vmovq(x, g_.qword[at]) : g_.vpinsrq(x, x, g_.qword[at], 1); break;
+                    case 4: done == 0 ? g_.vmovd(x, g_.dword[at]) : g_.vpinsrd(x, x, g_.dword[at], lane(done / 4)); break;
+                    case 2: g_.vpinsrw(x, x, g_.word[at], lane(done / 2)); break;
+                    default: g_.vpinsrb(x, x, g_.byte[at], lane(done)); break;
+                }
+            }
+    }
+    // The low `bytes` bytes of x (fewer than 16) to dst, widest pieces first, touching no byte past them.
+    void xmm_to_memory(const Xbyak::RegExp& dst, const Xbyak::Xmm& x, int bytes) {
+        int done = 0;
+        for (const int width : {8, 4, 2, 1})
+            for (; bytes - done >= width; done += width) {
+                const Xbyak::RegExp at = dst + done;
+                switch (width) {
+                    case 8: done == 0 ? g_.vmovq(g_.qword[at], x) : g_.vpextrq(g_.qword[at], x, 1); break;
+                    case 4: done == 0 ? g_.vmovd(g_.dword[at], x) : g_.vpextrd(g_.dword[at], x, lane(done / 4)); break;
+                    case 2: g_.vpextrw(g_.word[at], x, lane(done / 2)); break;
+                    default: g_.vpextrb(g_.byte[at], x, lane(done)); break;
+                }
+            }
+    }
+    // dst (compare type) <- the narrow elements in the low bytes of x, widened (x may be dst's own low half).
+    void widen(const Vmm& dst, const Xbyak::Xmm& x) {
+        switch (plan_.dtype) {
+            case DType::s8: g_.vpmovsxbd(dst, x); break;
+            case DType::u8: g_.vpmovzxbd(dst, x); break;
+            case DType::f16: g_.vcvtph2ps(dst, x); break;
+            case DType::bf16:
+                g_.vpmovzxwd(dst, x);
+                g_.vpslld(dst, dst, 16);
+                break;
+            default: throw Error("jit:avx2: widen is for 8- and 16-bit data");
+        }
     }
 
     void load_full(const Vmm& dst, const Xbyak::Address& src) {

@@ -321,6 +321,12 @@ TEST(PlanFacts, NcxItemsLoadWholeRegistersInsideTheRow) {
     }
     EXPECT_TRUE(plan.segments.front().whole_register_loads || plan.segments.size() > 2);
     EXPECT_FALSE(plan.segments.back().whole_register_loads);  // the row's end
+    // VGG pool1 (112 outputs, 7 items of 16): item i reads up to position 32 i + 1 + 16 + 16 - 1, so the loop
+    // splits after 6 items.
+    const jit::KernelPlan vgg = plan_of("maxpool dt=bf16 layout=ncx src=1x64x224x224 k=2x2 s=2x2", jit::Isa::avx2);
+    ASSERT_EQ(vgg.segments.size(), 2u);
+    EXPECT_EQ(vgg.segments[0], (jit::Segment{0, 6, 16, 2, 0, 32, 2, false, false, false, true}));
+    EXPECT_EQ(vgg.segments[1], (jit::Segment{96, 1, 16, 2, 192, 32, 2}));
     // Half vectors beside 64-bit index lanes keep exact loads.
     const jit::KernelPlan half = jit::make_plan(pj::resolve(pj::parse_max_pool(
                                                     "maxpool dt=f32 layout=ncx src=1x4x9x120 k=3x3 s=1x1 idx=s64")),
