@@ -1,9 +1,10 @@
-// Whole-plane items (ncx rows of one output whose window is the whole plane, AVX-512): the window is one
-// contiguous span, so instead of merging taps with indices the item takes the maximum over the span's vectors
-// (one max per vector, the order of no consequence), spreads it to every lane, and finds the first element in
-// memory order equal to it: memory order is scan order, and +0 equals -0, so this is the element the scan
-// would select. Its bits are copied to dst (a -0 or +0 stays itself) and its offset in the plane is its
-// spatial index.
+// Whole-plane items (ncx rows of one output whose window is the whole plane: global pools, adaptive pools to one
+// bin): the window is one contiguous span, so instead of merging taps with indices the item takes the maximum
+// over the span's vectors (one max per vector, the order of no consequence), spreads it to every lane, and finds
+// the first element in memory order equal to it: memory order is scan order, and +0 equals -0, so this is the
+// element the scan would select. Its bits are copied to dst (a -0 or +0 stays itself) and its offset in the plane
+// is its spatial index. Planes of a few vectors are straight-line code; longer ones (KernelPlan::loop_whole_plane)
+// loop over the span, with several maxima in flight, and search it until the first equal vector.
 #include "jit/window_emitter.hpp"
 #include "jit/vec_avx2.hpp"
 #include "jit/vec_avx512.hpp"
@@ -12,73 +13,155 @@ namespace pooljit::jit {
 
 template <typename Ops>
 void WindowEmitter<Ops>::emit_whole_plane(const ItemShape& s) {
-    if constexpr (Ops::needs_vector_masks) {
-        throw Error("jit: whole-plane items need opmasks (AVX-512)");
-    } else {
-        const std::int64_t vectors_in_plane = (s.lanes + plan_.lanes - 1) / plan_.lanes;
-        if (s.lanes < plan_.lanes || exact_row()) throw Error("jit: a whole-plane item needs the fast path and a full first vector");
-        // The maximum spreads across every lane of the register: all of them must be the plane's (no half vectors
-        // beside 64-bit index lanes, no byte lanes, which the spread does not cover).
-        if (plan_.lanes != register_lanes() || lane_bytes(plan_.compare) < 4)
-            throw Error("jit: a whole-plane item needs whole registers of 32- or 64-bit lanes");
-        const Vmm m = vec(regs_.acc[0]), fresh = vec(regs_.fresh), t = vec(regs_.scratch);
-        // Float rows have no NaN scan before this item: it watches the plane's vectors itself and leaves for the
-        // exact copy of the row before it has stored anything.
-        const bool watch = nan_exit_ != nullptr;
-        const Vmm sum = watch ? vec(regs_.plane_sum) : m;
-        if (watch && regs_.plane_sum < 0) throw Error("jit: a whole-plane item of a float row needs its NaN watch register");
-        const auto load = [&](const Vmm& to, std::int64_t v) {
-            ops_.load_value(to, at(window_, v * plan_.lanes * elem()), valid(s, static_cast<int>(v)));
-        };
-        if (watch) ops_.begin_nan_watch(sum);
-        load(m, 0);
-        if (watch) ops_.note_nan(sum, m);
-        for (std::int64_t v = 1; v < vectors_in_plane; ++v) {
-            load(fresh, v);
-            if (watch) ops_.note_nan(sum, fresh);
-            const int n = valid(s, static_cast<int>(v));
-            if (n == plan_.lanes) ops_.max_fast(m, fresh);
-            else ops_.max_fast_lanes(m, fresh, (std::uint64_t{1} << n) - 1);  // lanes past the plane were loaded as 0
-        }
-        if (watch) ops_.jump_if_nan_seen(&sum, 1, *nan_exit_);
-        ops_.maximum_to_all_lanes(m, t);
-
-        // The first element equal to the maximum, without a branch (where it lies is data, so a branch would be
-        // mispredicted): each vector's equal lanes as bits, 64 to a group, and the first set bit of the first
-        // group that has one. Groups go last to first so that an earlier group's offset replaces a later one's.
-        // The maximum is one of the plane's elements, so some group has a bit, and lanes past the plane (loaded
-        // as 0) come after every element in this order: they may match, but never first.
-        const Reg64 offset = tap_count_, group_bits = h_count_, lane_bits = h_ptr_, candidate = d_ptr_;
-        const std::int64_t per_group = 64 / plan_.lanes;
-        const std::int64_t groups = (vectors_in_plane + per_group - 1) / per_group;
-        for (std::int64_t g = groups - 1; g >= 0; --g) {
-            const std::int64_t first = g * per_group, last = std::min(vectors_in_plane, first + per_group);
-            for (std::int64_t v = first; v < last; ++v) {
-                load(fresh, v);
-                ops_.equal_lanes(v == first ? group_bits : lane_bits, fresh, m);
-                if (v == first) continue;
-                shl(lane_bits, static_cast<int>((v - first) * plan_.lanes));
-                or_(group_bits, lane_bits);
-            }
-            bsf(candidate, group_bits);  // ZF = 1 when the group has no bit (candidate is then undefined)
-            if (g * 64 != 0) lea(candidate, ptr[candidate + static_cast<std::int32_t>(g * 64)]);  // flags kept
-            if (g == groups - 1) mov(offset, candidate);  // garbage only when an earlier group replaces it
-            else cmovnz(offset, candidate);
-        }
-        const int e = static_cast<int>(elem());
-        copy_bytes(*this, dst_, window_ + offset * e, e, scratch_);
-        if (plan_.has_indices) {
-            mov(scratch_, ptr[rsp + slot_channel_index_base]);
-            add(scratch_, window_index_);
-            add(scratch_, offset);
-            if (plan_.index_dtype == DType::s64) mov(qword[indices_], scratch_);
-            else mov(dword[indices_], scratch_.cvt32());
-        }
+    const std::int64_t vectors_in_plane = (s.lanes + plan_.lanes - 1) / plan_.lanes;
+    if (s.lanes < plan_.lanes || exact_row()) throw Error("jit: a whole-plane item needs the fast path and a full first vector");
+    // The maximum spreads across every lane of the register: all of them must be the plane's (no half vectors
+    // beside 64-bit index lanes, no byte lanes, which the spread does not cover).
+    if (plan_.lanes != register_lanes() || lane_bytes(plan_.compare) < 4)
+        throw Error("jit: a whole-plane item needs whole registers of 32- or 64-bit lanes");
+    // Float rows have no NaN scan before this item: it watches the plane's vectors itself and leaves for the
+    // exact copy of the row before it has stored anything.
+    const bool watch = nan_exit_ != nullptr;
+    if (watch && regs_.plane_sum < 0) throw Error("jit: a whole-plane item of a float row needs its NaN watch register");
+    const Reg64 offset = tap_count_;
+    if (plan_.loop_whole_plane) emit_whole_plane_loop(s, watch, offset);
+    else emit_whole_plane_straight(s, vectors_in_plane, watch, offset);
+    const int e = static_cast<int>(elem());
+    copy_bytes(*this, dst_, window_ + offset * e, e, scratch_);
+    if (plan_.has_indices) {
+        mov(scratch_, ptr[rsp + slot_channel_index_base]);
+        add(scratch_, window_index_);
+        add(scratch_, offset);
+        if (plan_.index_dtype == DType::s64) mov(qword[indices_], scratch_);
+        else mov(dword[indices_], scratch_.cvt32());
     }
+}
+
+// offset <- the plane offset of the first element equal to the plane's maximum; every vector unrolled.
+template <typename Ops>
+void WindowEmitter<Ops>::emit_whole_plane_straight(const ItemShape& s, std::int64_t vectors_in_plane, bool watch,
+                                                   const Reg64& offset) {
+    const Vmm m = vec(regs_.acc[0]), fresh = vec(regs_.fresh), t = vec(regs_.scratch);
+    const Vmm sum = watch ? vec(regs_.plane_sum) : m;
+    const auto load = [&](const Vmm& to, std::int64_t v) {
+        ops_.load_value(to, at(window_, v * plan_.lanes * elem()), valid(s, static_cast<int>(v)));
+    };
+    if (watch) ops_.begin_nan_watch(sum);
+    load(m, 0);
+    if (watch) ops_.note_nan(sum, m);
+    for (std::int64_t v = 1; v < vectors_in_plane; ++v) {
+        load(fresh, v);
+        if (watch) ops_.note_nan(sum, fresh);
+        const int n = valid(s, static_cast<int>(v));
+        if (n == plan_.lanes) ops_.max_fast(m, fresh);
+        else ops_.max_fast_lanes(m, fresh, (std::uint64_t{1} << n) - 1);  // lanes past the plane are not its
+    }
+    if (watch) ops_.jump_if_nan_seen(&sum, 1, *nan_exit_);
+    ops_.maximum_to_all_lanes(m, t);
+
+    // The first element equal to the maximum, without a branch (where it lies is data, so a branch would be
+    // mispredicted): each vector's equal lanes as bits, 64 to a group, and the first set bit of the first
+    // group that has one. Groups go last to first so that an earlier group's offset replaces a later one's.
+    // The maximum is one of the plane's elements, so some group has a bit, and lanes past the plane come after
+    // every element in this order: they may match, but never first.
+    const Reg64 group_bits = h_count_, lane_bits = h_ptr_, candidate = d_ptr_;
+    const std::int64_t per_group = 64 / plan_.lanes;
+    const std::int64_t groups = (vectors_in_plane + per_group - 1) / per_group;
+    for (std::int64_t g = groups - 1; g >= 0; --g) {
+        const std::int64_t first = g * per_group, last = std::min(vectors_in_plane, first + per_group);
+        for (std::int64_t v = first; v < last; ++v) {
+            load(fresh, v);
+            ops_.equal_lanes(v == first ? group_bits : lane_bits, fresh, m);
+            if (v == first) continue;
+            shl(lane_bits, static_cast<int>((v - first) * plan_.lanes));
+            or_(group_bits, lane_bits);
+        }
+        bsf(candidate, group_bits);  // ZF = 1 when the group has no bit (candidate is then undefined)
+        if (g * 64 != 0) lea(candidate, ptr[candidate + static_cast<std::int32_t>(g * 64)]);  // flags kept
+        if (g == groups - 1) mov(offset, candidate);  // garbage only when an earlier group replaces it
+        else cmovnz(offset, candidate);
+    }
+}
+
+// The same over a plane of many vectors: a loop of whole_plane_chains vectors a pass into as many maxima (the
+// accumulator and the block's other registers), the vectors left over and the partial last one unrolled; then
+// a loop over the vectors until the first one holding an element equal to the maximum (one taken exit, so the
+// branch is predicted but once).
+template <typename Ops>
+void WindowEmitter<Ops>::emit_whole_plane_loop(const ItemShape& s, bool watch, const Reg64& offset) {
+    const Vmm m = vec(regs_.acc[0]), fresh = vec(regs_.fresh), t = vec(regs_.scratch);
+    const Vmm sum = watch ? vec(regs_.plane_sum) : m;
+    const int chains = plan_.vectors_per_block;  // the block's accumulators hold the maxima in flight
+    const std::int64_t full = s.lanes / plan_.lanes;  // whole vectors; a partial one may follow
+    const std::int64_t bytes_per_vector = plan_.lanes * elem();
+    const std::int64_t passes = full / chains;
+    const Reg64 cursor = tap_ptr_, count = h_count_, bits = h_ptr_;
+    if (full < chains) throw Error("jit: a looped whole-plane item needs a whole vector per chain");
+    if (watch) ops_.begin_nan_watch(sum);
+    for (int c = 0; c < chains; ++c) {
+        ops_.load_value(vec(regs_.acc[c]), at(window_, c * bytes_per_vector), plan_.lanes);
+        if (watch) ops_.note_nan(sum, vec(regs_.acc[c]));
+    }
+    lea(cursor, ptr[window_ + static_cast<std::int32_t>(chains * bytes_per_vector)]);
+    if (passes > 1) {
+        Label pass;
+        mov(count, passes - 1);
+        place(pass);
+        for (int c = 0; c < chains; ++c) {
+            ops_.load_value(fresh, ptr[cursor + static_cast<std::int32_t>(c * bytes_per_vector)], plan_.lanes);
+            if (watch) ops_.note_nan(sum, fresh);
+            ops_.max_fast(vec(regs_.acc[c]), fresh);
+        }
+        add(cursor, static_cast<std::int32_t>(chains * bytes_per_vector));
+        dec(count);
+        jnz(pass, T_NEAR);
+    }
+    for (std::int64_t v = passes * chains; v < full; ++v) {
+        ops_.load_value(fresh, ptr[cursor + static_cast<std::int32_t>((v - passes * chains) * bytes_per_vector)], plan_.lanes);
+        if (watch) ops_.note_nan(sum, fresh);
+        ops_.max_fast(m, fresh);
+    }
+    const int rest = static_cast<int>(s.lanes - full * plan_.lanes);
+    if (rest > 0) {
+        ops_.load_value(fresh, at(window_, full * bytes_per_vector), rest);
+        if (watch) ops_.note_nan(sum, fresh);
+        ops_.max_fast_lanes(m, fresh, (std::uint64_t{1} << rest) - 1);  // lanes past the plane are not its
+    }
+    for (int c = 1; c < chains; ++c) ops_.max_fast(m, vec(regs_.acc[c]));
+    if (watch) ops_.jump_if_nan_seen(&sum, 1, *nan_exit_);
+    ops_.maximum_to_all_lanes(m, t);
+
+    // The maximum is one of the plane's elements: the loop over the whole vectors stops at the first that has an
+    // equal lane; where none has, the partial last vector does (its lanes past the plane come after every
+    // element: they may match, but never first).
+    Label search, found;
+    mov(cursor, window_);
+    xor_(offset, offset);
+    mov(count, full);
+    place(search);
+    ops_.load_value(fresh, ptr[cursor], plan_.lanes);
+    ops_.equal_lanes(bits, fresh, m);
+    test(bits, bits);
+    jnz(found, T_NEAR);
+    add(cursor, static_cast<std::int32_t>(bytes_per_vector));
+    add(offset, static_cast<std::int32_t>(plan_.lanes));
+    dec(count);
+    jnz(search, T_NEAR);
+    if (rest > 0) {
+        ops_.load_value(fresh, ptr[cursor], rest);
+        ops_.equal_lanes(bits, fresh, m);
+    }
+    place(found);
+    bsf(bits, bits);
+    add(offset, bits);
 }
 
 // For the two traits compile() picks; emit_window.cpp instantiates the rest of the class.
 template void WindowEmitter<Avx512Ops>::emit_whole_plane(const ItemShape&);
 template void WindowEmitter<Avx2Ops>::emit_whole_plane(const ItemShape&);
+template void WindowEmitter<Avx512Ops>::emit_whole_plane_straight(const ItemShape&, std::int64_t, bool, const Reg64&);
+template void WindowEmitter<Avx2Ops>::emit_whole_plane_straight(const ItemShape&, std::int64_t, bool, const Reg64&);
+template void WindowEmitter<Avx512Ops>::emit_whole_plane_loop(const ItemShape&, bool, const Reg64&);
+template void WindowEmitter<Avx2Ops>::emit_whole_plane_loop(const ItemShape&, bool, const Reg64&);
 
 }  // namespace pooljit::jit

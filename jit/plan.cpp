@@ -43,6 +43,9 @@ constexpr double min_reads_of_compare_bound_rows = 4.0;
 // rest of the registers to raw bits, indices, rings and masks: an eighth of the register file (4 zmm of 32, 2
 // ymm of 16), then fewer where the plan's registers would not fit.
 constexpr int registers_per_block_vector = 8;
+// Whole-plane items are straight-line code of two passes over the plane's vectors (the maximum, then the first
+// element equal to it) up to this many vectors (256 f32 elements in zmm, a 16x16 global pool); longer planes loop.
+constexpr std::int64_t max_unrolled_whole_plane_vectors = 16;
 // Channels one nxc call sweeps per output pixel, in bytes: 2048 f32 channels.
 constexpr std::int64_t max_sweep_bytes = 8192;
 // Planar rows prefetch the input about this far ahead of the row they compute; past max_prefetch_bytes of
@@ -248,10 +251,9 @@ private:
         constexpr const char* step = "fast_row";
         if (!lanes_are_outputs_) return;
         if (plan_.computed_windows) return declined(step, "the row's windows are computed at run time");
-        if (!caps_.opmasks)
-            return declined(step, "whole-plane, taps-as-lanes and masked items pick lanes by opmask");
         if (!half_vectors_ && small_plane_) plan_.fast_segments = whole_plane_segments(p_, multipliers_, plan_.lanes);
-        if (!plan_.fast_segments.empty()) return chose(step, "the whole plane as one span");
+        if (!plan_.fast_segments.empty()) return choose_whole_plane();
+        if (!caps_.opmasks) return declined(step, "taps-as-lanes and masked items pick lanes by opmask");
         if (!plan_.fast_starts_from_lowest) return declined(step, "f16 starts each window from its first element");
         if (!half_vectors_ && axis_.dilation == 1 && small_plane_)
             plan_.fast_segments = window_lane_segments(runs_, plan_.segments, axis_.out, plan_.lanes);
@@ -260,6 +262,20 @@ private:
             plan_.fast_segments = masked_fast_segments(axis_, plan_.width_runs, plan_.vectors_per_block * plan_.lanes);
         if (!plan_.fast_segments.empty()) return chose(step, "masked border items");
         declined(step, "no item shape of its own pays here");
+    }
+
+    // A window of the whole plane read as one span: straight-line code up to max_unrolled_whole_plane_vectors, a
+    // loop beyond (PointNet's 1024-element rows), with as many maxima in flight as a block has vectors.
+    void choose_whole_plane() {
+        const std::int64_t vectors = (plan_.fast_segments.front().taps + plan_.lanes - 1) / plan_.lanes;
+        plan_.loop_whole_plane = vectors > max_unrolled_whole_plane_vectors;
+        if (plan_.loop_whole_plane) {
+            // The row's other items are one output each: the block's vectors only matter to this item.
+            plan_.vectors_per_block = std::min(max_vectors, caps_.vector_registers / registers_per_block_vector);
+            while (plan_.vectors_per_block > 1 && !fits_registers(plan_)) --plan_.vectors_per_block;
+        }
+        chose("fast_row", "the whole plane as one span of " + std::to_string(vectors) + " vectors" +
+                              (plan_.loop_whole_plane ? ", looped with " + std::to_string(plan_.vectors_per_block) + " maxima in flight" : ""));
     }
 
     // The fast copy of a float row costs a pass over the row's input (the NaN scan) before the row code runs.

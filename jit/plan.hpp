@@ -189,6 +189,9 @@ struct KernelPlan {
     // Column rings: the most output rows one call walks down each column (the executor splits longer runs);
     // 0: no limit.
     std::int64_t ring_call_rows = 0;
+    // Whole-plane items of more than a few vectors: a loop over the span (vectors_per_block maxima in flight), not
+    // straight-line code.
+    bool loop_whole_plane = false;
     // ncx_planes: the gathers that compute one plane (the segments are then only the fallback's description).
     PlanePlan plane;
     // ncx rows of 2-D and 3-D planes: each output row prefetches the input that the rows `prefetch_distance`

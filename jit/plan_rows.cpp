@@ -17,9 +17,6 @@ constexpr std::size_t max_segments = 2 * default_max_width_runs;
 // Adaptive rows are scanned output by output for runs of equal windows up to this many outputs; longer
 // irregular rows compute their windows at run time (planning stays O(1) in the row length).
 constexpr std::int64_t max_scanned_outputs = std::int64_t{1} << 16;
-// Whole-plane items are straight-line code of two passes over the plane's vectors (the maximum, then the
-// first element equal to it): planes up to this many vectors (256 f32 elements in zmm, a 16x16 global pool).
-constexpr std::int64_t max_whole_plane_vectors = 16;
 // Planes in registers: the permutes of a plane's code.
 constexpr std::int64_t max_plane_gathers = 256;
 // A gather feeds the lanes whose windows read its register pair; with few outputs and large windows most of its
@@ -217,7 +214,7 @@ std::vector<Segment> window_lane_segments(const std::vector<PositionRun>& runs, 
 }
 
 // ncx rows whose one window is the whole plane, dense (a global pool, an adaptive pool to one bin), of at least
-// one vector and at most max_whole_plane_vectors: one item reads the plane as a contiguous span. With indices,
+// one vector: one item reads the plane as a contiguous span. With indices,
 // each element's spatial index must be its offset in the plane (row-major numbering that no axis modulus cuts).
 std::vector<Segment> whole_plane_segments(const Problem& p, const std::int64_t (&multipliers)[3], std::int64_t lanes) {
     const bool adaptive = p.op == OpKind::adaptive_max_pool;
@@ -232,7 +229,6 @@ std::vector<Segment> whole_plane_segments(const Problem& p, const std::int64_t (
         }
         if (p.has_indices && multipliers[a] != elements) return {};
         elements *= p.in[u];
-        if (elements > max_whole_plane_vectors * lanes) return {};
     }
     if (elements < lanes) return {};
     Segment seg{0, 1, 1, elements, 0, 0, 0};

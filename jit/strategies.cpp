@@ -148,13 +148,19 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"adaptivemaxpool layout=ncx src=2x3x28x28 out=7x7"}}},
         // 1-D, 3-D, a kernel larger than the input, an adaptive bin of the whole plane, planes of 2 and 3 groups
         // of 64 f32 lanes (2 of 64 f64).
-        {whole_plane, {avx512}, {
+        {whole_plane, {avx512, avx2}, {
             {"maxpool layout=ncx src=2x3x7x7 k=7x7"},
             {"maxpool layout=ncx src=2x3x37 k=37"},
             {"maxpool layout=ncx src=1x2x3x4x5 k=3x4x5"},
             {"maxpool layout=ncx src=1x3x5x6 k=7x8 pb=1x1 pe=1x1"},
             {"adaptivemaxpool layout=ncx src=1x3x13x13 out=1x1"},
-            {"maxpool layout=ncx src=1x3x10x10 k=10x10 s=10x10 pe=3x3"}}},
+            {"maxpool layout=ncx src=1x3x10x10 k=10x10 s=10x10 pe=3x3"},
+            // Planes of more than 16 vectors loop over the span: PointNet's row, one that ends in a partial vector,
+            // 2-D, 3-D.
+            {"maxpool layout=ncx src=1x3x1024 k=1024"},
+            {"maxpool layout=ncx src=2x3x1037 k=1037"},
+            {"maxpool layout=ncx src=1x2x37x29 k=37x29"},
+            {"maxpool layout=ncx src=1x2x5x9x13 k=5x9x13"}}},
         // VGG pool5's shape, borders with ceil rounding and a width dilation, adaptive bins that overlap unevenly
         // and bins smaller than a pixel, 3-D with padding, 1-D, a plane of exactly 16 f32 vectors, empty windows
         // and whole empty rows, an adaptive 3-D output larger than its input.

@@ -150,6 +150,41 @@ public:
         g_.jnz(exact_path, Xbyak::CodeGenerator::T_NEAR);
     }
 
+    // Whole-plane items (input without NaN): m <- max(m, fresh) in the lanes `bits`, the first lanes of the vector
+    // (fresh's other lanes hold whatever lay past the plane; they are replaced by m's first). fresh is clobbered.
+    void max_fast_lanes(const Vmm& m, const Vmm& fresh, std::uint64_t bits) {
+        int valid = 0;
+        while (valid < 64 && (bits >> valid & 1)) ++valid;
+        if (bits != (std::uint64_t{1} << valid) - 1) throw Error("jit:avx2: max_fast_lanes takes the first lanes only");
+        const Vmm mask = set_mask(valid, lane_bytes(plan_.compare));
+        if (lanes_64()) g_.vblendvpd(fresh, m, fresh, mask);  // fresh <- mask ? fresh : m
+        else g_.vblendvps(fresh, m, fresh, mask);
+        max_fast(m, fresh);
+    }
+    // Whole-plane items: every lane of m <- the maximum over m's lanes; t: scratch.
+    void maximum_to_all_lanes(const Vmm& m, const Vmm& t) {
+        g_.vperm2i128(t, m, m, 0x01);  // the 128-bit halves swapped
+        max_fast(m, t);
+        g_.vpshufd(t, m, 0x4E);  // the 64-bit halves of each 128-bit half swapped
+        max_fast(m, t);
+        if (lanes_64()) return;
+        g_.vpshufd(t, m, 0xB1);  // neighbouring 32-bit lanes swapped
+        max_fast(m, t);
+    }
+    // bits <- the lanes of fresh that equal m's (+0 equals -0), bit j for lane j. fresh is clobbered.
+    void equal_lanes(const Xbyak::Reg64& bits, const Vmm& fresh, const Vmm& m) {
+        constexpr std::uint8_t eq_oq = 0;
+        switch (plan_.compare) {
+            case CompareType::f32: g_.vcmpps(fresh, fresh, m, eq_oq); break;
+            case CompareType::f64: g_.vcmppd(fresh, fresh, m, eq_oq); break;
+            case CompareType::s32: g_.vpcmpeqd(fresh, fresh, m); break;
+            case CompareType::s64: g_.vpcmpeqq(fresh, fresh, m); break;
+            default: throw Error("jit:avx2: equal_lanes is for 32- and 64-bit lanes");
+        }
+        if (lanes_64()) g_.vmovmskpd(bits.cvt32(), fresh);
+        else g_.vmovmskps(bits.cvt32(), fresh);
+    }
+
     void blend_take(const Vmm& acc, const Vmm& fresh) { blend(acc, fresh, take(), lanes_64()); }
 
     // Once per tap, before the blends of its vectors: the tap's index, broadcast.

@@ -254,6 +254,8 @@ private:
 
     // emit_whole_plane.cpp
     void emit_whole_plane(const ItemShape& s);
+    void emit_whole_plane_straight(const ItemShape& s, std::int64_t vectors_in_plane, bool watch, const Reg64& offset);
+    void emit_whole_plane_loop(const ItemShape& s, bool watch, const Reg64& offset);
 
     // emit_row_ring.cpp
     Vmm ring_reg(std::int64_t row, int v) const {

@@ -70,11 +70,12 @@ jit::KernelPlan plan_on(jit::Isa isa, const pj::Problem& p) { return jit::make_p
 
 // Whole-plane items pick the first maximum in scan order by an equality search: planes whose maximum is a
 // zero of either sign among -inf, -1, -0 and +0 (the first zero must win, with its own bits), planes of the
-// lowest value only, and a single maximum anywhere, in every float type and in planes of one to three groups of
-// 64 lanes; without NaN, so the fast code runs. Compared with the reference, values and indices.
+// lowest value only, and a single maximum anywhere, in every float type, in planes of one to three groups of
+// 64 lanes (straight-line code) and one of 1155 elements (the looped search, ending in a partial vector);
+// without NaN, so the fast code runs. Compared with the reference, values and indices.
 TEST_P(JitIsa, WholePlaneFirstMaximumInScanOrderAmongSignedZeros) {
     for (const char* dt : {"f32", "f64", "f16", "bf16"})
-        for (const char* plane : {"7x7 k=7x7", "10x10 k=10x10", "13x13 k=13x13"}) {
+        for (const char* plane : {"7x7 k=7x7", "10x10 k=10x10", "13x13 k=13x13", "33x35 k=33x35"}) {
             const std::string line = std::string("maxpool dt=") + dt + " layout=ncx src=2x96x" + plane + " idx=s64";
             SCOPED_TRACE(line);
             const pj::Primitive p = pj::create(pj::parse_problem(line));
