@@ -201,14 +201,31 @@ Problem resolve(const MaxPoolDesc& desc) {
                 check.fail("pads_begin[" + std::to_string(i) + "] = " + str(pb) + " and pads_end[" + std::to_string(i) +
                            "] = " + str(pe) + " with src.dims[" + std::to_string(i + 2) + "] = " + std::to_string(in) +
                            ": the padded size must fit in 63 bits");
-            if (ek > padded)
-                check.fail("kernel[" + std::to_string(i) + "] = " + std::to_string(k) + " with dilations[" +
-                           std::to_string(i) + "] = " + std::to_string(d) + " spans " + str(ek) +
-                           ", must not exceed the padded input " + str(padded) + " (src.dims[" +
-                           std::to_string(i + 2) + "] = " + std::to_string(in) + " + pads " + str(pb) + " + " +
-                           str(pe) + ")");
+            // Under ceil rounding a window may reach up to s - 1 elements past the padded input (ONNX, PyTorch
+            // and OpenVINO accept it; its taps past the end are skipped like padding): the span is then negative.
+            const bool ceil_rounding = desc.rounding != Rounding::floor;
+            const std::string axis = "[" + std::to_string(i) + "]";
+            const auto kernel_span = [&] {
+                return "kernel" + axis + " = " + std::to_string(k) + " with dilations" + axis + " = " +
+                       std::to_string(d) + " spans " + str(ek);
+            };
+            const auto padded_input = [&] {
+                return "src.dims[" + std::to_string(i + 2) + "] = " + std::to_string(in) + " + pads " + str(pb) +
+                       " + " + str(pe);
+            };
+            if (!ceil_rounding && ek > padded)
+                check.fail(kernel_span() + ", must not exceed the padded input " + str(padded) + " (" +
+                           padded_input() + ") under floor rounding");
+            if (ceil_rounding && ek >= padded + s)
+                check.fail(kernel_span() + ", must be less than the padded input + stride " + str(padded + s) +
+                           " (" + padded_input() + ", strides" + axis + " = " + std::to_string(s) + ") under " +
+                           (desc.rounding == Rounding::ceil ? "ceil" : "ceil_torch") + " rounding");
+            // Under floor the span is at most the padded size; under ceil a stride near 2^63 would let it pass
+            // 63 bits, which the planner's window arithmetic does not expect.
+            if (ek > max_bytes) check.fail(kernel_span() + ", must fit in 63 bits");
             const i128 span = padded - ek;
-            i128 o = desc.rounding == Rounding::floor ? span / s + 1 : (span + s - 1) / s + 1;
+            // span > -s here, so span + s - 1 >= 0 and the division of non-negatives is a true ceiling.
+            i128 o = ceil_rounding ? (span + s - 1) / s + 1 : span / s + 1;
             if (desc.rounding == Rounding::ceil_torch && (o - 1) * s >= in + pb) o -= 1;
             if (o > max_bytes) check.fail("output size on spatial axis " + std::to_string(i) + " overflows 64 bits");
             out = static_cast<std::int64_t>(o);

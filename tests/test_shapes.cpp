@@ -1,7 +1,8 @@
 // Output shapes and resolved pads for every auto_pad x rounding combination, worked out by hand from DESIGN.md
 // section 3 (ek = (k-1)*d + 1, P = in + pb + pe):
 //   floor:      out = (P - ek) / s + 1
-//   ceil:       out = ceil((P - ek) / s) + 1
+//   ceil:       out = ceil((P - ek) / s) + 1, a true ceiling: under ceil and ceil_torch ek may pass P by up to
+//               s - 1 (the window reaches past the padded input), which gives one output
 //   ceil_torch: ceil, then once: if ((out-1)*s >= in + pb) out -= 1
 //   valid:      pads 0 (the given pads are ignored), then the rounding rule
 //   same_*:     out = ceil(in / s), t = max(0, (out-1)*s + ek - in), upper: pb = t/2, pe = t - pb; lower: pe = t/2,
@@ -63,6 +64,27 @@ const PaddedAxis valid_axes[] = {
     {8, 3, 2, 2, 0, 1, 2, 3, 3, "dilation: ek=5, 3/2; torch 4 >= 8 no"},
     {5, 2, 2, 1, 1, 1, 2, 3, 3, "P=5 (pads ignored), 3/2; torch 4 >= 5 no"},
     {3, 3, 1, 1, 2, 2, 1, 1, 1, "ek == in"},
+};
+
+// Windows that reach past the padded input: P < ek < P + s. Refused under floor (out_floor 0); under ceil
+// ceil((P - ek) / s) + 1 = 0 + 1, and ceil_torch keeps it ((1-1)*s = 0 < in + pb).
+const PaddedAxis overhang_explicit_axes[] = {
+    // in  k  s  d  pb pe   floor ceil torch
+    {3, 4, 2, 1, 0, 0, 0, 1, 1, "issue 20's ONNX example: ek=4, P=3, ceil(-1/2) = 0"},
+    {3, 6, 3, 1, 1, 1, 0, 1, 1, "pads on both sides: ek=6, P=5, ceil(-1/3) = 0"},
+    {3, 7, 3, 1, 1, 1, 0, 1, 1, "s - 1 past: ek=7, P=5, ceil(-2/3) = 0"},
+    {4, 3, 3, 2, 0, 0, 0, 1, 1, "dilation: ek=5, P=4, ceil(-1/3) = 0"},
+    {5, 3, 4, 3, 1, 0, 0, 1, 1, "dilation, begin pad: ek=7, P=6, ceil(-1/4) = 0"},
+    {1, 2, 2, 1, 0, 0, 0, 1, 1, "a single element: ek=2, P=1"},
+    {1, 5, 5, 1, 2, 0, 0, 1, 1, "begin pad only: ek=5, P=3, ceil(-2/5) = 0"},
+    {7, 9, 4, 1, 0, 0, 0, 1, 1, "ek=9, P=7, ceil(-2/4) = 0"},
+};
+
+const PaddedAxis overhang_valid_axes[] = {
+    // in  k  s  d  pb pe   floor ceil torch
+    {3, 4, 2, 1, 5, 5, 0, 1, 1, "issue 20's example under valid: the given pads 5, 5 would have made room"},
+    {4, 3, 2, 2, 0, 0, 0, 1, 1, "dilation: ek=5, in=4, ceil(-1/2) = 0"},
+    {2, 3, 3, 1, 1, 1, 0, 1, 1, "s - 1 past: ek=4, in=2, ceil(-2/3) = 0"},
 };
 
 // One spatial axis under same_upper / same_lower. The rounding and the given pads are ignored.
@@ -261,6 +283,41 @@ TEST(Shapes, SameLowerIgnoresPadsAndRounding) {
         }
 }
 
+// Each overhang row under ceil and ceil_torch in 1-D, 2-D and 3-D, and beside ordinary axes (first, last, in the
+// middle); floor refuses each.
+template <std::size_t N>
+void check_overhang_axes(const PaddedAxis (&table)[N], pj::AutoPad pad) {
+    for (pj::Rounding r : {pj::Rounding::ceil, pj::Rounding::ceil_torch}) {
+        for (const auto& rows : combinations(table)) {
+            SCOPED_TRACE(std::string("round=") + name(r) + ", first row: " + rows[0]->why);
+            std::vector<AxisExpectation> expect;
+            check_desc(padded_desc(pad, r, rows, expect), expect);
+        }
+        for (const PaddedAxis& overhang : table)
+            for (const PaddedAxis& other : explicit_axes) {
+                if (pad == pj::AutoPad::valid && other.pb + other.pe > 0) continue;  // valid would drop its pads
+                SCOPED_TRACE(std::string("round=") + name(r) + ": " + overhang.why + ", beside " + other.why);
+                for (const std::vector<const PaddedAxis*>& rows :
+                     {std::vector<const PaddedAxis*>{&overhang, &other}, {&other, &overhang},
+                      {&other, &overhang, &other}}) {
+                    std::vector<AxisExpectation> expect;
+                    check_desc(padded_desc(pad, r, rows, expect), expect);
+                }
+            }
+    }
+    for (const PaddedAxis& a : table) {
+        SCOPED_TRACE(a.why);
+        std::vector<AxisExpectation> expect;
+        EXPECT_THROW((void)pj::resolve(padded_desc(pad, pj::Rounding::floor, {&a}, expect)), pj::Error);
+    }
+}
+
+TEST(Shapes, ExplicitPadsWindowsPastThePaddedInputUnderCeil) {
+    check_overhang_axes(overhang_explicit_axes, pj::AutoPad::explicit_pads);
+}
+
+TEST(Shapes, ValidWindowsPastTheInputUnderCeil) { check_overhang_axes(overhang_valid_axes, pj::AutoPad::valid); }
+
 // The padded-axis tables must hold the cases where ceil and ceil_torch differ (a table edit must not lose them).
 TEST(Shapes, TablesHoldCeilTorchDifferences) {
     auto has = [](std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t pb, std::int64_t pe,
@@ -329,6 +386,10 @@ TEST(Shapes, SpecShapeExamples) {
         {"ONNX 2d_ceil 1x1x4x4 k3 s2 ceil_mode -> 2x2",
          desc_of({1, 1, 4, 4}, {3, 3}, {2, 2}, {}, {}, AutoPad::explicit_pads, pj::Rounding::ceil_torch), {2, 2}, {0, 0},
          {0, 0}},
+        {"Issue 20, ONNX 1x1x3 k4 s2 ceil_mode -> 1 (ceil((3-4)/2)+1)",
+         desc_of({1, 1, 3}, {4}, {2}, {}, {}, AutoPad::explicit_pads, pj::Rounding::ceil_torch), {1}, {0}, {0}},
+        {"Issue 20 as OpenVINO ceil, valid 1x1x3 k4 s2 -> 1",
+         desc_of({1, 1, 3}, {4}, {2}, {}, {}, AutoPad::valid, pj::Rounding::ceil), {1}, {0}, {0}},
         {"ONNX 2d_uint8 1x1x5x5 k5 pads 2 -> 5x5",
          desc_of({1, 1, 5, 5}, {5, 5}, {}, {2, 2}, {2, 2}, AutoPad::explicit_pads), {5, 5}, {2, 2}, {2, 2}},
         {"3-D mixed: D floor k2 s1, H ceil_torch in5 k2 s2 p1/1 -> 3, W in2 k1 s2 -> 1",

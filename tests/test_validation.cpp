@@ -211,7 +211,7 @@ TEST(Validation, NegativePads) {
     expect_accepted(d);
 }
 
-// ek = (k-1)*d + 1 must not exceed P = in + pb + pe. src W = 5.
+// Under floor, ek = (k-1)*d + 1 must not exceed P = in + pb + pe. src W = 5.
 TEST(Validation, DilatedKernelLargerThanPaddedInput) {
     pj::MaxPoolDesc d = base2d();
     d.kernel = {2, 6};  // ek 6 > P 5
@@ -256,6 +256,84 @@ TEST(Validation, DilatedKernelLargerThanPaddedInput) {
         d.auto_pad = pad;
         expect_accepted(d);
     }
+}
+
+// Under ceil and ceil_torch a window may reach up to s - 1 elements past the padded input: ek < P + s is accepted
+// (one output), ek >= P + s refused; under floor ek > P is still refused. Explicit and valid pads alike; the error
+// names the field, the span, the bound and the rounding rule.
+TEST(Validation, KernelPastThePaddedInputUnderCeil) {
+    const auto one_d = [](std::int64_t in, std::int64_t k, std::int64_t s, std::int64_t d, std::int64_t pb,
+                          std::int64_t pe, pj::AutoPad pad, pj::Rounding rounding) {
+        pj::MaxPoolDesc desc;
+        desc.src = {pj::DType::f32, pj::Layout::ncx, {1, 2, in}};
+        desc.kernel = {k};
+        desc.strides = {s};
+        desc.dilations = {d};
+        desc.pads_begin = {pb};
+        desc.pads_end = {pe};
+        desc.auto_pad = pad;
+        desc.rounding = rounding;
+        return desc;
+    };
+    using pj::AutoPad;
+    using pj::Rounding;
+    // Issue 20's ONNX example: in 3, k 4, s 2. P + s = 5.
+    expect_rejected(one_d(3, 4, 2, 1, 0, 0, AutoPad::explicit_pads, Rounding::floor),
+                    {"kernel[0] = 4", "spans 4", "must not exceed the padded input 3", "src.dims[2] = 3",
+                     "floor rounding"});
+    expect_accepted(one_d(3, 3, 2, 1, 0, 0, AutoPad::explicit_pads, Rounding::floor));
+    for (const Rounding r : {Rounding::ceil, Rounding::ceil_torch}) {
+        const std::string rule = std::string(r == Rounding::ceil ? "under ceil" : "under ceil_torch") + " rounding";
+        SCOPED_TRACE(rule);
+        for (const AutoPad pad : {AutoPad::explicit_pads, AutoPad::valid}) {
+            // Valid ignores the pads given here: they would otherwise make room.
+            const std::int64_t given = pad == AutoPad::valid ? 3 : 0;
+            expect_accepted(one_d(3, 4, 2, 1, given, given, pad, r));
+            expect_rejected(one_d(3, 5, 2, 1, given, given, pad, r),
+                            {"kernel[0] = 5", "spans 5", "must be less than the padded input + stride 5",
+                             "src.dims[2] = 3 + pads 0 + 0", "strides[0] = 2", rule});
+            // Stride 1: no room past the padded input.
+            expect_accepted(one_d(3, 3, 1, 1, given, given, pad, r));
+            expect_rejected(one_d(3, 4, 1, 1, given, given, pad, r), {"kernel[0] = 4", "padded input + stride 4", rule});
+            // Dilation: k 3, d 2 spans 5 over 3; stride 3 lets it reach 2 past, stride 2 only 1.
+            expect_accepted(one_d(3, 3, 3, 2, given, given, pad, r));
+            expect_rejected(one_d(3, 3, 2, 2, given, given, pad, r),
+                            {"kernel[0] = 3", "dilations[0] = 2", "spans 5", "padded input + stride 5", rule});
+        }
+        // Explicit pads count in P: in 3 + 1 + 1 = 5, stride 3: ek 7 accepted, ek 8 refused.
+        expect_accepted(one_d(3, 7, 3, 1, 1, 1, AutoPad::explicit_pads, r));
+        expect_rejected(one_d(3, 8, 3, 1, 1, 1, AutoPad::explicit_pads, r),
+                        {"kernel[0] = 8", "padded input + stride 8", "src.dims[2] = 3 + pads 1 + 1", "strides[0] = 3",
+                         rule});
+        // Under floor the same pads allow ek 5 only.
+        expect_accepted(one_d(3, 5, 3, 1, 1, 1, AutoPad::explicit_pads, Rounding::floor));
+        expect_rejected(one_d(3, 6, 3, 1, 1, 1, AutoPad::explicit_pads, Rounding::floor),
+                        {"kernel[0] = 6", "padded input 5", "floor rounding"});
+
+        // 2-D: the axis that passes the bound is named; the other may overhang within it.
+        pj::MaxPoolDesc d = base2d();  // 6x5
+        d.rounding = r;
+        d.strides = {3, 2};
+        d.kernel = {8, 6};  // H: ek 8 < 6 + 3; W: ek 6 < 5 + 2
+        expect_accepted(d);
+        d.kernel = {8, 7};  // W: ek 7 = 5 + 2
+        expect_rejected(d, {"kernel[1] = 7", "padded input + stride 7", "strides[1] = 2", rule});
+        d.kernel = {9, 6};  // H: ek 9 = 6 + 3
+        expect_rejected(d, {"kernel[0] = 9", "padded input + stride 9", "strides[0] = 3", rule});
+
+        // same_* pads to fit any kernel and ignores the rounding.
+        for (const AutoPad pad : {AutoPad::same_upper, AutoPad::same_lower})
+            expect_accepted(one_d(3, 9, 2, 1, 0, 0, pad, r));
+    }
+
+    // A span past 63 bits (under floor P bounds it; under ceil a huge stride would not): refused, and the widest
+    // span that fits accepted.
+    constexpr std::int64_t huge_dilation = int64_max - 1;  // k 2: spans int64_max
+    expect_accepted(one_d(1, 2, int64_max, huge_dilation, 0, 1, AutoPad::explicit_pads, Rounding::ceil));
+    expect_rejected(one_d(1, 2, int64_max, int64_max, 0, 1, AutoPad::explicit_pads, Rounding::ceil),
+                    {"kernel[0] = 2", "dilations[0] = " + std::to_string(int64_max), "must fit in 63 bits"});
+    expect_rejected(one_d(1, 3, int64_max, pow2(62), 0, 2, AutoPad::explicit_pads, Rounding::ceil_torch),
+                    {"kernel[0] = 3", "must fit in 63 bits"});
 }
 
 TEST(Validation, SpatialDimsAtLeastOneBatchAndChannelsMayBeZero) {

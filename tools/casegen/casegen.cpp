@@ -231,6 +231,7 @@ MaxPoolDesc Generator::max_pool_attempt() {
     d.rounding = std::array{Rounding::floor, Rounding::ceil, Rounding::ceil_torch}[static_cast<std::size_t>(uniform(0, 2))];
     d.nan = chance(0.5) ? NanPolicy::propagate : NanPolicy::ignore;
     const bool empty_strides = chance(0.1), empty_dilations = chance(0.3), empty_pads = chance(0.1);
+    const bool pads_itself = d.auto_pad == AutoPad::same_upper || d.auto_pad == AutoPad::same_lower;
     for (int i = 0; i < sr; ++i) {
         const std::int64_t in = d.src.dims[static_cast<std::size_t>(i) + 2];
         const std::int64_t kmax = sr == 1 ? std::min<std::int64_t>(in + 4, 220) : bounds_.max_kernel;
@@ -238,12 +239,17 @@ MaxPoolDesc Generator::max_pool_attempt() {
         const std::int64_t dil = empty_dilations || chance(0.7) ? 1 : uniform(2, 3);
         const std::int64_t pb = empty_pads ? 0 : chance(0.5) ? 0 : uniform(0, k + 1);
         const std::int64_t pe = empty_pads ? 0 : chance(0.5) ? pb : uniform(0, k + 1);
+        const std::int64_t stride = empty_strides || chance(0.5) ? 1 : uniform(1, 4);
         const std::int64_t padded = in + (d.auto_pad == AutoPad::explicit_pads ? pb + pe : 0);
-        // The dilated kernel must fit in the padded input (same_* pads itself).
-        while (d.auto_pad != AutoPad::same_upper && d.auto_pad != AutoPad::same_lower && k > 1 && (k - 1) * dil + 1 > padded)
-            --k;
+        // The dilated kernel must fit in the padded input, except that under ceil rounding it may reach up to
+        // stride - 1 elements past it (same_* pads itself). Now and then take the widest such kernel, so that
+        // the axis has one window that is short on both sides.
+        const std::int64_t reach = padded + (d.rounding == Rounding::floor ? 0 : stride - 1);
+        const std::int64_t widest = (reach - 1) / dil + 1;
+        if (!pads_itself && (widest - 1) * dil + 1 > padded && chance(0.15)) k = widest;
+        while (!pads_itself && k > 1 && (k - 1) * dil + 1 > reach) --k;
         d.kernel.push_back(k);
-        if (!empty_strides) d.strides.push_back(chance(0.5) ? 1 : uniform(1, 4));
+        if (!empty_strides) d.strides.push_back(stride);
         if (!empty_dilations) d.dilations.push_back(dil);
         if (!empty_pads) {
             d.pads_begin.push_back(pb);
@@ -312,11 +318,15 @@ InvalidCase Generator::invalid() {
             d.indices = IndexSpec{DType::s64, chance(0.5) ? static_cast<std::int64_t>(sr) + 2 : -static_cast<std::int64_t>(sr) - 3};
             return {d, "indices.axis"};
         case 8: d.indices = IndexSpec{DType::s64, 1, StorageOrder::column_major}; return {d, "indices.order"};
-        case 9:
+        case 9: {
+            // Wider than the input by at least the stride: refused under every rounding (ceil lets a window reach
+            // at most stride - 1 past the padded input).
             d.auto_pad = AutoPad::valid;
             d.dilations.assign(sr, 1);
-            d.kernel[i] = d.src.dims[i + 2] + uniform(1, 3);
+            const std::int64_t stride = d.strides.empty() ? 1 : d.strides[i];
+            d.kernel[i] = d.src.dims[i + 2] + stride + uniform(0, 2);
             return {d, "kernel" + at};
+        }
         case 10: d.src.dims[0] = -1; return {d, "src.dims[0]"};
         default: {
             AdaptiveMaxPoolDesc a = adaptive_max_pool();
