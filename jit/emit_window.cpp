@@ -239,7 +239,7 @@ void WindowEmitter<Ops>::load_constants() {
 template <typename Ops>
 void WindowEmitter<Ops>::generate() {
     for (const Reg64& r : {rbx, rbp, r12, r13, r14, r15}) push(r);
-    sub(rsp, frame_bytes);
+    sub(rsp, frame_size());
     load_constants();
     for (const auto& [field, slot] : {std::pair{offsetof(KernelArgs, taps_h), slot_taps_h},
                                       std::pair{offsetof(KernelArgs, taps_d), slot_taps_d},
@@ -263,7 +263,8 @@ void WindowEmitter<Ops>::generate() {
     // The args pointer is not needed any more: rdi becomes the row's source base.
 
     Label row_loop, empty_row, row_done, done;
-    if (plan_.ring_rows > 0 && nxc_) emit_column_ring(row_loop, done);
+    if (plan_.separable.enabled()) emit_separable(row_loop, done);
+    else if (plan_.ring_rows > 0 && nxc_) emit_column_ring(row_loop, done);
     else if (plan_.ring_rows > 0) emit_ring_rows(row_loop, done);
     place(row_loop);
     mov(dst_, ptr[rsp + slot_row_dst]);
@@ -311,7 +312,7 @@ void WindowEmitter<Ops>::generate() {
     jmp(row_loop, T_NEAR);
 
     place(done);
-    add(rsp, frame_bytes);
+    add(rsp, frame_size());
     for (const Reg64& r : {r15, r14, r13, r12, rbp, rbx}) pop(r);
     vzeroupper();
     ret();

@@ -63,6 +63,8 @@ constexpr int column_ring_register_eighths = 5;
 // best on a 2048-row image (1x64x2048x64 k3 nxc f32: 5.9 ms, 7.1, 10.3 and 9.5 ms; the row code 7.7-8.2 ms) and
 // level on SPPF.
 constexpr std::int64_t column_ring_input_bytes = 16 * 1024;
+// Separable rows: the padded input row and the buffered row maxima on the stack, within half of a 48 KiB L1.
+constexpr std::int64_t separable_buffer_bytes = 24 * 1024;
 // Planes in registers: the plane's input takes at most half the register file (16 of AVX-512's 32).
 constexpr int plane_register_halves = 1;
 // Rows of at least this many outputs may be computed in pieces (width_ranges); the code clips positions near
@@ -116,6 +118,7 @@ public:
         choose_row_ring();
         choose_column_ring();
         choose_planes();
+        choose_separable();
         set_strides();
         set_prefetch();
         set_indices();
@@ -401,6 +404,43 @@ private:
     std::int64_t elem() const { return static_cast<std::int64_t>(size_of(p_.dtype)); }
     std::int64_t dilation_of(int a) const { return adaptive_ ? 1 : p_.dilation[static_cast<std::size_t>(a)]; }
 
+    // Planar 2-D rows without indices whose windows along h share input rows, where no ring or plane took
+    // them: separable maxima through buffers on the stack (KernelPlan::separable). Each input row is read once
+    // per call, with no border items, no per-tap gathers and no NaN scan pass.
+    void choose_separable() {
+        constexpr const char* step = "separable_rows";
+        if (plan_.strategy != Strategy::ncx_width || p_.spatial_rank != 2 || adaptive_) return;
+        if (plan_.ring_rows > 0) return declined(step, "a ring of row maxima in registers took the rows");
+        if (p_.has_indices) return declined(step, "values only: the buffered maxima carry no indices");
+        if (!plan_.fast_starts_from_lowest) return declined(step, "f16 carries raw bits beside each lane");
+        if (p_.kernel[0] < 2 || p_.out[0] < 2) return declined(step, "windows along h do not overlap");
+        if (p_.dilation[0] % p_.stride[0] != 0) return declined(step, "the stride along h does not divide the dilation");
+        if (axis_.stride > 2) return declined(step, "width taps more than 2 apart would be gathered");
+        const std::int64_t lanes = plan_.lanes, lane_bytes_ = lane_bytes(plan_.compare);
+        if (axis_.in > separable_buffer_bytes || axis_.out > separable_buffer_bytes || axis_.pad > separable_buffer_bytes ||
+            axis_.kernel > separable_buffer_bytes || axis_.dilation > separable_buffer_bytes)
+            return declined(step, "the row does not fit the buffers");
+        SeparableRows sep;
+        sep.window_rows = p_.kernel[0];
+        sep.pad_lanes = axis_.pad;
+        sep.maxima_vectors = (axis_.out + lanes - 1) / lanes;
+        const std::int64_t reach = sep.maxima_vectors * lanes * axis_.stride + (axis_.kernel - 1) * axis_.dilation;
+        const std::int64_t filled = axis_.pad + (axis_.in + lanes - 1) / lanes * lanes;
+        sep.row_lanes = (std::max(reach, filled) + lanes - 1) / lanes * lanes + lanes;  // a vector of slack
+        const std::int64_t row_bytes = sep.row_lanes * lane_bytes_, maxima_bytes = sep.maxima_vectors * caps_.vector_bytes;
+        const std::int64_t room = (separable_buffer_bytes - row_bytes) / maxima_bytes - (sep.window_rows - 1);
+        if (row_bytes > separable_buffer_bytes / 2 || room < 2)
+            return declined(step, "the buffers would pass " + std::to_string(separable_buffer_bytes) + " bytes");
+        sep.group_rows = std::min(room, p_.out[0]);
+        KernelPlan candidate = plan_;
+        candidate.separable = sep;
+        if (!fits_registers(candidate)) return declined(step, "it needs " + registers_text(candidate));
+        plan_.separable = sep;
+        plan_.ring_row_interval = p_.dilation[0] / p_.stride[0];
+        chose(step, std::to_string(sep.group_rows) + " output rows a pass, " + std::to_string(sep.window_rows) +
+                        " row maxima each, calls of rows " + std::to_string(plan_.ring_row_interval) + " apart");
+    }
+
     void set_strides() {
         const int w = p_.spatial_rank - 1;
         const std::int64_t pixel = lanes_are_outputs_ ? elem() : p_.channels * elem();  // bytes between positions
@@ -549,6 +589,9 @@ std::string to_string(const KernelPlan& plan) {
           << " index_mult=" << plan.index_mult[0] << "," << plan.index_mult[1] << "," << plan.index_mult[2]
           << " channel_index_stride=" << plan.channel_index_stride
           << (plan.index_relative_to_window ? " index_relative_to_window" : "");
+    if (plan.separable.enabled())
+        s << " separable=" << plan.separable.group_rows << "x" << plan.separable.window_rows << ":"
+          << plan.separable.pad_lanes << "+" << plan.separable.row_lanes << "," << plan.separable.maxima_vectors;
     s << " row_runs_h=" << plan.row_runs_h.size() << " rows_per_chunk=" << plan.rows_per_chunk;
     for (const std::string& choice : plan.choices) s << "\nchoice " << choice;
     return s.str();

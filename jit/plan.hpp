@@ -139,6 +139,17 @@ struct RowRun {
     friend bool operator==(const RowRun&, const RowRun&) = default;
 };
 
+// Buffers of separable rows (KernelPlan::separable), in compare lanes; group_rows 0: not separable.
+struct SeparableRows {
+    std::int64_t group_rows = 0;     // output rows per pass over the buffer of row maxima
+    std::int64_t window_rows = 0;    // the most taps along h (the kernel): buffered rows = group_rows + this - 1
+    std::int64_t pad_lanes = 0;      // lanes of the empty value before the input's first element
+    std::int64_t row_lanes = 0;      // lanes of the padded input row (a whole number of vectors)
+    std::int64_t maxima_vectors = 0; // vectors of one row of maxima (the output row, rounded up)
+    bool enabled() const { return group_rows > 0; }
+    friend bool operator==(const SeparableRows&, const SeparableRows&) = default;
+};
+
 struct KernelPlan {
     Isa isa = Isa::ref;
     Strategy strategy = Strategy::nxc_channels;
@@ -189,6 +200,13 @@ struct KernelPlan {
     // Column rings: the most output rows one call walks down each column (the executor splits longer runs);
     // 0: no limit.
     std::int64_t ring_call_rows = 0;
+    // ncx 2-D rows without indices whose windows along h share input rows (separable maxima): a call converts
+    // each input row once into a row of compare lanes padded with the empty value on both sides (no border
+    // items: padding taps read the max's identity), takes the maxima of every output's width taps from it
+    // into a buffer of row maxima, and merges each output row's taps_h buffered rows in row order (rows first,
+    // ties keeping the earlier: the scan order's first maximum). Calls are made of rows ring_row_interval
+    // apart, as for a ring; float calls that see a NaN while converting run the row code instead.
+    SeparableRows separable;
     // Whole-plane items of more than a few vectors: a loop over the span (vectors_per_block maxima in flight), not
     // straight-line code.
     bool loop_whole_plane = false;

@@ -28,7 +28,7 @@ struct VectorRoles {
     int pair_hi = -1;  // ncx lanes at stride 2: the second of two loaded vectors (scratch is the first)
     int item_base = -1;  // window-relative indices: the call's base plus the window's index
     int rank = -1;       // taps-as-lanes items: the scan rank of the row each lane's maximum came from
-    int plane_sum = -1;  // whole-plane items of float rows: the running sum that notices a NaN
+    int plane_sum = -1;  // whole-plane items and separable rows of floats: the running sum that notices a NaN
     int ring = -1;       // row-maxima rings: the first of ring_rows x vectors registers, row by row
     TraitVectorRoles trait;
     int used = 0;
@@ -55,7 +55,8 @@ struct VectorRoles {
         if (plan.strategy == Strategy::ncx_width) pair_hi = used++;
         if (indices && plan.index_relative_to_window) item_base = used++;
         if (any_fast(&Segment::taps_as_lanes)) rank = used++;
-        if (any_fast(&Segment::whole_plane) && plan.scan_rows_for_nan) plane_sum = used++;
+        if ((any_fast(&Segment::whole_plane) && plan.scan_rows_for_nan) || (plan.separable.enabled() && plan.is_float))
+            plane_sum = used++;
         const int ring_vectors = static_cast<int>(plan.ring_rows) * vectors * (indices ? 2 : 1);
         if (ring_vectors > 0) {
             ring = used;

@@ -45,6 +45,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::row_ring: return ncx_rows && ring && plan.ring_row_interval == 1 && !plan.has_indices;
         case StrategyId::dilated_row_ring: return ncx_rows && ring && plan.ring_row_interval > 1;
         case StrategyId::row_ring_indices: return ncx_rows && ring && plan.has_indices;
+        case StrategyId::separable_rows: return ncx_rows && plan.separable.enabled();
         case StrategyId::column_ring: return nxc && ring && !plan.has_indices;
         case StrategyId::column_ring_indices: return nxc && ring && plan.has_indices;
         case StrategyId::byte_lanes: return lane_bytes(plan.compare) == 1;
@@ -58,7 +59,8 @@ bool uses(const KernelPlan& plan, StrategyId id) {
 constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> names = {
     "nxc_segments", "ncx_segments", "computed_windows", "paired_lanes", "gathered_lanes", "looped_width_taps",
     "channel_sweep", "width_ranges", "nan_scan", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
-    "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "column_ring", "column_ring_indices",
+    "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows",
+    "column_ring", "column_ring_indices",
     "byte_lanes", "wide_index_lanes", "window_relative_indices",
 };
 
@@ -190,6 +192,15 @@ const std::vector<StrategyRow>& strategy_registry() {
         {row_ring_indices, {avx512}, {
             {"maxpool dt=f32 layout=ncx src=2x3x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64"},
             {"maxpool dt=bf16 layout=ncx src=1x3x16x28 k=3x3 pb=1x1 pe=1x1 idx=s32 axis=1 nan=ignore"}}},
+        // Rows no register ring holds: a 9x9 window (SPP), a width stride of 2 with ceil rounding over rows wider
+        // than 4 vectors, a dilation along h (calls of rows 2 apart), a plane taller than one pass over the
+        // buffer (17 rows a pass), pads beyond the kernel (windows empty along the width, rows empty along h).
+        {separable_rows, {avx512, avx2}, {
+            {"maxpool layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4"},
+            {"maxpool layout=ncx src=1x2x12x200 k=3x3 s=1x2 pb=1x1 pe=1x1 round=ceil"},
+            {"maxpool layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1"},
+            {"maxpool layout=ncx src=1x1x300x300 k=3x3"},
+            {"maxpool layout=ncx src=1x2x10x70 k=2x2 pb=3x3 pe=3x3"}}},
         // Border rows around the ring's calls and a channel tail, k2 windows, a width dilation, empty windows at
         // both ends of the rows, a column taller than one ring call (f32: 19 rows a call, bf16: 40).
         {column_ring, {avx512}, {

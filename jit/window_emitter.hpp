@@ -16,6 +16,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace pooljit::jit {
 
@@ -82,6 +83,8 @@ private:
                          slot_sweep_channel_base = 288, slot_ring_stale = 296, slot_out_begin = 304,
                          slot_out_end = 312, slot_scan_steps = 320, slot_ring_fill = 328, slot_column_indices = 336,
                          frame_bytes = 344;
+    // Separable rows: their buffers start here (then aligned to a cache line); frame_size() covers them.
+    static constexpr int separable_area = frame_bytes;
 
     TraitResources resources() const {
         TraitResources r;
@@ -270,6 +273,12 @@ private:
     void emit_ring_rows(Label& other_calls, Label& done);
     void column_row_maxima(const ItemShape& s, std::int64_t taps);
     void emit_column_ring(Label& other_calls, Label& done);
+
+    // emit_separable.cpp
+    std::int64_t separable_buffer_bytes() const;
+    int frame_size() const;
+    std::vector<int> separable_accumulators() const;
+    void emit_separable(Label& other_calls, Label& done);
 
     // emit_window.cpp
     void emit_item(const ItemShape& s, std::int64_t taps);

@@ -110,9 +110,9 @@ public:
         run_rows(tile / blocks_, tile % blocks_, begin, end);
     }
     void run_rows(std::int64_t n, std::int64_t block, std::int64_t begin, std::int64_t end) const {
-        // A ring of row maxima carries from a row to the one ring_row_interval rows on: one call per residue of
-        // a run's rows (rows of a dilated window, one apart, share no input row).
-        const std::int64_t every = plan_.ring_rows > 0 ? plan_.ring_row_interval : 1;
+        // A ring of row maxima (or separable rows' buffer) carries from a row to the one ring_row_interval rows
+        // on: one call per residue of a run's rows (rows of a dilated window, one apart, share no input row).
+        const std::int64_t every = plan_.ring_rows > 0 || plan_.separable.enabled() ? plan_.ring_row_interval : 1;
         for (std::int64_t row = begin; row < end;) {
             const std::int64_t od = out_d_ == 1 ? 0 : row / out_h_, oh_begin = out_d_ == 1 ? row : row % out_h_;
             const std::int64_t oh_end = std::min(out_h_, oh_begin + (end - row));

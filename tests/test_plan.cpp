@@ -464,6 +464,33 @@ TEST(PlanFacts, NcxWindowsOfTheWholePlaneReadItAsOneSpan) {
     EXPECT_FALSE(whole_plane("maxpool dt=f32 layout=nxc src=1x4x7x7 k=7x7"));
 }
 
+// Planar 2-D values whose windows share rows along h and that no register ring holds: the row padded into a
+// buffer, sized from the geometry; calls of rows dilation / stride apart.
+TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
+    // SPP k9 on 40x40 f32, AVX2: 5 vectors of 8 maxima per row; the padded row reaches 5 x 8 + 8 lanes, plus
+    // a vector of slack; every output row in one pass of 40 + 8 buffered rows.
+    const jit::KernelPlan spp = plan_of("maxpool dt=f32 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
+    EXPECT_EQ(spp.separable, (jit::SeparableRows{40, 9, 4, 56, 5}));
+    EXPECT_EQ(spp.ring_rows, 0);
+    // The same on AVX-512 (27 ring registers would not fit): 3 vectors of 16.
+    EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4").separable,
+              (jit::SeparableRows{40, 9, 4, 80, 3}));
+    // A 300-wide row: 38 vectors of maxima; (24 KiB - the row's 1280 bytes) / 1216 bytes a row - 2 = 17 rows a pass.
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2x300x300 k=3x3", jit::Isa::avx2).separable.group_rows, 17);
+    // Dilation 2 at stride 1: calls of rows 2 apart.
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1").ring_row_interval, 2);
+    // Not: a register ring took the rows (AVX-512 SPPF), indices, f16, stride 2 along h (windows move by more
+    // than a row), a width stride of 3, nxc, 1-D.
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").separable.enabled());
+    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64", jit::Isa::avx2).separable.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=f16 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2).separable.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=3x3 s=2x2", jit::Isa::avx2).separable.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x90 k=3x3 s=1x3", jit::Isa::avx2).separable.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2).separable.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x400 k=9 pb=4 pe=4", jit::Isa::avx2).separable.enabled());
+}
+
 TEST(PlanFacts, NcxRowsOfOneItemWhoseWindowsMoveByOneTapKeepARingOfRowMaxima) {
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2").ring_rows, 5);
     EXPECT_EQ(plan_of("maxpool dt=bf16 layout=ncx src=1x192x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1").ring_rows, 3);
