@@ -178,7 +178,8 @@ struct Geometry {
     pj::Rounding rounding;
 };
 
-// Each is valid for any input size >= 1: the padded input always holds the dilated kernel.
+// Each is valid for any input size >= 1: the padded input always holds the dilated kernel (windows past the
+// padded input have their own geometries below).
 constexpr std::array<Geometry, 5> geometries = {{
     {1, 1, 1, 0, 0, pj::Rounding::floor},        // kernel 1
     {3, 2, 1, 1, 1, pj::Rounding::ceil},         // the ResNet stem's window, ceil
@@ -218,6 +219,71 @@ void run_edge_shapes(const char* isa) {
                     for (std::size_t sr : spatial_ranks) run_one(g, channels, width, dtype, sr);
 }
 
+// Windows that reach past the padded input (ceil rounding, issue 20): each axis's kernel is the widest its padded
+// input allows, (P + stride - 1 - 1) / dilation + 1 taps, so it depends on the input size and these geometries get
+// a loop of their own. The one window of such an axis holds the whole axis; its taps past the end are skipped.
+struct OverhangGeometry {
+    std::int64_t stride, dilation, pad_begin, pad_end;
+    pj::AutoPad auto_pad;
+    pj::Rounding rounding;
+};
+
+constexpr std::array<OverhangGeometry, 4> overhang_geometries = {{
+    {2, 1, 0, 0, pj::AutoPad::explicit_pads, pj::Rounding::ceil_torch},  // ONNX's example: one past
+    {3, 1, 1, 1, pj::AutoPad::explicit_pads, pj::Rounding::ceil},        // pads on both sides, two past
+    {4, 2, 0, 1, pj::AutoPad::explicit_pads, pj::Rounding::ceil},        // dilation
+    {3, 1, 5, 5, pj::AutoPad::valid, pj::Rounding::ceil_torch},          // valid: the pads given are not read
+}};
+
+std::int64_t widest_kernel(const OverhangGeometry& g, std::int64_t in) {
+    const std::int64_t padded = in + (g.auto_pad == pj::AutoPad::valid ? 0 : g.pad_begin + g.pad_end);
+    return (padded + g.stride - 2) / g.dilation + 1;
+}
+
+// Channels last around the vector lengths and planar rows, 1-D and 2-D: both axes past the input (3 rows), or
+// the width only, under 9 rows of an ordinary window (rings and segments over many rows).
+void run_overhang_shapes(const char* isa) {
+    GuardRunner runner(isa);
+    const auto channel_counts = [](pj::Layout layout) {
+        return layout == pj::Layout::nxc ? std::vector<std::int64_t>{1, 15, 16, 17, 33, 65} : std::vector<std::int64_t>{1, 3};
+    };
+    constexpr std::array<std::int64_t, 4> widths = {1, 2, 7, 17};
+    enum class Shape { one_d, both_axes, width_only };
+    std::size_t variant = 0;
+    const auto run_one = [&](const OverhangGeometry& g, pj::Layout layout, std::int64_t channels, std::int64_t width,
+                             pj::DType dtype, Shape shape) {
+        ++variant;
+        pj::MaxPoolDesc d;
+        d.src = {dtype, layout, {2, channels, width}};
+        d.auto_pad = g.auto_pad;
+        d.rounding = g.rounding;
+        if (shape != Shape::one_d) {
+            const std::int64_t height = shape == Shape::both_axes ? 3 : 9;
+            d.src.dims = {2, channels, height, width};
+            d.kernel.push_back(shape == Shape::both_axes ? widest_kernel(g, height) : 3);
+            d.strides.push_back(shape == Shape::both_axes ? g.stride : 1);
+            d.dilations.push_back(shape == Shape::both_axes ? g.dilation : 1);
+            d.pads_begin.push_back(shape == Shape::both_axes ? g.pad_begin : 1);
+            d.pads_end.push_back(shape == Shape::both_axes ? g.pad_end : 1);
+        }
+        d.kernel.push_back(widest_kernel(g, width));
+        d.strides.push_back(g.stride);
+        d.dilations.push_back(g.dilation);
+        d.pads_begin.push_back(g.pad_begin);
+        d.pads_end.push_back(g.pad_end);
+        d.nan = variant % 3 == 0 ? pj::NanPolicy::ignore : pj::NanPolicy::propagate;
+        d.indices = index_variant(variant);
+        runner.run(d, 0x0E4A0000u + variant);
+    };
+    for (const OverhangGeometry& g : overhang_geometries)
+        for (const pj::Layout layout : {pj::Layout::nxc, pj::Layout::ncx})
+            for (std::int64_t channels : channel_counts(layout))
+                for (std::int64_t width : widths)
+                    for (pj::DType dtype : all_dtypes)
+                        for (const Shape shape : {Shape::one_d, Shape::both_axes, Shape::width_only})
+                            run_one(g, layout, channels, width, dtype, shape);
+}
+
 }  // namespace
 
 // The harness itself: one byte past the end, or one before the start, must fault.
@@ -247,4 +313,12 @@ TEST(GuardPages, EdgeShapesAvx512) {
 TEST(GuardPages, EdgeShapesAvx2) {
     POOLJIT_SKIP_UNLESS_CPU_RUNS(pooljit::jit::Isa::avx2);
     run_edge_shapes("avx2");
+}
+TEST(GuardPages, OverhangShapesAvx512) {
+    POOLJIT_SKIP_UNLESS_CPU_RUNS(pooljit::jit::Isa::avx512);
+    run_overhang_shapes("avx512");
+}
+TEST(GuardPages, OverhangShapesAvx2) {
+    POOLJIT_SKIP_UNLESS_CPU_RUNS(pooljit::jit::Isa::avx2);
+    run_overhang_shapes("avx2");
 }
