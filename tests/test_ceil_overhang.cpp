@@ -177,8 +177,8 @@ std::vector<std::tuple<std::size_t, jit::Isa>> run_cases() {
     return out;
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, CeilOverhang, ::testing::ValuesIn(run_cases()), [](const auto& info) {
-    return std::string(cases[std::get<0>(info.param)].name) + "_" + jit::to_string(std::get<1>(info.param));
+INSTANTIATE_TEST_SUITE_P(Cases, CeilOverhang, ::testing::ValuesIn(run_cases()), [](const auto& run) {
+    return std::string(cases[std::get<0>(run.param)].name) + "_" + jit::to_string(std::get<1>(run.param));
 });
 
 // Generated cases whose windows reach past the padded input (casegen draws them now and then), per ISA.
@@ -200,6 +200,6 @@ TEST_P(GeneratedCeilOverhang, MatchTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Isas, GeneratedCeilOverhang, ::testing::ValuesIn(pj::test::jit_isas),
-                         [](const auto& info) { return std::string(jit::to_string(info.param)); });
+                         [](const auto& run) { return std::string(jit::to_string(run.param)); });
 
 }  // namespace
