@@ -16,6 +16,18 @@ bool lanes_of_outputs_at(const Segment& s, bool paired) {
     return paired ? s.lane_step == 2 : s.lane_step > 2;
 }
 
+__extension__ typedef __int128 i128;  // positions of descriptors near the 64-bit limits
+
+// A window whose real width taps are every position of the row its taps can reach (no tap before the first
+// or after the last lies inside the row) and fewer than the kernel's: it overhangs the row.
+bool holds_whole_row(const KernelPlan& plan, const WidthRun& run) {
+    if (run.tap_begin >= run.tap_end || run.tap_end - run.tap_begin >= plan.kernel_w) return false;
+    const auto position = [&](std::int64_t tap) {
+        return static_cast<i128>(run.out_begin) * plan.stride_w - plan.pad_w + static_cast<i128>(tap) * plan.dilation_w;
+    };
+    return position(run.tap_begin) < plan.dilation_w && position(run.tap_end - 1) + plan.dilation_w >= plan.in_width;
+}
+
 bool uses(const KernelPlan& plan, StrategyId id) {
     const bool nxc = plan.strategy == Strategy::nxc_channels;
     const bool ncx_rows = plan.strategy == Strategy::ncx_width;
@@ -51,6 +63,9 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::byte_lanes: return lane_bytes(plan.compare) == 1;
         case StrategyId::wide_index_lanes: return plan.has_indices && plan.index_lanes_64 && lane_bytes(plan.compare) == 4;
         case StrategyId::window_relative_indices: return plan.index_relative_to_window;
+        case StrategyId::overhanging_windows:
+            return std::any_of(plan.width_runs.begin(), plan.width_runs.end(),
+                               [&](const WidthRun& run) { return holds_whole_row(plan, run); });
         case StrategyId::count: break;
     }
     return false;
@@ -61,7 +76,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "channel_sweep", "width_ranges", "nan_scan", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
     "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows",
     "column_ring", "column_ring_indices",
-    "byte_lanes", "wide_index_lanes", "window_relative_indices",
+    "byte_lanes", "wide_index_lanes", "window_relative_indices", "overhanging_windows",
 };
 
 }  // namespace
@@ -237,6 +252,16 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=f16 layout=nxc src=1x5x20 k=7 s=3 pb=6 pe=6 idx=s32 round=ceil", window_relative_forced},
             {"maxpool dt=bf16 layout=ncx src=1x2x9x8 k=2x2 s=2x2 idx=s32 order=col", window_relative_forced},
             {"adaptivemaxpool dt=s32 layout=nxc src=1x6x13x17 out=4x5 idx=s64", window_relative_forced}}},
+        // Windows past the padded input under ceil rounding (issue 20): ONNX's example (kernel 4 over 3 at stride 2),
+        // a dilated window with a begin pad, the width of 2-D and 3-D problems (planes in registers, the column
+        // ring), valid pads with dilation on both axes.
+        {overhanging_windows, {avx512, avx2}, {
+            {"maxpool layout=ncx src=2x3x3 k=4 s=2 round=ceil_torch"},
+            {"maxpool layout=nxc src=1x19x7 k=4 s=3 d=3 pb=1 pe=0 round=ceil"},
+            {"maxpool layout=ncx src=1x3x9x5 k=3x7 s=2x3 pb=1x1 pe=1x0 round=ceil"},
+            {"maxpool layout=nxc src=1x40x11x3 k=5x4 s=1x2 pb=2x0 pe=2x0 round=ceil"},
+            {"maxpool layout=ncx src=1x2x3x5x4 k=4x3x6 s=2x2x3 pb=0x1x1 pe=0x1x0 round=ceil"},
+            {"maxpool layout=nxc src=1x17x6x4 k=3x3 s=2x2 d=3x2 pad=valid round=ceil"}}},
     };
     return rows;
 }

@@ -36,6 +36,8 @@ enum class StrategyId {
     byte_lanes,               // u8/s8 channels last compared in their own bytes
     wide_index_lanes,         // 64-bit index lanes beside half vectors of 32-bit compare lanes
     window_relative_indices,  // 32-bit index lanes counted from each window's first tap (planes above 2^31)
+    overhanging_windows,      // a window that holds its whole row and is shorter than its kernel: the kernel
+                              // overhangs the row, into the padding or, under ceil rounding, past the padded row
     count
 };
 
