@@ -335,6 +335,58 @@ TEST(Importer, CeilModeDropsWindowsStartingPastTheInput) {
     EXPECT_EQ(output, 1.0f);
 }
 
+// Issue 20: a kernel that reaches past the input under ceil_mode=1 (ONNX gives ceil((3 - 4) / 2 + 1) = 1
+// output, as PyTorch and OpenVINO do). The importer accepts the model, explicit pads or auto_pad VALID, and the
+// primitive gives ONNX's Y = [3], Indices = [1].
+TEST(Importer, CeilModeKernelPastTheInput) {
+    for (const char* auto_pad : {"", "NOTSET", "VALID"}) {
+        SCOPED_TRACE(std::string("auto_pad '") + auto_pad + "'");
+        auto model = single_node_model("MaxPool", {1, 1, 3});
+        auto& node = *model.mutable_graph()->mutable_node(0);
+        node.add_output("indices");
+        add_ints(node, "kernel_shape", {4});
+        add_ints(node, "strides", {2});
+        if (*auto_pad != '\0') add_string(node, "auto_pad", auto_pad);
+        auto* ceil_mode = node.add_attribute();
+        ceil_mode->set_name("ceil_mode");
+        ceil_mode->set_type(onnx::AttributeProto::INT);
+        ceil_mode->set_i(1);
+        const auto pool = imp::read_model(write_temp(model, "pooljit_ceil_kernel_past_input.onnx")).pools.at(0);
+        EXPECT_EQ(pool.desc.rounding, pj::Rounding::ceil_torch);
+        const pj::Primitive primitive = pj::Primitive::create(pool.desc);
+        ASSERT_EQ(primitive.dst_desc().dims, (std::vector<std::int64_t>{1, 1, 1}));
+        const float input[] = {1.0f, 3.0f, 2.0f};
+        float output = 0.0f;
+        std::int64_t index = -2;
+        primitive.execute(input, &output, &index);
+        EXPECT_EQ(output, 3.0f);
+        EXPECT_EQ(index, 1);
+    }
+    // 2-D with pads: H 4 + 1 + 0 = 5 under a kernel of 6 at stride 2, W 3 + 0 + 1 = 4 under 5 at stride 3.
+    auto model = single_node_model("MaxPool", {1, 2, 4, 3});
+    auto& node = *model.mutable_graph()->mutable_node(0);
+    add_ints(node, "kernel_shape", {6, 5});
+    add_ints(node, "strides", {2, 3});
+    add_ints(node, "pads", {1, 0, 0, 1});
+    auto* ceil_mode = node.add_attribute();
+    ceil_mode->set_name("ceil_mode");
+    ceil_mode->set_type(onnx::AttributeProto::INT);
+    ceil_mode->set_i(1);
+    const auto pool = imp::read_model(write_temp(model, "pooljit_ceil_kernel_past_input_2d.onnx")).pools.at(0);
+    EXPECT_EQ(pj::Primitive::create(pool.desc).dst_desc().dims, (std::vector<std::int64_t>{1, 2, 1, 1}));
+    // A kernel of 7 along W spans the padded input plus the stride: refused, naming the node.
+    node.mutable_attribute(0)->set_ints(1, 7);
+    try {
+        (void)imp::read_model(write_temp(model, "pooljit_ceil_kernel_too_wide.onnx"));
+        FAIL() << "a kernel reaching the stride past the padded input must be refused";
+    } catch (const pj::Error& error) {
+        const std::string message = error.what();
+        EXPECT_NE(message.find("node 'pool'"), std::string::npos) << message;
+        EXPECT_NE(message.find("kernel[1] = 7"), std::string::npos) << message;
+        EXPECT_NE(message.find("under ceil_torch rounding"), std::string::npos) << message;
+    }
+}
+
 TEST(Importer, RejectsPadsWithAutoPadAndUnknownAttributes) {
     auto model = single_node_model("MaxPool", {1, 3, 10, 12});
     auto& node = *model.mutable_graph()->mutable_node(0);
