@@ -11,7 +11,9 @@ pooljit_required_packages=(
 )
 # Used when present; the build works without them.
 # libdnnl-dev only recommends ocl-icd-opencl-dev, but its CMake config requires OpenCL.
-pooljit_optional_packages=(libdnnl-dev ocl-icd-opencl-dev)
+# libxnnpack-dev: XNNPACK, the second peer of pooljit-bench; its header includes pthreadpool.h, which is in
+# libpthreadpool-dev, not a dependency of libxnnpack-dev.
+pooljit_optional_packages=(libdnnl-dev ocl-icd-opencl-dev libxnnpack-dev libpthreadpool-dev)
 
 pooljit_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$pooljit_root" || return 1
@@ -43,9 +45,11 @@ pooljit_install_packages() {
   done
 
   # An optional package that the archive lacks would otherwise send every run to apt-get update; one attempt
-  # per build directory is enough (delete the marker to try again).
+  # per build directory is enough (delete the marker to try again). The marker holds the list it tried, so a
+  # package added to the list is tried once more.
   local optional_marker=build/.optional-packages-tried
-  if [ ${#missing_required[@]} -eq 0 ] && [ -f "$optional_marker" ]; then
+  if [ ${#missing_required[@]} -eq 0 ] && [ -f "$optional_marker" ] &&
+     [ "$(cat "$optional_marker")" = "${pooljit_optional_packages[*]}" ]; then
     missing_optional=()
   fi
   if [ ${#missing_required[@]} -eq 0 ] && [ ${#missing_optional[@]} -eq 0 ]; then
@@ -68,7 +72,7 @@ pooljit_install_packages() {
     fi
   done
   mkdir -p build
-  : > "$optional_marker"
+  printf '%s' "${pooljit_optional_packages[*]}" > "$optional_marker"
 }
 
 pooljit_configure_and_build() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds pooljit (Release) and runs pooljit-bench --check on the bundled real-network
 # pooling layers (tools/suite.txt): each layer is checked against the reference, then timed beside oneDNN
-# (when libdnnl-dev is installed), one table row per layer.
+# (when libdnnl-dev is installed) and XNNPACK (when libxnnpack-dev is), one table row per layer.
 # Arguments are passed to pooljit-bench (after --check) and read relative to the caller's directory; the suite
 # is added when none of them names problems (a file or --case), e.g.
 #   tools/run.sh --threads 2                     the suite at 2 threads

@@ -1,13 +1,15 @@
 // pooljit-bench: for each problem string, pooljit's creation time on a cache miss and a hit, its execution
 // time (Google Benchmark, median of repetitions), effective GB/s and the fraction of the copy bandwidth
-// measured in the same run, and oneDNN's time on the same problem when built with it (DESIGN.md section 7).
-// --check compares every problem against the reference first; any mismatch or error makes the exit status 1.
+// measured in the same run, and oneDNN's and XNNPACK's times on the same problem when built with them (DESIGN.md
+// section 7). --check compares every problem against the reference first; any mismatch or error makes the exit
+// status 1, and so does XNNPACK's output differing from pooljit's.
 #include "check.hpp"
 #include "machine.hpp"
 #include "onednn.hpp"
 #include "problems.hpp"
 #include "report.hpp"
 #include "timing.hpp"
+#include "xnnpack.hpp"
 
 #include <pooljit/pooljit.hpp>
 
@@ -47,6 +49,7 @@ struct Options {
     std::uint64_t seed = 1;
     std::size_t copy_mib = 256;
     bool skip_onednn = false;
+    bool skip_xnnpack = false;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -163,6 +166,15 @@ Row bench_case(const Case& c, std::size_t index, const Options& options, double 
             row.peer = onednn_time(c.problem, src.data(), base);
             settle();
         }
+        if (!options.skip_xnnpack) {
+            // dst holds pooljit's output for src: XNNPACK's is compared with it before XNNPACK is timed.
+            row.xnnpack = xnnpack_time(c.problem, src.data(), dst.data(), dst_bytes, base);
+            if (!row.xnnpack.mismatch.empty()) {
+                row.notes.push_back("XNNPACK MISMATCH: its output differs from pooljit's: " + row.xnnpack.mismatch);
+            }
+            if (!row.xnnpack.error.empty()) row.notes.push_back("XNNPACK: " + row.xnnpack.error);
+            settle();
+        }
     } catch (const std::exception& e) {
         row.check = "ERROR";
         row.notes.push_back(e.what());
@@ -199,7 +211,7 @@ bool same_file(const std::string& a, const std::string& b) {
 int main(int argc, char** argv) {
     CLI::App app{
         "pooljit-bench: pooljit's creation and execution times, GB/s and fraction of the copy bandwidth measured\n"
-        "in the same run, beside oneDNN's pooling on the same problem when built with oneDNN.\n"
+        "in the same run, beside oneDNN's and XNNPACK's pooling on the same problem when built with them.\n"
         "Problems are problem strings (DESIGN.md section 4), one per line in FILEs ('#' comments) or --case."};
     Options options;
     app.add_option("files", options.files, "files of problem strings, one per line")->check(CLI::ExistingFile);
@@ -207,7 +219,8 @@ int main(int argc, char** argv) {
                                             "src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1\"")
         ->allow_extra_args(false);
     app.add_option("-t,--threads", options.threads,
-                   "threads for pooljit (set_num_threads) and oneDNN, and for the copy bandwidth; 0: all CPUs")
+                   "threads for pooljit (set_num_threads), oneDNN and XNNPACK (a pthreadpool), and for the copy "
+                   "bandwidth; 0: all CPUs")
         ->check(CLI::NonNegativeNumber)
         ->capture_default_str();
     app.add_flag("--check", options.check, "compare each problem against the reference before timing it");
@@ -237,6 +250,7 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 65536))
         ->capture_default_str();
     app.add_flag("--no-onednn", options.skip_onednn, "do not time oneDNN");
+    app.add_flag("--no-xnnpack", options.skip_xnnpack, "do not time XNNPACK");
     CLI11_PARSE(app, argc, argv);
     options.csv_requested = app.count("--csv") > 0;
 
@@ -283,6 +297,7 @@ int main(int argc, char** argv) {
     options.threads = threads;
     pj::set_num_threads(threads);
     onednn_set_threads(threads);
+    if (!options.skip_xnnpack) xnnpack_set_threads(threads);
 
     // The machine, measured before the problems.
     double copy_gbps_1 = 0, copy_gbps_n = 0;
@@ -315,13 +330,16 @@ int main(int argc, char** argv) {
                    options.copy_mib, copy_gbps_1);
     }
     fmt::print(table_out, "{}\n", options.skip_onednn ? std::string("oneDNN: not timed (--no-onednn)") : onednn_description());
+    fmt::print(table_out, "{}\n", options.skip_xnnpack ? std::string("XNNPACK: not timed (--no-xnnpack)") : xnnpack_description());
     fmt::print(table_out,
                "timing: Google Benchmark, wall clock, median of {} repetitions of >= {} s (of 1 iteration above 50 ms, "
                "fewer above 0.5 s)\n"
                "miss/hit: Primitive::create after cache::clear() (median of {}) / with the key cached; GB/s = (src + dst "
                "+ indices bytes) / exec us\n"
                "ratio = oneDNN us / pooljit exec us (> 1: pooljit faster), oneDNN with its workspace (+ws) when the "
-               "problem has indices\n\n",
+               "problem has indices\n"
+               "XNN ratio = XNNPACK us / pooljit exec us; '-' where XNNPACK cannot compute exactly the problem (ncx, not "
+               "2-D, indices, other data types, windows it would read differently: --csv says why)\n\n",
                options.repetitions, options.min_time_s, options.miss_samples);
 
     std::size_t label_width = std::string_view("problem").size();
@@ -333,9 +351,10 @@ int main(int argc, char** argv) {
     if (csv_out) csv.print_header();
 
     const auto suite_start = Clock::now();
-    int mismatches = 0, errors = 0, ratios = 0, jit_ratios = 0;
+    int mismatches = 0, errors = 0, ratios = 0, jit_ratios = 0, xnnpack_ratios = 0, xnnpack_mismatches = 0;
     bool uncached_hits = false;
     double log_ratio_sum = 0, jit_log_ratio_sum = 0;  // jit_: without oneDNN's reference fallbacks
+    double xnnpack_log_ratio_sum = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const Row row = bench_case(cases[i], i, options, copy_gbps_n);
         table.print_row(row);
@@ -343,6 +362,11 @@ int main(int argc, char** argv) {
         mismatches += row.check == "FAIL";
         errors += row.check == "ERROR";
         uncached_hits |= !row.hit_was_cached;
+        xnnpack_mismatches += !row.xnnpack.mismatch.empty();
+        if (row.ratio_xnnpack() > 0) {
+            xnnpack_log_ratio_sum += std::log(row.ratio_xnnpack());
+            ++xnnpack_ratios;
+        }
         if (row.ratio() > 0) {
             log_ratio_sum += std::log(row.ratio());
             ++ratios;
@@ -364,9 +388,18 @@ int main(int argc, char** argv) {
                        std::exp(jit_log_ratio_sum / jit_ratios), jit_ratios);
         }
     }
+    if (xnnpack_ratios) {
+        fmt::print(table_out, "; XNNPACK/pooljit: {:.2f}x over {} problem{}", std::exp(xnnpack_log_ratio_sum / xnnpack_ratios),
+                   xnnpack_ratios, xnnpack_ratios == 1 ? "" : "s");
+    }
     fmt::print(table_out, "\n");
+    if (xnnpack_mismatches) {
+        fmt::print(table_out, "XNNPACK MISMATCH on {} problem{}: XNNPACK's output differs from pooljit's (the notes under "
+                              "the rows marked '!' say where); run with --check to see whether pooljit agrees with the "
+                              "reference\n", xnnpack_mismatches, xnnpack_mismatches == 1 ? "" : "s");
+    }
     if (threads > 1) fmt::print(table_out, "spin capacity at {} threads at the end: {:.2f}\n", threads, spin_capacity(threads, 20.0, 5));
     if (uncached_hits) fmt::print(table_out, "* in 'hit us': no cache hit was counted while timing repeated creates (cache disabled or "
                           "not built): the figure is a compile\n");
-    return mismatches == 0 && errors == 0 ? 0 : 1;
+    return mismatches == 0 && errors == 0 && xnnpack_mismatches == 0 ? 0 : 1;
 }

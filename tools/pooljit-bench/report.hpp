@@ -1,8 +1,9 @@
-// What pooljit-bench prints: one table row per problem, readable in 160 columns, and the same figures as CSV.
+// What pooljit-bench prints: one table row per problem, readable in 180 columns, and the same figures as CSV.
 #pragma once
 
 #include "onednn.hpp"
 #include "problems.hpp"
+#include "xnnpack.hpp"
 
 #include <cstdint>
 #include <cstdio>
@@ -29,12 +30,15 @@ struct Row {
     double percent_of_copy = not_measured;
     double spin_capacity = not_measured;  // measured right after this row's timing, when threads > 1
     PeerResult peer;
+    XnnpackResult xnnpack;
     std::vector<std::string> notes;       // printed under the row
 
     // oneDNN time over pooljit time, like for like: with oneDNN's workspace when pooljit writes indices.
     double ratio() const;
     double ratio_inference() const;
     double ratio_workspace() const;
+    // XNNPACK time over pooljit time; not measured where XNNPACK's output differed from pooljit's.
+    double ratio_xnnpack() const;
 };
 
 class Table {
