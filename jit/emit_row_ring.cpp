@@ -43,21 +43,17 @@ void WindowEmitter<Ops>::ring_row_maxima(const Segment& seg, std::int64_t row) {
 // with indices; vmaxps keeps its second operand on equal values).
 template <typename Ops>
 void WindowEmitter<Ops>::merge_ring_rows(const ItemShape& s) {
-    if constexpr (Ops::needs_vector_masks) {
-        throw Error("jit: row-maxima rings need AVX-512's registers");
-    } else {
-        for (int v = 0; v < vectors(s); ++v) {
-            ops_.copy_vector(vec(regs_.acc[v]), ring_reg(0, v));
-            if (plan_.has_indices) ops_.copy_vector(vec(regs_.idx[v]), ring_index_reg(0, v));
-            for (std::int64_t row = 1; row < plan_.ring_rows; ++row) {
-                if (!plan_.has_indices) {
-                    ops_.max_fast(vec(regs_.acc[v]), ring_reg(row, v));
-                    continue;
-                }
-                ops_.compute_take_fast(ring_reg(row, v), vec(regs_.acc[v]));
-                ops_.blend_take(vec(regs_.acc[v]), ring_reg(row, v));
-                ops_.blend_take_index_from(vec(regs_.idx[v]), ring_index_reg(row, v));
+    for (int v = 0; v < vectors(s); ++v) {
+        ops_.copy_vector(vec(regs_.acc[v]), ring_reg(0, v));
+        if (plan_.has_indices) ops_.copy_vector(vec(regs_.idx[v]), ring_index_reg(0, v));
+        for (std::int64_t row = 1; row < plan_.ring_rows; ++row) {
+            if (!plan_.has_indices) {
+                ops_.max_fast(vec(regs_.acc[v]), ring_reg(row, v));
+                continue;
             }
+            ops_.compute_take_fast(ring_reg(row, v), vec(regs_.acc[v]));
+            ops_.blend_take(vec(regs_.acc[v]), ring_reg(row, v));
+            ops_.blend_take_index_from(vec(regs_.idx[v]), ring_index_reg(row, v));
         }
     }
 }
@@ -184,105 +180,101 @@ void WindowEmitter<Ops>::column_row_maxima(const ItemShape& s, std::int64_t taps
 // (a width range), or not of whole windows goes to the row code (`other_calls`).
 template <typename Ops>
 void WindowEmitter<Ops>::emit_column_ring(Label& other_calls, Label& done) {
-    if constexpr (Ops::needs_vector_masks) {
-        throw Error("jit: column rings need AVX-512's registers");
-    } else {
-        const std::int64_t k = plan_.ring_rows;
-        const bool indices = plan_.has_indices;
-        if (!nxc_ || regs_.ring < 0 || sweep_ != 1 || plan_.computed_windows ||
-            (indices && (plan_.index_lanes_64 || plan_.index_relative_to_window)))
-            throw Error("jit: a column ring serves one channel block, with indices in 32-bit lanes");
-        leave_unless_ring_call(other_calls);
-        if (plan_.width_ranges) {
-            cmp(qword[rsp + slot_out_begin], 0);
-            jne(other_calls, T_NEAR);
-            mov(scratch_, ptr[rsp + slot_out_end]);
-            mov(big_offset_, plan_.out_width);
-            cmp(scratch_, big_offset_);
-            jne(other_calls, T_NEAR);
-        }
-        mov(row_src_, ptr[rsp + slot_row_src]);
-        if (plan_.scan_rows_for_nan) emit_nan_scan(other_calls, 0, scan_call_input_rows);
-        if (indices) {
-            // A call's channels are one block of one image: the channel part of its indices is the same in
-            // every row.
-            mov(scratch_, ptr[rsp + slot_channel_index_base]);
-            ops_.broadcast_gpr(vec(regs_.chan_base), scratch_, plan_.wide_index_math);
-        }
-        const ItemShape s = single_output_shape();
-        const std::int64_t index_bytes_per_output = plan_.dst_out_stride_w / elem() * index_elem();
-        for (const Segment& seg : plan_.segments) {
-            // Per column, at the call's first row: d_ptr_, its output; window_, its window's first tap;
-            // window_index_, that tap's spatial index; slot_column_indices, its index output.
-            Label column, row;
-            mov(d_ptr_, ptr[rsp + slot_row_dst]);
-            add_imm(d_ptr_, wrap_mul(seg.out_begin, plan_.dst_out_stride_w));
-            if (indices) {
-                mov(scratch_, ptr[rsp + slot_row_indices]);
-                add_imm(scratch_, wrap_mul(seg.out_begin, index_bytes_per_output));
-                mov(ptr[rsp + slot_column_indices], scratch_);
-            }
-            if (seg.taps > 0) {
-                mov(window_, row_src_);
-                add_imm(window_, wrap_mul(seg.first_position, plan_.src_step_w));
-                mov(window_index_, ptr[rsp + slot_index_base]);
-                add_imm(window_index_, wrap_mul(seg.first_position, plan_.index_mult_w));
-            }
-            mov(item_count_, seg.repeat);
-            place(column);
-            mov(dst_, d_ptr_);
-            if (indices) mov(indices_, ptr[rsp + slot_column_indices]);
-            mov(h_ptr_, window_);
-            mov(h_index_, window_index_);
-            mov(h_count_, ptr[rsp + slot_rows]);
-            const auto next_output_row = [&] {
-                add(dst_, ptr[rsp + slot_dst_row_step]);
-                if (indices) add(indices_, ptr[rsp + slot_indices_row_step]);
-            };
-            if (seg.taps == 0) {
-                place(row);
-                store_empty_item(s);
-                next_output_row();
-                dec(h_count_);
-                jnz(row, T_NEAR);
-            } else {
-                // The window's first k - 1 rows go through the same loop, filling the ring without a store: one
-                // copy of the row's taps in the code, whatever k.
-                Label filling, shift;
-                add_imm(h_count_, k - 1);
-                mov(qword[rsp + slot_ring_fill], static_cast<std::int32_t>(k - 1));
-                place(row);
-                column_row_maxima(s, seg.taps);
-                cmp(qword[rsp + slot_ring_fill], 0);
-                jne(filling, T_NEAR);
-                merge_ring_rows(s);
-                store_item(s);
-                next_output_row();
-                jmp(shift, T_NEAR);
-                place(filling);
-                dec(qword[rsp + slot_ring_fill]);
-                place(shift);
-                shift_ring(s);
-                add(h_ptr_, ptr[rsp + slot_src_row_step]);
-                if (indices) add(h_index_, ptr[rsp + slot_index_base_row_step]);
-                dec(h_count_);
-                jnz(row, T_NEAR);
-            }
-            add_imm(d_ptr_, plan_.dst_out_stride_w);
-            if (indices) {
-                mov(scratch_, ptr[rsp + slot_column_indices]);
-                add_imm(scratch_, index_bytes_per_output);
-                mov(ptr[rsp + slot_column_indices], scratch_);
-            }
-            if (seg.taps > 0) {
-                add_imm(window_, wrap_mul(seg.item_step, plan_.src_step_w));
-                add_imm(window_index_, wrap_mul(seg.item_step, plan_.index_mult_w));
-            }
-            dec(item_count_);
-            jnz(column, T_NEAR);
-        }
-        jmp(done, T_NEAR);
+    const std::int64_t k = plan_.ring_rows;
+    const bool indices = plan_.has_indices;
+    if (!nxc_ || regs_.ring < 0 || sweep_ != 1 || plan_.computed_windows ||
+        (indices && (plan_.index_lanes_64 || plan_.index_relative_to_window)))
+        throw Error("jit: a column ring serves one channel block, with indices in 32-bit lanes");
+    leave_unless_ring_call(other_calls);
+    if (plan_.width_ranges) {
+        cmp(qword[rsp + slot_out_begin], 0);
+        jne(other_calls, T_NEAR);
+        mov(scratch_, ptr[rsp + slot_out_end]);
+        mov(big_offset_, plan_.out_width);
+        cmp(scratch_, big_offset_);
+        jne(other_calls, T_NEAR);
     }
+    mov(row_src_, ptr[rsp + slot_row_src]);
+    if (plan_.scan_rows_for_nan) emit_nan_scan(other_calls, 0, scan_call_input_rows);
+    if (indices) {
+        // A call's channels are one block of one image: the channel part of its indices is the same in
+        // every row.
+        mov(scratch_, ptr[rsp + slot_channel_index_base]);
+        ops_.broadcast_gpr(vec(regs_.chan_base), scratch_, plan_.wide_index_math);
+    }
+    const ItemShape s = single_output_shape();
+    const std::int64_t index_bytes_per_output = plan_.dst_out_stride_w / elem() * index_elem();
+    for (const Segment& seg : plan_.segments) {
+        // Per column, at the call's first row: d_ptr_, its output; window_, its window's first tap;
+        // window_index_, that tap's spatial index; slot_column_indices, its index output.
+        Label column, row;
+        mov(d_ptr_, ptr[rsp + slot_row_dst]);
+        add_imm(d_ptr_, wrap_mul(seg.out_begin, plan_.dst_out_stride_w));
+        if (indices) {
+            mov(scratch_, ptr[rsp + slot_row_indices]);
+            add_imm(scratch_, wrap_mul(seg.out_begin, index_bytes_per_output));
+            mov(ptr[rsp + slot_column_indices], scratch_);
+        }
+        if (seg.taps > 0) {
+            mov(window_, row_src_);
+            add_imm(window_, wrap_mul(seg.first_position, plan_.src_step_w));
+            mov(window_index_, ptr[rsp + slot_index_base]);
+            add_imm(window_index_, wrap_mul(seg.first_position, plan_.index_mult_w));
+        }
+        mov(item_count_, seg.repeat);
+        place(column);
+        mov(dst_, d_ptr_);
+        if (indices) mov(indices_, ptr[rsp + slot_column_indices]);
+        mov(h_ptr_, window_);
+        mov(h_index_, window_index_);
+        mov(h_count_, ptr[rsp + slot_rows]);
+        const auto next_output_row = [&] {
+            add(dst_, ptr[rsp + slot_dst_row_step]);
+            if (indices) add(indices_, ptr[rsp + slot_indices_row_step]);
+        };
+        if (seg.taps == 0) {
+            place(row);
+            store_empty_item(s);
+            next_output_row();
+            dec(h_count_);
+            jnz(row, T_NEAR);
+        } else {
+            // The window's first k - 1 rows go through the same loop, filling the ring without a store: one
+            // copy of the row's taps in the code, whatever k.
+            Label filling, shift;
+            add_imm(h_count_, k - 1);
+            mov(qword[rsp + slot_ring_fill], static_cast<std::int32_t>(k - 1));
+            place(row);
+            column_row_maxima(s, seg.taps);
+            cmp(qword[rsp + slot_ring_fill], 0);
+            jne(filling, T_NEAR);
+            merge_ring_rows(s);
+            store_item(s);
+            next_output_row();
+            jmp(shift, T_NEAR);
+            place(filling);
+            dec(qword[rsp + slot_ring_fill]);
+            place(shift);
+            shift_ring(s);
+            add(h_ptr_, ptr[rsp + slot_src_row_step]);
+            if (indices) add(h_index_, ptr[rsp + slot_index_base_row_step]);
+            dec(h_count_);
+            jnz(row, T_NEAR);
+        }
+        add_imm(d_ptr_, plan_.dst_out_stride_w);
+        if (indices) {
+            mov(scratch_, ptr[rsp + slot_column_indices]);
+            add_imm(scratch_, index_bytes_per_output);
+            mov(ptr[rsp + slot_column_indices], scratch_);
+        }
+        if (seg.taps > 0) {
+            add_imm(window_, wrap_mul(seg.item_step, plan_.src_step_w));
+            add_imm(window_index_, wrap_mul(seg.item_step, plan_.index_mult_w));
+        }
+        dec(item_count_);
+        jnz(column, T_NEAR);
+    }
+    jmp(done, T_NEAR);
 }
 
 // For the two traits compile() picks; emit_window.cpp instantiates the rest of the class.

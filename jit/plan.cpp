@@ -188,6 +188,19 @@ private:
         if (column_ring_shape() && column_ring_indices() && p_.kernel[0] <= column_ring_registers / 2)
             plan_.vectors_per_block = static_cast<int>(std::min<std::int64_t>(
                 plan_.vectors_per_block, std::max<std::int64_t>(1, column_ring_registers / (2 * p_.kernel[0]))));
+        // A column ring of values that its registers would not hold at this many vectors: fewer vectors, as
+        // many as leave the ring its registers (AVX2's 16 registers: SPPF's 5 rows in 1 vector), where the ring
+        // can be taken (its width taps unrolled).
+        if (column_ring_shape() && !p_.has_indices && p_.kernel[0] <= column_ring_registers &&
+            axis_.kernel <= max_unrolled_width_taps) {
+            KernelPlan candidate = plan_;
+            candidate.ring_rows = p_.kernel[0];
+            const auto ring_fits = [&] {
+                return p_.kernel[0] * candidate.vectors_per_block <= column_ring_registers && fits_registers(candidate);
+            };
+            while (candidate.vectors_per_block > 1 && !ring_fits()) --candidate.vectors_per_block;
+            if (ring_fits()) plan_.vectors_per_block = candidate.vectors_per_block;
+        }
         chose("vector_blocking", std::to_string(plan_.vectors_per_block) + " vectors of " +
                                      std::to_string(plan_.lanes) + " lanes (" + registers_text(plan_) + ")");
     }
@@ -354,7 +367,6 @@ private:
         constexpr const char* step = "column_ring";
         if (lanes_are_outputs_ || p_.spatial_rank != 2) return;
         if (!column_ring_shape()) return declined(step, "windows along h do not overlap at stride 1 in compare-bound rows");
-        if (!caps_.opmasks) return declined(step, "not built for traits without opmasks");
         if (p_.has_indices && !column_ring_indices())
             return declined(step, "indices ride beside 8- and 16-bit data only (f32 and s32 ran slower than the rows)");
         const int per_row = plan_.vectors_per_block * (p_.has_indices ? 2 : 1);

@@ -218,7 +218,7 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=ncx src=1x2x10x70 k=2x2 pb=3x3 pe=3x3"}}},
         // Border rows around the ring's calls and a channel tail, k2 windows, a width dilation, empty windows at
         // both ends of the rows, a column taller than one ring call (f32: 19 rows a call, bf16: 40).
-        {column_ring, {avx512}, {
+        {column_ring, {avx512, avx2}, {
             {"maxpool layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1"},
             {"maxpool layout=nxc src=1x40x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil"},
             {"maxpool layout=nxc src=1x20x9x8 k=2x2"},

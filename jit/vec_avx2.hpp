@@ -190,6 +190,8 @@ public:
     // Once per tap, before the blends of its vectors: the tap's index, broadcast.
     void prepare_tap_index(const Xbyak::Reg64& index) { broadcast_gpr(tap_index(), index, plan_.index_lanes_64); }
     void blend_take_index(const Vmm& idx) { blend(idx, tap_index(), index_mask(take()), plan_.index_lanes_64); }
+    // Rings: the lanes that took a later row's maximum take that row's index too.
+    void blend_take_index_from(const Vmm& idx, const Vmm& src) { blend(idx, src, index_mask(take()), plan_.index_lanes_64); }
 
     // Lanes of a float accumulator that hold NaN (an all-NaN window under nan=ignore) -> the fix mask.
     void find_nan_lanes(const Vmm& acc) {
