@@ -380,8 +380,8 @@ private:
         plan_.ring_rows = p_.kernel[0];
         // The next column reads most of the same input pixels again: a call's rows stop where one column's
         // input (rows x window width x block) would pass column_ring_input_bytes, so it is still in L1.
-        // Divisions only: the dilated width (validated below 2^63: at most the padded input plus stride - 1 under ceil rounding) times the block's
-        // bytes can pass 2^63.
+        // Divisions only: the dilated width (validated below 2^63; under ceil rounding up to stride - 1 past the
+        // padded input) times the block's bytes can pass 2^63.
         const std::int64_t extent_w = (axis_.kernel - 1) * axis_.dilation + 1;
         const std::int64_t block_bytes = plan_.channel_block * static_cast<std::int64_t>(size_of(p_.dtype));
         plan_.ring_call_rows =
