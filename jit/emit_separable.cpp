@@ -1,10 +1,14 @@
 // Separable rows (KernelPlan::separable): planar 2-D calls without indices whose windows along h share input
 // rows. Per pass over a group of output rows, each input row the group reads is converted once into a padded
-// row of compare lanes (the empty value, the max's identity, on both sides), the maxima of every output's
-// width taps are taken from it with plain loads (no border items, no gathers) into a buffer of row maxima, and
-// each output row merges its taps_h buffered rows in row order. Rows first, each merge keeping the earlier on
-// ties (vmax keeps its second operand), then the rows in order: the window's first maximum in scan order (kh,
-// kw), as the rings. Float input is watched for NaN while it is converted; a group that saw one sends the
+// row of compare lanes (the empty value, the max's identity, on both sides); then the maxima of every output's
+// width taps are taken from each padded row with plain loads (no border items, no gathers) into a buffer of row
+// maxima; then each output row merges its taps_h buffered rows in row order. The rows of a group are converted
+// before any is read back: a tap's unaligned load of a row just stored spans two stores still in flight, which
+// cannot be forwarded and waited for them to reach the cache (a fifth of Inception's time). Rows first, each
+// merge keeping the earlier on ties (vmax keeps its second operand), then the rows in order: the window's first
+// maximum in scan order (kh, kw), as the rings. At stride 2 along the width the padded row is converted into
+// its even and odd lanes (one shuffle pair per two input vectors), so that every width tap is one load, not a
+// pair of loads and a shuffle: unaligned loads that split cache lines bounded the stem's width pass. Float input is watched for NaN while it is converted; a group that saw one sends the
 // whole call to the row code, which applies the NaN policy (rows already stored are stored again, the same).
 #include "jit/window_emitter.hpp"
 #include "jit/vec_avx2.hpp"
@@ -19,8 +23,7 @@ template <typename Ops>
 std::int64_t WindowEmitter<Ops>::separable_buffer_bytes() const {
     const SeparableRows& sep = plan_.separable;
     if (!sep.enabled()) return 0;
-    const std::int64_t rows = sep.group_rows + sep.window_rows - 1;
-    return sep.row_lanes * lane_bytes(plan_.compare) + rows * sep.maxima_vectors * Ops::vector_bytes;
+    return sep.buffered_rows() * (sep.row_lanes() * lane_bytes(plan_.compare) + sep.maxima_vectors * Ops::vector_bytes);
 }
 
 template <typename Ops>
@@ -45,22 +48,23 @@ std::vector<int> WindowEmitter<Ops>::separable_accumulators() const {
 template <typename Ops>
 void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
     const SeparableRows& sep = plan_.separable;
-    if (nxc_ || plan_.has_indices || f16() || plan_.spatial_rank != 2 || plan_.stride_w > 2)
+    if (nxc_ || plan_.has_indices || f16() || plan_.spatial_rank != 2 || plan_.stride_w > 2 || sep.row_step < 1)
         throw Error("jit: separable rows are planar 2-D values of at most stride 2 along the width");
     const std::int64_t lb = lane_bytes(plan_.compare), L = plan_.lanes, vb = Ops::vector_bytes;
     if (L * lb != vb) throw Error("jit: separable rows fill whole registers with compare lanes");
-    const std::int64_t maxima_bytes = sep.maxima_vectors * vb;
+    const std::int64_t row_bytes = sep.row_lanes() * lb, maxima_bytes = sep.maxima_vectors * vb;
     const std::vector<int> accs = separable_accumulators();
     const int V = static_cast<int>(accs.size());
+    if (V < 2) throw Error("jit: separable rows need two accumulators");
     const bool watch = plan_.is_float;
     const Vmm fresh = vec(regs_.fresh), empty = vec(regs_.empty_value);
 
-    // Registers: row_src_ the input row being converted; dst_ the output row; tap_ptr_ the padded row;
-    // window_index_ the buffer of row maxima; d_ptr_ rows left in the call; h_index_ rows of this group;
-    // h_count_, tap_count_ and item_count_ loop counters; window_, h_ptr_ and indices_ moving pointers.
-    const Reg64 &row = tap_ptr_, &maxima = window_index_, &rows_left = d_ptr_, &group = h_index_;
+    // Registers: row_src_ the input row being converted; dst_ the output row; tap_ptr_ the padded rows;
+    // window_index_ the rows of maxima; d_ptr_ rows left in the call; h_index_ rows of this group; h_count_,
+    // tap_count_ and item_count_ loop counters; window_, h_ptr_ and indices_ moving pointers.
+    const Reg64 &rows = tap_ptr_, &maxima = window_index_, &rows_left = d_ptr_, &group = h_index_;
 
-    // Calls the buffer serves: real taps along h, and rows one tap stride apart (or one row).
+    // Calls the buffers serve: real taps along h, and output rows row_step tap strides apart (or one row).
     mov(scratch_, ptr[rsp + slot_taps_h]);
     test(scratch_, scratch_);
     jz(other_calls, T_NEAR);
@@ -69,23 +73,28 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
     cmp(scratch_, 1);
     je(one_row, T_NEAR);
     mov(scratch_, ptr[rsp + slot_src_row_step]);
-    mov(big_offset_, plan_.src_tap_stride_h);
+    mov(big_offset_, wrap_mul(sep.row_step, plan_.src_tap_stride_h));
     cmp(scratch_, big_offset_);
     jne(other_calls, T_NEAR);
     place(one_row);
 
-    // The buffers, aligned to a cache line: the padded row, then the row maxima.
-    lea(row, ptr[rsp + separable_area + 63]);
-    and_(row, -64);
-    lea(maxima, ptr[row + static_cast<std::int32_t>(sep.row_lanes * lb)]);
-    // The padding before the input's first element never changes: stored once per call.
-    for (std::int64_t lane = 0; lane < sep.pad_lanes; lane += L)
-        vmovups(ptr[row + static_cast<std::int32_t>(lane * lb)], empty);
+    // The buffers, aligned to a cache line: the padded rows, then the rows of maxima.
+    lea(rows, ptr[rsp + separable_area + 63]);
+    and_(rows, -64);
+    lea(maxima, ptr[rows + static_cast<std::int32_t>(sep.buffered_rows() * row_bytes)]);
 
     mov(rows_left, ptr[rsp + slot_rows]);
     mov(row_src_, ptr[rsp + slot_row_src]);
     mov(dst_, ptr[rsp + slot_row_dst]);
     if (watch) ops_.begin_nan_watch(vec(regs_.plane_sum));
+
+    // Input rows of a group: (group - 1) * row_step + taps_h, one tap stride apart.
+    const auto group_input_rows = [&](const Reg64& r) {
+        mov(r, group);
+        dec(r);
+        mul_imm(r, sep.row_step);
+        add(r, ptr[rsp + slot_taps_h]);
+    };
 
     Label group_loop;
     place(group_loop);
@@ -93,74 +102,87 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
     cmp(rows_left, group);
     cmovl(group, rows_left);
 
-    // Input rows of the group: group + taps_h - 1 of them, each converted and reduced along the width.
+    // Convert every input row of the group into its padded row: the padding before, the input in whole vectors
+    // stored aligned (each phase's lead lanes put the input's first element in it at a vector's start: unaligned
+    // 64-byte stores each split a cache line, and made the conversion of u8 rows the stem's bottleneck), then
+    // the padding after, from the input's end in each phase to the buffer's end. At stride 2, two input vectors
+    // at a time give a vector of each phase. Floats are noted for NaN a few vectors at a time, summed among
+    // themselves first: one running sum's add per vector was a chain of the add's latency.
+    const auto acc = [&](int i) { return vec(accs[static_cast<std::size_t>(i)]); };
+    const auto phase_lane = [&](int phase, std::int64_t lane) {  // lane of a phase, from the buffer's start
+        return phase * sep.phase_lanes + sep.lead_lanes[static_cast<std::size_t>(phase)] + lane;
+    };
     {
-        Label input_row;
-        mov(h_count_, group);
-        add(h_count_, ptr[rsp + slot_taps_h]);
-        dec(h_count_);
-        mov(indices_, maxima);  // the next row of maxima
-        place(input_row);
-        // Convert: whole vectors, then the partial one; each noted for NaN.
-        const std::int64_t full = plan_.in_width / L, rest = plan_.in_width % L;
-        const auto convert = [&](std::int64_t count_valid, const Address& from, const Address& to) {
-            ops_.load_value(fresh, from, static_cast<int>(count_valid));
-            if (watch) ops_.note_nan(vec(regs_.plane_sum), fresh);
-            vmovups(to, fresh);
+        const int evens = sep.phase_of_evens(), odds = 1 - evens;
+        const std::int64_t in = plan_.in_width, per_step = L * sep.phases;  // input elements a converted vector takes
+        const std::int64_t full = in / per_step, rest = in % per_step;
+        const int unroll = static_cast<int>(std::min<std::int64_t>({4 / sep.phases, V / sep.phases, std::max<std::int64_t>(full, 1)}));
+        // `count` steps (the last with `last_valid` input elements) from window_, stored from h_ptr_ (plus each
+        // phase's offset); the loaded vectors' sum into the watch.
+        const auto convert = [&](int count, std::int64_t last_valid) {
+            std::vector<int> loaded;
+            for (int i = 0; i < count; ++i) {
+                const std::int64_t valid = i == count - 1 ? last_valid : per_step;
+                const auto from = static_cast<std::int32_t>(i * per_step * elem()), to = static_cast<std::int32_t>(i * vb);
+                if (sep.phases == 1) {
+                    ops_.load_value(acc(i), ptr[window_ + from], static_cast<int>(valid));
+                    vmovups(ptr[h_ptr_ + to], acc(i));
+                    loaded.push_back(i);
+                    continue;
+                }
+                const Vmm lo = acc(2 * i), hi = acc(2 * i + 1);
+                ops_.load_value(lo, ptr[window_ + from], static_cast<int>(std::min(valid, L)));
+                loaded.push_back(2 * i);
+                if (valid > L) {
+                    ops_.load_value(hi, ptr[window_ + from + static_cast<std::int32_t>(L * elem())], static_cast<int>(valid - L));
+                    loaded.push_back(2 * i + 1);
+                } else {
+                    vmovaps(hi, empty);
+                }
+                ops_.deinterleave_even(fresh, lo, hi);
+                vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(phase_lane(evens, sep.input_start(evens)) * lb) + to], fresh);
+                ops_.deinterleave_odd(fresh, lo, hi);
+                vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(phase_lane(odds, sep.input_start(odds)) * lb) + to], fresh);
+            }
+            if (!watch) return;
+            const int n = static_cast<int>(loaded.size());
+            for (int width = 1; width < n; width *= 2)
+                for (int i = 0; i + width < n; i += 2 * width)
+                    ops_.note_nan(acc(loaded[static_cast<std::size_t>(i)]), acc(loaded[static_cast<std::size_t>(i + width)]));
+            ops_.note_nan(vec(regs_.plane_sum), acc(loaded[0]));
         };
+        Label input_row;
+        group_input_rows(h_count_);
+        mov(indices_, rows);
+        place(input_row);
+        for (int phase = 0; phase < sep.phases; ++phase)
+            for (std::int64_t lane = 0; lane < phase_lane(phase, sep.input_start(phase)) - phase * sep.phase_lanes; lane += L)
+                vmovups(ptr[indices_ + static_cast<std::int32_t>((phase * sep.phase_lanes + lane) * lb)], empty);
         mov(window_, row_src_);
-        lea(h_ptr_, ptr[row + static_cast<std::int32_t>(sep.pad_lanes * lb)]);
-        if (full > 0) {
+        if (sep.phases == 1) lea(h_ptr_, ptr[indices_ + static_cast<std::int32_t>(phase_lane(0, sep.pad_lanes) * lb)]);
+        else mov(h_ptr_, indices_);
+        if (full >= unroll) {
             Label convert_loop;
-            mov(tap_count_, full);
+            mov(tap_count_, full / unroll);
             place(convert_loop);
-            convert(L, ptr[window_], ptr[h_ptr_]);
-            add(window_, static_cast<std::int32_t>(L * elem()));
-            add(h_ptr_, static_cast<std::int32_t>(vb));
+            convert(unroll, per_step);
+            add(window_, static_cast<std::int32_t>(unroll * per_step * elem()));
+            add(h_ptr_, static_cast<std::int32_t>(unroll * vb));
             dec(tap_count_);
             jnz(convert_loop, T_NEAR);
         }
-        if (rest > 0) convert(rest, ptr[window_], ptr[h_ptr_]);
-        // The padding after the input's last element: over the partial vector's other lanes, to the lanes the
-        // taps read (row_lanes less its vector of slack, which each store may reach into).
-        for (std::int64_t lane = sep.pad_lanes + plan_.in_width; lane < sep.row_lanes - L; lane += L)
-            vmovups(ptr[row + static_cast<std::int32_t>(lane * lb)], empty);
-
-        // The maxima of each output's width taps, V vectors at a time.
-        const auto reduce_block = [&](int vectors) {
-            for (int v = 0; v < vectors; ++v) vmovaps(vec(accs[static_cast<std::size_t>(v)]), empty);
-            for (std::int64_t t = 0; t < plan_.kernel_w; ++t)
-                for (int v = 0; v < vectors; ++v) {
-                    const std::int64_t lane = std::int64_t{v} * L * plan_.stride_w + t * plan_.dilation_w;
-                    const auto offset = static_cast<std::int32_t>(lane * lb);
-                    if (plan_.stride_w == 1) {
-                        vmovups(fresh, ptr[window_ + offset]);
-                    } else {
-                        vmovups(vec(regs_.scratch), ptr[window_ + offset]);
-                        vmovups(vec(regs_.pair_hi), ptr[window_ + offset + static_cast<std::int32_t>(vb)]);
-                        ops_.deinterleave_even(fresh, vec(regs_.scratch), vec(regs_.pair_hi));
-                    }
-                    ops_.max_fast(vec(accs[static_cast<std::size_t>(v)]), fresh);
-                }
-            for (int v = 0; v < vectors; ++v)
-                vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(v * vb)], vec(accs[static_cast<std::size_t>(v)]));
-        };
-        mov(window_, row);
-        mov(h_ptr_, indices_);
-        const std::int64_t blocks = sep.maxima_vectors / V, tail = sep.maxima_vectors % V;
-        if (blocks > 0) {
-            Label block_loop;
-            mov(tap_count_, blocks);
-            place(block_loop);
-            reduce_block(V);
-            add(window_, static_cast<std::int32_t>(V * L * plan_.stride_w * lb));
-            add(h_ptr_, static_cast<std::int32_t>(V * vb));
-            dec(tap_count_);
-            jnz(block_loop, T_NEAR);
+        const int left = static_cast<int>(full % unroll);
+        if (left > 0 || rest > 0) convert(left + (rest > 0 ? 1 : 0), rest > 0 ? rest : per_step);
+        // After the input: over the partial vector's other lanes, then to the last lane a tap reads.
+        const std::int64_t reach = sep.maxima_vectors * L + (plan_.kernel_w - 1) * plan_.dilation_w / sep.phases;
+        for (int phase = 0; phase < sep.phases; ++phase) {
+            const std::int64_t base = phase * sep.phase_lanes, end = phase_lane(phase, sep.input_start(phase) + sep.input_count(phase, in)) - base;
+            const std::int64_t aligned_end = (end + L - 1) / L * L, read_end = phase_lane(phase, reach) - base;
+            if (end < aligned_end) vmovups(ptr[indices_ + static_cast<std::int32_t>((base + end) * lb)], empty);
+            for (std::int64_t lane = aligned_end; lane < read_end; lane += L)
+                vmovups(ptr[indices_ + static_cast<std::int32_t>((base + lane) * lb)], empty);
         }
-        if (tail > 0) reduce_block(static_cast<int>(tail));
-
-        add(indices_, static_cast<std::int32_t>(maxima_bytes));
+        add(indices_, static_cast<std::int32_t>(row_bytes));
         add_imm(row_src_, plan_.src_tap_stride_h);
         dec(h_count_);
         jnz(input_row, T_NEAR);
@@ -170,7 +192,54 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
         ops_.jump_if_nan_seen(&sum, 1, other_calls);
     }
 
-    // Output rows of the group: row i merges maxima rows i .. i + taps_h - 1, in order.
+    // The maxima of each output's width taps, row by row, V output vectors at a time (window_ in the padded
+    // row, h_ptr_ over the rows of maxima, which follow each other). Tap t of an output reads lane
+    // t * dilation of its window in the padded row: at stride 2, lane (t * dilation) / 2 of phase
+    // (t * dilation) % 2 from the output's own lane.
+    {
+        const auto reduce_block = [&](int outputs) {
+            for (std::int64_t t = 0; t < plan_.kernel_w; ++t) {
+                const std::int64_t lane = t * plan_.dilation_w;
+                const int phase = static_cast<int>(lane % sep.phases);
+                for (int v = 0; v < outputs; ++v) {
+                    const auto offset = static_cast<std::int32_t>((phase_lane(phase, lane / sep.phases) + std::int64_t{v} * L) * lb);
+                    if (t == 0) {
+                        vmovups(acc(v), ptr[window_ + offset]);
+                        continue;
+                    }
+                    vmovups(fresh, ptr[window_ + offset]);
+                    ops_.max_fast(acc(v), fresh);
+                }
+            }
+            for (int v = 0; v < outputs; ++v) vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(v * vb)], acc(v));
+        };
+        Label maxima_row;
+        group_input_rows(h_count_);
+        mov(indices_, rows);
+        mov(h_ptr_, maxima);
+        place(maxima_row);
+        mov(window_, indices_);
+        const std::int64_t blocks = sep.maxima_vectors / V, tail = sep.maxima_vectors % V;
+        if (blocks > 0) {
+            Label block_loop;
+            mov(tap_count_, blocks);
+            place(block_loop);
+            reduce_block(V);
+            add(window_, static_cast<std::int32_t>(V * vb));
+            add(h_ptr_, static_cast<std::int32_t>(V * vb));
+            dec(tap_count_);
+            jnz(block_loop, T_NEAR);
+        }
+        if (tail > 0) {
+            reduce_block(static_cast<int>(tail));
+            add(h_ptr_, static_cast<std::int32_t>(tail * vb));
+        }
+        add(indices_, static_cast<std::int32_t>(row_bytes));
+        dec(h_count_);
+        jnz(maxima_row, T_NEAR);
+    }
+
+    // Output rows of the group: row i merges maxima rows i * row_step .. i * row_step + taps_h - 1, in order.
     {
         Label output_row;
         mov(h_ptr_, maxima);  // the group's next output row's first row of maxima
@@ -201,20 +270,22 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
                                  vec(accs[static_cast<std::size_t>(v)]), vec(regs_.scratch), valid_lanes);
             }
         };
-        // Straight code for the row's vectors, V at a time (a row of maxima is at most the buffer).
-        for (std::int64_t first = 0; first < sep.maxima_vectors; first += V)
-            merge_block(static_cast<int>(std::min<std::int64_t>(V, sep.maxima_vectors - first)), first);
+        // Straight code for the row's vectors, 8 at most at a time (a row of maxima is at most the buffer).
+        const std::int64_t merge_vectors = V;
+        for (std::int64_t first = 0; first < sep.maxima_vectors; first += merge_vectors)
+            merge_block(static_cast<int>(std::min<std::int64_t>(merge_vectors, sep.maxima_vectors - first)), first);
         add(dst_, ptr[rsp + slot_dst_row_step]);
-        add(h_ptr_, static_cast<std::int32_t>(maxima_bytes));
+        add(h_ptr_, static_cast<std::int32_t>(sep.row_step * maxima_bytes));
         dec(item_count_);
         jnz(output_row, T_NEAR);
     }
 
-    // The next group starts at the input row after this group's first `group` rows.
+    // The next group starts group * row_step input rows after this one's first; the conversion went
+    // (group - 1) * row_step + taps_h rows on: back taps_h - row_step rows (forward where taps_h is fewer).
     sub(rows_left, group);
     jz(done, T_NEAR);
     mov(scratch_, ptr[rsp + slot_taps_h]);
-    dec(scratch_);
+    sub(scratch_, static_cast<std::int32_t>(sep.row_step));
     mul_imm(scratch_, plan_.src_tap_stride_h);
     sub(row_src_, scratch_);
     jmp(group_loop, T_NEAR);

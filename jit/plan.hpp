@@ -139,14 +139,35 @@ struct RowRun {
     friend bool operator==(const RowRun&, const RowRun&) = default;
 };
 
-// Buffers of separable rows (KernelPlan::separable), in compare lanes; group_rows 0: not separable.
+// Buffers of separable rows (KernelPlan::separable), in compare lanes; group_rows 0: not separable. A padded
+// row is the input row with pad_lanes of the empty value before it; at stride 2 along the width it is kept as
+// two phases, its even lanes and its odd lanes, each in a buffer of its own (the input's even elements in phase
+// pad_lanes % 2, from its lane pad_lanes / 2; the odd ones in the other, from lane (pad_lanes + 1) / 2). Each
+// phase buffer starts with lead lanes that put the input's first element in it at a vector's start.
 struct SeparableRows {
-    std::int64_t group_rows = 0;     // output rows per pass over the buffer of row maxima
-    std::int64_t window_rows = 0;    // the most taps along h (the kernel): buffered rows = group_rows + this - 1
+    std::int64_t group_rows = 0;     // output rows per pass over the buffers
+    std::int64_t window_rows = 0;    // the most taps along h (the kernel)
+    std::int64_t row_step = 1;       // tap strides along h between an output row's first tap and the next's
+    int phases = 1;                  // 1, or 2 at stride 2 along the width
+    std::int64_t phase_lanes = 0;    // lanes of each phase's buffer (a whole number of vectors)
+    std::array<std::int64_t, 2> lead_lanes{};  // unused lanes at the start of each phase's buffer
     std::int64_t pad_lanes = 0;      // lanes of the empty value before the input's first element
-    std::int64_t row_lanes = 0;      // lanes of the padded input row (a whole number of vectors)
     std::int64_t maxima_vectors = 0; // vectors of one row of maxima (the output row, rounded up)
     bool enabled() const { return group_rows > 0; }
+    // Padded rows (and rows of maxima) a pass holds: the input rows its output rows' windows read.
+    std::int64_t buffered_rows() const { return (group_rows - 1) * row_step + window_rows; }
+    std::int64_t row_lanes() const { return phases * phase_lanes; }
+    // Where the input's elements land: phase `phase` holds `input_count(phase, in)` of them from its lane
+    // `input_start(phase)` (after the lead lanes), the even ones first at stride 2.
+    int phase_of_evens() const { return phases == 1 ? 0 : static_cast<int>(pad_lanes % 2); }
+    std::int64_t input_start(int phase) const {
+        if (phases == 1) return pad_lanes;
+        return phase == phase_of_evens() ? pad_lanes / 2 : (pad_lanes + 1) / 2;
+    }
+    std::int64_t input_count(int phase, std::int64_t in) const {
+        if (phases == 1) return in;
+        return phase == phase_of_evens() ? (in + 1) / 2 : in / 2;
+    }
     friend bool operator==(const SeparableRows&, const SeparableRows&) = default;
 };
 

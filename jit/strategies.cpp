@@ -209,13 +209,21 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=bf16 layout=ncx src=1x3x16x28 k=3x3 pb=1x1 pe=1x1 idx=s32 axis=1 nan=ignore"}}},
         // Rows no register ring holds: a 9x9 window (SPP), a width stride of 2 with ceil rounding over rows wider
         // than 4 vectors, a dilation along h (calls of rows 2 apart), a plane taller than one pass over the
-        // buffer (17 rows a pass), pads beyond the kernel (windows empty along the width, rows empty along h).
+        // buffer (7 rows a pass), pads beyond the kernel (windows empty along the width, rows empty along h).
+        // Windows 2 rows apart: the stem's odd padding on odd sizes, GoogLeNet's ceil overhang (no padding), a
+        // 5x4 window with even padding, a stride of 4 under a dilation of 2 with a width dilation of 3 (taps
+        // alternate between the phases), a plane taller than one pass.
         {separable_rows, {avx512, avx2}, {
             {"maxpool layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4"},
             {"maxpool layout=ncx src=1x2x12x200 k=3x3 s=1x2 pb=1x1 pe=1x1 round=ceil"},
             {"maxpool layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1"},
             {"maxpool layout=ncx src=1x1x300x300 k=3x3"},
-            {"maxpool layout=ncx src=1x2x10x70 k=2x2 pb=3x3 pe=3x3"}}},
+            {"maxpool layout=ncx src=1x2x10x70 k=2x2 pb=3x3 pe=3x3"},
+            {"maxpool layout=ncx src=1x3x29x57 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool layout=ncx src=1x2x28x28 k=3x3 s=2x2 round=ceil_torch"},
+            {"maxpool layout=ncx src=1x2x30x41 k=5x4 s=2x2 pb=2x2 pe=2x1"},
+            {"maxpool layout=ncx src=1x2x40x50 k=3x3 s=4x2 d=2x3 pb=2x3 pe=2x3"},
+            {"maxpool layout=ncx src=1x1x120x250 k=3x3 s=2x2 pb=1x1 pe=1x1"}}},
         // Border rows around the ring's calls and a channel tail, k2 windows, a width dilation, empty windows at
         // both ends of the rows, a column taller than one ring call (f32: 19 rows a call, bf16: 40).
         {column_ring, {avx512, avx2}, {

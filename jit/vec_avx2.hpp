@@ -310,34 +310,30 @@ public:
         else g_.vmovdqu(dst(0), t0x);
     }
 
-    // dst <- the even lanes of the pair (lo, hi): lane j of dst is lane 2j of lo:hi (ncx lanes at stride 2).
-    // lo is clobbered.
+    // dst <- the even lanes of the pair (lo, hi): lane j of dst is lane 2j of lo:hi (ncx lanes at stride 2). Two
+    // shuffles, no index vectors: the even lanes of each 128-bit half side by side, then the halves' quadwords in
+    // order. dst may be lo or hi; both sources are kept.
     void deinterleave_even(const Vmm& dst, const Vmm& lo, const Vmm& hi) {
-        if (lanes_64()) {
-            g_.vpermq(dst, lo, 0x08);  // qwords 0, 2 of lo to 0, 1
-            g_.vpermq(lo, hi, 0x80);   // qwords 0, 2 of hi to 2, 3
-        } else {
-            g_.vmovdqu(dst, g_.ptr[g_.rip + even_from_lo_]);
-            g_.vpermd(dst, dst, lo);
-            g_.vmovdqu(lo, g_.ptr[g_.rip + even_from_hi_]);
-            g_.vpermd(lo, lo, hi);
-        }
-        g_.vpblendd(dst, dst, lo, 0xF0);
+        if (lanes_64()) g_.vunpcklpd(dst, lo, hi);  // lo0 hi0 lo2 hi2
+        else g_.vshufps(dst, lo, hi, 0x88);         // lo0 lo2 hi0 hi2 | lo4 lo6 hi4 hi6
+        g_.vpermpd(dst, dst, 0xD8);                 // quadwords 0, 2, 1, 3
+    }
+    // dst <- the odd lanes of the pair (lo, hi), the same way.
+    void deinterleave_odd(const Vmm& dst, const Vmm& lo, const Vmm& hi) {
+        if (lanes_64()) g_.vunpckhpd(dst, lo, hi);  // lo1 hi1 lo3 hi3
+        else g_.vshufps(dst, lo, hi, 0xDD);         // lo1 lo3 hi1 hi3 | lo5 lo7 hi5 hi7
+        g_.vpermpd(dst, dst, 0xD8);
     }
 
     // At a jump target the mask register's content is unknown.
     void forget_mask() { mask_dwords_ = -1; }
 
-    // Constant data, placed after the code: the source of partial-vector masks, the deinterleave indices.
+    // Constant data, placed after the code: the source of partial-vector masks.
     void emit_data() {
         g_.align(32);
         g_.L(mask_table_);
         for (int i = 0; i < 8; ++i) g_.dd(0xFFFFFFFFu);
         for (int i = 0; i < 8; ++i) g_.dd(0);
-        g_.L(even_from_lo_);
-        for (std::uint32_t j = 0; j < 8; ++j) g_.dd(j < 4 ? 2 * j : 0);
-        g_.L(even_from_hi_);
-        for (std::uint32_t j = 0; j < 8; ++j) g_.dd(j < 4 ? 0 : 2 * (j - 4));
     }
 
 private:
@@ -450,7 +446,7 @@ private:
     Xbyak::CodeGenerator& g_;
     const KernelPlan& plan_;
     TraitResources r_;
-    Xbyak::Label mask_table_, even_from_lo_, even_from_hi_;
+    Xbyak::Label mask_table_;
     int mask_dwords_ = -1;  // dwords set in tail_mask() at this point of straight-line code (-1: unknown)
 };
 

@@ -334,6 +334,16 @@ public:
             g_.vpermi2d(dst, lo, hi);
         }
     }
+    // dst <- the odd lanes of the pair (lo, hi). dst is neither source.
+    void deinterleave_odd(const Vmm& dst, const Vmm& lo, const Vmm& hi) {
+        if (lanes_64()) {
+            g_.vmovdqu64(dst, g_.ptr[g_.rip + odd_qwords_]);
+            g_.vpermi2q(dst, lo, hi);
+        } else {
+            g_.vmovdqu32(dst, g_.ptr[g_.rip + odd_dwords_]);
+            g_.vpermi2d(dst, lo, hi);
+        }
+    }
 
     // At a jump target the mask register's content is unknown.
     void forget_mask() {
@@ -363,6 +373,10 @@ public:
         for (std::uint32_t j = 0; j < 16; ++j) g_.dd(2 * j);
         g_.L(even_qwords_);
         for (std::uint64_t j = 0; j < 8; ++j) g_.dq(2 * j);
+        g_.L(odd_dwords_);
+        for (std::uint32_t j = 0; j < 16; ++j) g_.dd(2 * j + 1);
+        g_.L(odd_qwords_);
+        for (std::uint64_t j = 0; j < 8; ++j) g_.dq(2 * j + 1);
     }
 
 private:
@@ -488,7 +502,7 @@ private:
     };
     CachedMask masks_[4] = {{Xbyak::Opmask(4)}, {Xbyak::Opmask(5)}, {Xbyak::Opmask(6)}, {Xbyak::Opmask(7)}};
     std::uint64_t clock_ = 0;
-    Xbyak::Label even_dwords_, even_qwords_;
+    Xbyak::Label even_dwords_, even_qwords_, odd_dwords_, odd_qwords_;
     const Xbyak::Opmask take_{1}, fix_{3};  // k2: select_first_maximum; k4-k7: lane masks
 };
 

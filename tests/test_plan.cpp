@@ -467,25 +467,49 @@ TEST(PlanFacts, NcxWindowsOfTheWholePlaneReadItAsOneSpan) {
 // Planar 2-D values whose windows share rows along h and that no register ring holds: the row padded into a
 // buffer, sized from the geometry; calls of rows dilation / stride apart.
 TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
-    // SPP k9 on 40x40 f32, AVX2: 5 vectors of 8 maxima per row; the padded row reaches 5 x 8 + 8 lanes, plus
-    // a vector of slack; every output row in one pass of 40 + 8 buffered rows.
+    // SPP k9 on 40x40 f32, AVX2: 5 vectors of 8 maxima per row; taps read 5 x 8 + 8 lanes of the padded row, the
+    // input lands from lane 4 (its padding), so 4 lead lanes start it at a vector: 4 + 48 lanes, rounded to
+    // vectors, plus a vector of slack. 64 x 4 + 5 x 32 = 416 bytes a buffered row, 59 rows in 24 KiB: every
+    // output row in one pass (40 + 8 rows).
     const jit::KernelPlan spp = plan_of("maxpool dt=f32 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
-    EXPECT_EQ(spp.separable, (jit::SeparableRows{40, 9, 4, 56, 5}));
+    EXPECT_EQ(spp.separable, (jit::SeparableRows{.group_rows = 40, .window_rows = 9, .row_step = 1, .phases = 1,
+                                                 .phase_lanes = 64, .lead_lanes = {4, 0}, .pad_lanes = 4,
+                                                 .maxima_vectors = 5}));
     EXPECT_EQ(spp.ring_rows, 0);
-    // The same on AVX-512 (27 ring registers would not fit): 3 vectors of 16.
+    // The same on AVX-512 (27 ring registers would not fit): 3 vectors of 16, 12 lead lanes, 12 + 56 lanes
+    // rounded up plus slack = 96; 96 x 4 + 3 x 64 = 576 bytes a row, 42 rows: 34 output rows a pass.
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4").separable,
-              (jit::SeparableRows{40, 9, 4, 80, 3}));
-    // A 300-wide row: 38 vectors of maxima; (24 KiB - the row's 1280 bytes) / 1216 bytes a row - 2 = 17 rows a pass.
-    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2x300x300 k=3x3", jit::Isa::avx2).separable.group_rows, 17);
+              (jit::SeparableRows{.group_rows = 34, .window_rows = 9, .row_step = 1, .phases = 1, .phase_lanes = 96,
+                                  .lead_lanes = {12, 0}, .pad_lanes = 4, .maxima_vectors = 3}));
+    // A 300-wide row: 38 vectors of maxima; taps reach 306 lanes: 320 with slack, 1280 + 1216 bytes a row,
+    // 9 rows: 7 output rows of 3 taps a pass.
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2x300x300 k=3x3", jit::Isa::avx2).separable.group_rows, 7);
     // Dilation 2 at stride 1: calls of rows 2 apart.
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1").ring_row_interval, 2);
-    // Not: a register ring took the rows (AVX-512 SPPF), indices, f16, stride 2 along h (windows move by more
-    // than a row), a width stride of 3, nxc, 1-D.
+    // The stem at stride 2: output rows 2 input rows apart, the padded row in its even and odd lanes. Padded
+    // lane 0 is the padding: the input's even elements are odd padded lanes (phase 1 from its lane 0), its odd
+    // ones even lanes (phase 0 from lane 1, after 7 lead lanes). Taps reach 56 + 1 lanes of each phase: 7 + 57
+    // lanes plus slack = 72 a phase; 144 x 4 + 7 x 32 = 800 bytes a row, 30 rows: (30 - 3) / 2 + 1 = 14 output
+    // rows a pass.
+    const jit::KernelPlan stem = plan_of("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2);
+    EXPECT_EQ(stem.separable, (jit::SeparableRows{.group_rows = 14, .window_rows = 3, .row_step = 2, .phases = 2,
+                                                  .phase_lanes = 72, .lead_lanes = {7, 0}, .pad_lanes = 1,
+                                                  .maxima_vectors = 7}));
+    EXPECT_EQ(stem.ring_row_interval, 1);
+    // A stride of 4 under a dilation of 2: 2 tap strides between rows; AVX-512 f32 takes the stem too.
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=3x3 s=4x1 d=2x1", jit::Isa::avx2).separable.row_step, 2);
+    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").separable.enabled());
+    // Not: a register ring took the rows (AVX-512 SPPF), indices, f16, windows that share no row (k2 s2), a
+    // stride and dilation that are not multiples of one another, bytes at stride 2 along h where masked rows
+    // widen their taps (AVX-512 u8), a width stride of 3, nxc, 1-D.
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f16 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2).separable.enabled());
-    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=3x3 s=2x2", jit::Isa::avx2).separable.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=2x2 s=2x2", jit::Isa::avx2).separable.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=3x3 s=3x1 d=2x1", jit::Isa::avx2).separable.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").separable.enabled());
+    EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x90 k=3x3 s=1x3", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x400 k=9 pb=4 pe=4", jit::Isa::avx2).separable.enabled());
