@@ -132,7 +132,7 @@ void WindowEmitter<Ops>::emit_segment(const Segment& seg) {
     mov(window_index_, ptr[rsp + slot_index_base]);
     add_imm(window_index_, wrap_mul(seg.first_position, plan_.index_mult_w));
     repeat(seg.repeat, [&] {
-        for_each_channel_block([&] { emit_item(s, seg.taps); });
+        emit_swept_item(s, seg.taps);
         advance_outputs(s.outputs);
         add_imm(window_, wrap_mul(seg.item_step, plan_.src_step_w));
         add_imm(window_index_, wrap_mul(seg.item_step, plan_.index_mult_w));
@@ -182,7 +182,7 @@ void WindowEmitter<Ops>::emit_segment_in_range(const Segment& seg) {
         for_each_channel_block([&] { store_empty_item(s); });
         advance_outputs(s.outputs);
     } else {
-        for_each_channel_block([&] { emit_item(s, seg.taps); });
+        emit_swept_item(s, seg.taps);
         advance_outputs(s.outputs);
         add_imm(window_, wrap_mul(seg.item_step, plan_.src_step_w));
         add_imm(window_index_, wrap_mul(seg.item_step, plan_.index_mult_w));
@@ -288,6 +288,24 @@ void WindowEmitter<Ops>::generate() {
         nan_exit_ = nullptr;
         jmp(row_done, T_NEAR);
         place(exact_row);
+        fast_row_ = false;
+        emit_row();
+        fast_row_ = true;
+    } else if (plan_.watch_rows_for_nan) {
+        // The fast copy watches what it loads; a row that loaded a NaN is computed again by the exact copy.
+        Label exact_row;
+        const int watches = plan_.vectors_per_block;
+        Vmm watch[max_vectors];
+        for (int v = 0; v < watches; ++v) {
+            watch[v] = vec(regs_.watch[v]);
+            ops_.begin_nan_watch(watch[v]);
+        }
+        emit_row();
+        ops_.jump_if_nan_seen(watch, watches, exact_row);
+        jmp(row_done, T_NEAR);
+        place(exact_row);
+        mov(dst_, ptr[rsp + slot_row_dst]);  // the fast copy left them at the row's end
+        mov(indices_, ptr[rsp + slot_row_indices]);
         fast_row_ = false;
         emit_row();
         fast_row_ = true;

@@ -6,11 +6,12 @@
 // described in docs/strategies.md; how each was measured, in docs/performance.md.
 //
 //   choose_lanes            compare type (bytes in their own lanes), lanes, index lane width
+//   choose_nan_scan         float rows: a NaN scan before the fast copy of the row code, or a watch within it
 //   choose_vector_blocking  vectors per block: latency chains within the register budget (jit/registers.hpp)
 //   choose_channel_blocks   channels last: channels per call, the tail, swept blocks of memory-bound rows
 //   choose_width_code       segments of equal windows along the width, or windows computed at run time
 //   choose_fast_row         planar fast rows: the whole plane as a span, taps as lanes, or masked border items
-//   choose_nan_scan         float rows: a NaN scan and a fast copy of the row code, where it pays
+//   choose_tap_passes       channels-last calls over wide pixels: windows in passes over all the call's blocks
 //   choose_width_ranges     channels-last rows computable in pieces (for threads)
 //   choose_row_ring         planar rows: row maxima kept in registers between output rows
 //   choose_column_ring      channels last: each output column walked down with its window's row maxima
@@ -48,6 +49,10 @@ constexpr int registers_per_block_vector = 8;
 constexpr std::int64_t max_unrolled_whole_plane_vectors = 16;
 // Channels one nxc call sweeps per output pixel, in bytes: 2048 f32 channels.
 constexpr std::int64_t max_sweep_bytes = 8192;
+// Swept pixels of at least this many bytes, windows of at least this many width taps, compute their windows in
+// tap passes (choose_tap_passes).
+constexpr std::int64_t min_tap_pass_sweep_bytes = 1024;
+constexpr std::int64_t min_tap_pass_width_taps = 5;
 // Planar rows prefetch the input about this far ahead of the row they compute; past max_prefetch_bytes of
 // input per output row (1-D signals, whose one row is the whole plane) they leave the stream to the hardware.
 constexpr std::int64_t prefetch_target_distance = 12288;
@@ -109,11 +114,12 @@ public:
 
     KernelPlan plan() && {
         choose_lanes();
+        choose_nan_scan();
         choose_vector_blocking();
         choose_channel_blocks();
         choose_width_code();
         choose_fast_row();
-        choose_nan_scan();
+        choose_tap_passes();
         choose_width_ranges();
         choose_row_ring();
         choose_column_ring();
@@ -294,19 +300,50 @@ private:
                               (plan_.loop_whole_plane ? ", looped with " + std::to_string(plan_.vectors_per_block) + " maxima in flight" : ""));
     }
 
-    // The fast copy of a float row costs a pass over the row's input (the NaN scan) before the row code runs.
-    // Channels last, it pays only where windows overlap enough that compares, not memory, bound the row; where
-    // each input element is read by few windows, the exact compare per tap hides behind the loads and the scan
-    // is a second pass over memory (measured: the DRAM-sized stem ran 1.3x, the audio row 1.5x, C3D 1.3x
-    // slower with it; Inception k3 s1 1.5x faster). Planar rows keep it: their fast copy has its own item
-    // shapes (taps as lanes, masked borders), up to 4x faster than the exact copy.
+    // The fast copy of a float row needs to know that the row holds no NaN. A scan is a pass over the row's
+    // input before the row code runs; channels last it pays only where windows overlap enough that compares,
+    // not memory, bound the row (measured: the DRAM-sized stem ran 1.3x, the audio row 1.5x, C3D 1.3x slower
+    // with it; Inception k3 s1 1.5x faster). Where each input element is read by few windows, the fast copy
+    // watches the values it loads instead (a running sum per vector of the block) and leaves for the exact copy
+    // at the row's end when the sum is NaN. Planar rows keep the scan: their fast copy has its own item shapes
+    // (taps as lanes, masked borders, separable rows).
     void choose_nan_scan() {
-        plan_.scan_rows_for_nan =
-            plan_.is_float && (lanes_are_outputs_ || reads_per_element(p_) >= min_reads_of_compare_bound_rows);
-        if (plan_.is_float && !plan_.scan_rows_for_nan) {
-            plan_.fast_segments.clear();
-            declined("nan_scan", "channels-last rows bound by memory: the exact compares hide behind the loads");
+        if (!plan_.is_float) {
+            plan_.scan_rows_for_nan = false;
+            return;
         }
+        plan_.scan_rows_for_nan = lanes_are_outputs_ || reads_per_element(p_) >= min_reads_of_compare_bound_rows;
+        plan_.watch_rows_for_nan = !plan_.scan_rows_for_nan;
+        if (plan_.watch_rows_for_nan)
+            chose("nan_scan", "a watch in the fast copy: channels-last rows bound by memory, no second pass");
+    }
+
+    // Wide pixels: a call of swept blocks whose window taps lie a pixel apart reads them in passes of at most
+    // max_unrolled_width_taps taps of one input row across all its blocks. The partial maxima go through the
+    // output (a load and a store per block and pass), so only windows of more taps than one pass, at least
+    // min_tap_pass_width_taps a pass, take it. Measured (same run, passes against blocks, AVX2 / AVX-512): the
+    // global 7x7 pool of 2048 f32 channels 6.9x / 1.6x, u8 2.4x / 1.5x; PointNet's 1024 taps f32 3.3x / 2.3x,
+    // u8 (1 KiB pixels) 2.4x / 1.3x; 1 KiB f32 pixels of a 7x7 pool 1.2x; a 5x5 window at stride 4 over 2 KiB
+    // pixels 1.3x; k3 s2 windows (3 taps a pass) 0.5-1.0x at every width, 512-byte pixels about 1.0x. The
+    // fast copy starts from the lowest value, so f16 and indices (raw bits or indices through the output)
+    // keep the blocks.
+    void choose_tap_passes() {
+        constexpr const char* step = "tap_passes";
+        if (lanes_are_outputs_ || plan_.channel_sweep <= 1) return;
+        const std::int64_t sweep_bytes = plan_.channel_sweep * plan_.channel_block * static_cast<std::int64_t>(size_of(p_.dtype));
+        std::int64_t window_taps = 1;
+        for (int a = 0; a < p_.spatial_rank; ++a) window_taps *= adaptive_ ? 1 : p_.kernel[static_cast<std::size_t>(a)];
+        if (sweep_bytes < min_tap_pass_sweep_bytes)
+            return declined(step, "the call's pixel spans " + std::to_string(sweep_bytes) + " bytes");
+        if (adaptive_ || plan_.computed_windows) return declined(step, "the windows are not runs of segments");
+        if (window_taps <= max_unrolled_width_taps) return declined(step, "a window is one pass");
+        if (axis_.kernel < min_tap_pass_width_taps)
+            return declined(step, "passes of " + std::to_string(axis_.kernel) + " width taps");
+        if (p_.has_indices) return declined(step, "indices would pass through the output");
+        if (!plan_.fast_starts_from_lowest) return declined(step, "f16 starts each window from its first element");
+        plan_.tap_pass_taps = max_unrolled_width_taps;
+        chose(step, "passes of up to " + std::to_string(plan_.tap_pass_taps) + " taps over " +
+                        std::to_string(sweep_bytes) + " bytes of channels");
     }
 
     // A row of pieces clips its segments and NaN scan to the call's outputs at run time: a few instructions per
@@ -605,7 +642,8 @@ std::string to_string(const KernelPlan& plan) {
       << " channel_block=" << plan.channel_block << " channel_tail=" << plan.channel_tail
       << " channel_sweep=" << plan.channel_sweep
       << " out_width=" << plan.out_width << " unroll_width_taps=" << plan.unroll_width_taps
-      << " scan_rows_for_nan=" << plan.scan_rows_for_nan << " ring_rows=" << plan.ring_rows << "/" << plan.ring_row_interval << " ring_call_rows=" << plan.ring_call_rows << " fast_starts_from_lowest=" << plan.fast_starts_from_lowest
+      << " scan_rows_for_nan=" << plan.scan_rows_for_nan << " watch_rows_for_nan=" << plan.watch_rows_for_nan
+      << " tap_pass_taps=" << plan.tap_pass_taps << " ring_rows=" << plan.ring_rows << "/" << plan.ring_row_interval << " ring_call_rows=" << plan.ring_call_rows << " fast_starts_from_lowest=" << plan.fast_starts_from_lowest
       << " prefetch=" << plan.prefetch_bytes << "@" << plan.prefetch_distance << " width_ranges=" << plan.width_ranges
       << " width_runs=";
     for (const WidthRun& r : plan.width_runs)

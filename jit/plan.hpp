@@ -204,6 +204,16 @@ struct KernelPlan {
     // Float rows: one pass over the row's input looks for NaN, then a fast copy of the row code (no NaN policy
     // per tap) or the exact copy runs. Integer rows have one copy.
     bool scan_rows_for_nan = true;
+    // Float rows that skip the scan (channels last, bound by memory): the fast copy runs anyway and sums every
+    // value it loads into a watch; a row whose watch ends NaN runs again as the exact copy. One max per tap
+    // instead of two dependent compares and a blend, and no second pass over the input.
+    bool watch_rows_for_nan = false;
+    // Channels last, calls sweeping many channel blocks (the pixel's channels span more than a few cache lines),
+    // no indices: each window is computed in passes of at most this many width taps of one input row, every
+    // pass over all the call's blocks, the partial maxima kept in the output. Each pass reads as many address-
+    // ordered streams as it has taps; block by block, a window's taps were a pixel's width apart (a global
+    // pool of 2048 channels: 8 KiB) and no prefetcher kept up. 0: block by block.
+    std::int64_t tap_pass_taps = 0;
     // The fast code starts each window from the type's lowest value and reads every tap once; f16, which
     // carries raw bits beside the compare value, starts from the window's first element.
     bool fast_starts_from_lowest = true;

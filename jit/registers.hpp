@@ -24,6 +24,8 @@ struct TraitVectorRoles {
 // Vector registers by role, handed out once each, so no number means two things.
 struct VectorRoles {
     int acc[max_vectors] = {-1, -1, -1, -1}, raw[max_vectors] = {-1, -1, -1, -1}, idx[max_vectors] = {-1, -1, -1, -1};
+    // Watched rows: the running sum of every value vector v of the block loads, one chain per vector.
+    int watch[max_vectors] = {-1, -1, -1, -1};
     int fresh = -1, fresh_raw = -1, chan_base = -1, minus_one = -1, scratch = -1, empty_value = -1;
     int pair_hi = -1;  // ncx lanes at stride 2: the second of two loaded vectors (scratch is the first)
     int item_base = -1;  // window-relative indices: the call's base plus the window's index
@@ -44,6 +46,8 @@ struct VectorRoles {
             for (int v = 0; v < vectors; ++v) raw[v] = used++;
         if (indices)
             for (int v = 0; v < vectors; ++v) idx[v] = used++;
+        if (plan.watch_rows_for_nan)
+            for (int v = 0; v < vectors; ++v) watch[v] = used++;
         fresh = used++;
         if (f16) fresh_raw = used++;
         if (indices) {

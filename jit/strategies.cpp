@@ -44,6 +44,8 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::channel_sweep: return plan.channel_sweep > 1;
         case StrategyId::width_ranges: return plan.width_ranges;
         case StrategyId::nan_scan: return plan.scan_rows_for_nan;
+        case StrategyId::nan_watch: return plan.watch_rows_for_nan;
+        case StrategyId::tap_passes: return plan.tap_pass_taps > 0;
         case StrategyId::prefetch: return plan.prefetch_distance > 0;
         case StrategyId::masked_items:
             return std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(), [](const Segment& s) { return s.masked; });
@@ -73,7 +75,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
 
 constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> names = {
     "nxc_segments", "ncx_segments", "computed_windows", "paired_lanes", "gathered_lanes", "looped_width_taps",
-    "channel_sweep", "width_ranges", "nan_scan", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
+    "channel_sweep", "width_ranges", "nan_scan", "nan_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
     "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows",
     "column_ring", "column_ring_indices",
     "byte_lanes", "wide_index_lanes", "window_relative_indices", "overhanging_windows",
@@ -149,6 +151,24 @@ const std::vector<StrategyRow>& strategy_registry() {
         {nan_scan, {avx512, avx2}, {
             {"maxpool layout=ncx src=1x3x9x40 k=3x3 s=2x1 pb=1x1 pe=1x1"},
             {"maxpool layout=nxc src=1x40x9x9 k=3x3 s=1x2 pb=1x1 pe=1x1"}}},
+        // Float channels-last rows read by few windows: windows with borders and a channel tail, a global pool,
+        // irregular adaptive bins computed at run time, rows computed in pieces with indices, 3-D.
+        {nan_watch, {avx512, avx2}, {
+            {"maxpool dt=f32 layout=nxc src=2x19x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=f64 layout=nxc src=1x40x7x7 k=7x7"},
+            {"adaptivemaxpool dt=bf16 layout=nxc src=1x33x1000 out=600"},
+            {"maxpool dt=f16 layout=nxc src=1x20x300 k=3 s=2 pb=1 pe=1 idx=s32"},
+            {"maxpool dt=f32 layout=nxc src=1x70x5x6x7 k=2x3x2 s=1x2x2 d=2x1x2 pb=1x1x0 pe=0x1x1 round=ceil"}}},
+        // Pixels of at least 1 KiB swept by a call (600 f32 channels: AVX-512 9 blocks of 64 and a tail of 24,
+        // AVX2 37 blocks of 16 and a tail of 8), windows of at least 5 width taps: a global pool with an h
+        // dilation, passes of 8 and a rest of 3 along the width, empty windows beside the borders, 3-D, a long
+        // 1-D window (PointNet) in a loop of passes.
+        {tap_passes, {avx512, avx2}, {
+            {"maxpool layout=nxc src=2x600x7x5 k=4x5 d=2x1"},
+            {"maxpool layout=nxc src=1x520x3x21 k=2x11 s=2x5 pb=1x4 pe=0x6"},
+            {"maxpool layout=nxc src=1x600x4x13 k=3x5 s=2x4 pb=3x6 pe=3x6 round=ceil"},
+            {"maxpool layout=nxc src=1x520x3x4x9 k=2x3x5 s=2x2x4 pb=0x1x1 pe=1x1x1"},
+            {"maxpool layout=nxc src=1x1024x200 k=200"}}},
         {prefetch, {avx512, avx2}, {
             {"maxpool layout=ncx src=2x3x30x40 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool layout=ncx src=1x2x4x12x40 k=2x3x3 s=2x2x1 pb=0x1x1 pe=1x1x1"}}},

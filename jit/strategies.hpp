@@ -22,6 +22,8 @@ enum class StrategyId {
     channel_sweep,            // channels last, memory-bound: several channel blocks per call
     width_ranges,             // channels-last rows computed in pieces along the width (threads)
     nan_scan,                 // float rows: a NaN scan, then a fast copy of the row code or the exact one
+    nan_watch,                // float rows bound by memory: the fast copy watches its loads, the exact one reruns
+    tap_passes,               // channels last, wide pixels: windows in passes of width taps over all swept blocks
     prefetch,                 // planar 2-D/3-D rows prefetch the input rows ahead
     masked_items,             // planar fast rows: border outputs share vectors with interior ones through masks
     taps_as_lanes,            // planar fast rows of few outputs: a window's width taps are the lanes

@@ -82,7 +82,7 @@ private:
                          slot_index_base_row_step = 264, slot_channel_index_base_row_step = 272, slot_sweep_left = 280,
                          slot_sweep_channel_base = 288, slot_ring_stale = 296, slot_out_begin = 304,
                          slot_out_end = 312, slot_scan_steps = 320, slot_ring_fill = 328, slot_column_indices = 336,
-                         frame_bytes = 344;
+                         slot_passes_left = 344, frame_bytes = 352;
     // Separable rows: their buffers start here (then aligned to a cache line); frame_size() covers them.
     static constexpr int separable_area = frame_bytes;
 
@@ -280,6 +280,11 @@ private:
     std::vector<int> separable_accumulators() const;
     void emit_separable(Label& other_calls, Label& done);
 
+    // emit_tap_passes.cpp
+    void emit_swept_item(const ItemShape& s, std::int64_t taps);
+    void emit_tap_passes(const ItemShape& s, std::int64_t taps);
+    void emit_tap_pass(const ItemShape& s, std::int64_t taps);
+
     // emit_window.cpp
     void emit_item(const ItemShape& s, std::int64_t taps);
     void emit_window_taps(const ItemShape& s, std::int64_t taps, bool fast);
@@ -304,7 +309,9 @@ private:
     Label* nan_exit_ = nullptr;
     // The code being emitted applies the NaN policy per tap: float rows that are not scanned, and the copy
     // of scanned rows that runs when the scan saw a NaN. Integer rows have one copy, with nothing to apply.
-    bool exact_row() const { return plan_.is_float && !(plan_.scan_rows_for_nan && fast_row_); }
+    bool exact_row() const {
+        return plan_.is_float && !((plan_.scan_rows_for_nan || plan_.watch_rows_for_nan) && fast_row_);
+    }
 };
 
 }  // namespace pooljit::jit

@@ -172,6 +172,50 @@ TEST_P(JitIsa, ColumnRingNanCallsRunTheRowCodeAndTiesKeepScanOrder) {
     pj::set_num_threads(0);
 }
 
+// Watched rows and tap passes (channels last, bound by memory): ties of signed zeros, -1 and the lowest value
+// with a few 1s (the first zero in scan order must win, with its own bits), and in the first image a NaN in
+// the row's last loaded element (its last channel at its last pixel, the watch's final vector) and one in a
+// middle block, so rows of the fast copy and rows rerun by the exact copy alternate within a call. Windows:
+// the stem's shape (watch only), a global pool over 600 channels and a 2-D window of 11 width taps (passes of 8
+// and 3), 3-D passes, and indices and f16 (watched, no passes). Compared with the reference.
+TEST_P(JitIsa, WatchedRowsRerunExactAndTapPassesKeepScanOrder) {
+    struct Case {
+        const char* window;
+        bool passes;
+    };
+    for (const char* dt : {"f32", "f64", "bf16", "f16"})
+        for (const Case& c : {Case{"src=2x24x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1", false}, Case{"src=2x600x7x7 k=7x7", true},
+                              Case{"src=2x520x4x40 k=2x11 s=2x5 pb=0x4 pe=1x6 nan=ignore", true},
+                              Case{"src=1x520x3x4x9 k=2x3x5 s=2x2x4 pb=0x1x1 pe=1x1x1", true},
+                              Case{"src=2x600x7x7 k=7x7 idx=s64", false}, Case{"src=2x40x5x30 k=2x3 s=2x2 idx=s32 nan=ignore", false}}) {
+            const std::string line = std::string("maxpool dt=") + dt + " layout=nxc " + c.window;
+            SCOPED_TRACE(line);
+            const pj::Primitive p = pj::create(pj::parse_problem(line));
+            for (const jit::Isa planned : {jit::Isa::avx512, jit::Isa::avx2}) {
+                const jit::KernelPlan plan = plan_on(planned, p.problem());
+                EXPECT_TRUE(plan.watch_rows_for_nan) << jit::to_string(planned);
+                EXPECT_EQ(plan.tap_pass_taps > 0, c.passes && std::string(dt) != "f16") << jit::to_string(planned);
+            }
+            const pj::TensorDesc& d = p.src_desc();
+            const std::size_t elem = pj::casegen::byte_size({d.dtype, d.layout, {1, 1, 1, 1}});
+            const std::size_t elements = pj::casegen::byte_size(d) / elem;
+            std::vector<std::uint8_t> src(pj::casegen::byte_size(d));
+            std::mt19937_64 rng(elements);
+            for (std::size_t e = 0; e < elements; ++e) {
+                const std::uint64_t roll = rng() % 64;
+                const std::uint64_t bits = special_bits(d.dtype, roll < 60 ? static_cast<int>(roll % 4) : 4);
+                std::memcpy(src.data() + e * elem, &bits, elem);
+            }
+            const std::size_t image = elements / static_cast<std::size_t>(d.dims[0]);
+            const std::size_t C = static_cast<std::size_t>(d.dims[1]);
+            for (const std::size_t e : {image - 1, image / 2 + C / 2}) {
+                const std::uint64_t bits = special_bits(d.dtype, 5);
+                std::memcpy(src.data() + e * elem, &bits, elem);
+            }
+            expect_reference_on(isa(), line, src);
+        }
+}
+
 // Planes in registers: every plane mixes signed zeros, -1 and the lowest value (ties inside each window: its
 // first zero in scan order must win, with its own bits) with a few 1s, and every third plane holds one NaN, so
 // one call runs planes through the fast gathers and the exact ones in turn (under nan=ignore the NaN's windows

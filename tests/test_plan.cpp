@@ -662,8 +662,48 @@ TEST(PlanFacts, ChannelsLastRowsReadByFewWindowsSkipTheNanScan) {
     EXPECT_TRUE(scans("nxc", "k=5x5 s=1x1 pb=2x2 pe=2x2"));
     EXPECT_TRUE(scans("ncx", "k=2x2 s=2x2"));
     EXPECT_FALSE(plan_of("adaptivemaxpool dt=f32 layout=nxc src=1x8x13x13 out=6x6").scan_rows_for_nan);
-    // The exact copy is the only one: no fast item shapes either.
+    // No fast item shapes of their own either.
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x64x20x20 k=3x3 s=2x2").fast_segments.empty());
+}
+
+TEST(PlanFacts, FloatRowsWithoutTheScanWatchTheirLoads) {
+    // Exactly the float rows that skip the scan run the fast copy with a watch: one or the other, never both.
+    const auto plan = [](const std::string& line) { return plan_of(line); };
+    for (const char* dtype : {"f32", "f64", "bf16", "f16"}) {
+        const jit::KernelPlan stem = plan(std::string("maxpool dt=") + dtype + " layout=nxc src=1x64x20x20 k=3x3 s=2x2");
+        EXPECT_TRUE(stem.watch_rows_for_nan) << dtype;
+        EXPECT_FALSE(stem.scan_rows_for_nan) << dtype;
+        const jit::KernelPlan dense = plan(std::string("maxpool dt=") + dtype + " layout=nxc src=1x64x20x20 k=3x3 pb=1x1 pe=1x1");
+        EXPECT_FALSE(dense.watch_rows_for_nan) << dtype;
+        EXPECT_TRUE(dense.scan_rows_for_nan) << dtype;
+    }
+    EXPECT_TRUE(plan("adaptivemaxpool dt=f32 layout=nxc src=1x8x13x13 out=6x6").watch_rows_for_nan);
+    EXPECT_TRUE(plan("maxpool dt=f32 layout=nxc src=1x8x9x9 k=2x2 s=2x2 idx=s64").watch_rows_for_nan);
+    for (const char* dtype : {"s8", "u8", "s32", "s64"})
+        EXPECT_FALSE(plan(std::string("maxpool dt=") + dtype + " layout=nxc src=1x64x20x20 k=3x3 s=2x2").watch_rows_for_nan);
+    EXPECT_FALSE(plan("maxpool dt=f32 layout=ncx src=1x64x20x20 k=3x3 s=2x2").watch_rows_for_nan);
+}
+
+TEST(PlanFacts, WidePixelsComputeLongWindowsInTapPasses) {
+    // Global 7x7 of 2048 channels: every h row's 7 width taps one pass over the call's 128 (AVX2: 16-channel
+    // blocks of 8 KiB pixels) or 32 (AVX-512: 64-channel) blocks.
+    for (const jit::Isa isa : {jit::Isa::avx2, jit::Isa::avx512}) {
+        const jit::KernelPlan global = plan_of("maxpool dt=f32 layout=nxc src=16x2048x7x7 k=7x7", isa);
+        EXPECT_EQ(global.tap_pass_taps, 8) << jit::to_string(isa);
+        EXPECT_EQ(global.channel_sweep * global.channel_block, 2048) << jit::to_string(isa);
+    }
+    EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x1024x1024 k=1024").tap_pass_taps, 8);  // 1 KiB pixels
+    EXPECT_EQ(plan_of("maxpool dt=bf16 layout=nxc src=1x512x28x28 k=5x5 s=4x4").tap_pass_taps, 8);
+    // Declined: pixels under 1 KiB, 3 width taps a pass (k3 s2 ran 0.5-1.0x), one pass, indices and f16 (they
+    // would carry indices or raw bits through the output), dense windows (compare bound, one block a call).
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=16x128x7x7 k=7x7").tap_pass_taps, 0);
+    EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=16x512x7x7 k=7x7").tap_pass_taps, 0);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x1024x28x28 k=3x3 s=2x2").tap_pass_taps, 0);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x1024x28x28 k=1x8 s=1x8").tap_pass_taps, 0);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=16x2048x7x7 k=7x7 idx=s64").tap_pass_taps, 0);
+    EXPECT_EQ(plan_of("maxpool dt=f16 layout=nxc src=16x2048x7x7 k=7x7").tap_pass_taps, 0);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x2048x20x20 k=5x5 pb=2x2 pe=2x2").tap_pass_taps, 0);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2048x7x7 k=7x7").tap_pass_taps, 0);
 }
 
 TEST(PlanFacts, AdaptiveWindowsBecomeSegmentsOrComputedWindows) {
