@@ -37,6 +37,9 @@ namespace {
 
 // Width taps up to this count are unrolled; longer windows (a 1-D kernel of 200 taps) loop.
 constexpr std::int64_t max_unrolled_width_taps = 8;
+// The column ring unrolls its width taps up to this many (SPP's 9: one new row maximum and 9 merges an output
+// instead of 81 taps).
+constexpr std::int64_t max_column_ring_width_taps = 16;
 // Channels-last rows read by fewer windows per input element than this are bound by memory (k2 s2, k3 s2, a
 // global pool); k2 s1 and denser windows by compares.
 constexpr double min_reads_of_compare_bound_rows = 4.0;
@@ -198,7 +201,7 @@ private:
         // many as leave the ring its registers (AVX2's 16 registers: SPPF's 5 rows in 1 vector), where the ring
         // can be taken (its width taps unrolled).
         if (column_ring_shape() && !p_.has_indices && p_.kernel[0] <= column_ring_registers &&
-            axis_.kernel <= max_unrolled_width_taps) {
+            axis_.kernel <= max_column_ring_width_taps) {
             KernelPlan candidate = plan_;
             candidate.ring_rows = p_.kernel[0];
             const auto ring_fits = [&] {
@@ -409,12 +412,14 @@ private:
         const int per_row = plan_.vectors_per_block * (p_.has_indices ? 2 : 1);
         if (p_.kernel[0] > caps_.vector_registers * column_ring_register_eighths / 8 / per_row)
             return declined(step, "the ring would take more than its registers");
-        if (!plan_.unroll_width_taps || plan_.computed_windows) return declined(step, "the width taps are not unrolled");
+        if (plan_.computed_windows || axis_.kernel > max_column_ring_width_taps)
+            return declined(step, "the width taps are not unrolled");
         if (plan_.channel_sweep != 1) return declined(step, "a call sweeps several channel blocks");
         KernelPlan candidate = plan_;
         candidate.ring_rows = p_.kernel[0];
         if (!fits_registers(candidate)) return declined(step, "it needs " + registers_text(candidate));
         plan_.ring_rows = p_.kernel[0];
+        plan_.unroll_width_taps = true;
         // The next column reads most of the same input pixels again: a call's rows stop where one column's
         // input (rows x window width x block) would pass column_ring_input_bytes, so it is still in L1.
         // Divisions only: the dilated width (validated below 2^63; under ceil rounding up to stride - 1 past the

@@ -245,14 +245,16 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=ncx src=1x2x40x50 k=3x3 s=4x2 d=2x3 pb=2x3 pe=2x3"},
             {"maxpool layout=ncx src=1x1x120x250 k=3x3 s=2x2 pb=1x1 pe=1x1"}}},
         // Border rows around the ring's calls and a channel tail, k2 windows, a width dilation, empty windows at
-        // both ends of the rows, a column taller than one ring call (f32: 19 rows a call, bf16: 40).
+        // both ends of the rows, a column taller than one ring call (f32: 19 rows a call, bf16: 40), SPP's 9x9
+        // window (9 width taps unrolled, 2 vectors a block on AVX-512, 1 on AVX2).
         {column_ring, {avx512, avx2}, {
             {"maxpool layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1"},
             {"maxpool layout=nxc src=1x40x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil"},
             {"maxpool layout=nxc src=1x20x9x8 k=2x2"},
             {"maxpool layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2"},
             {"maxpool layout=nxc src=1x24x9x6 k=4x2 pb=1x3 pe=1x3"},
-            {"maxpool layout=nxc src=1x64x70x6 k=3x3 pb=1x1 pe=1x1"}}},
+            {"maxpool layout=nxc src=1x64x70x6 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x40x14x13 k=9x9 pb=4x4 pe=4x4"}}},
         // Beside 8- and 16-bit data.
         {column_ring_indices, {avx512}, {
             {"maxpool dt=bf16 layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1 idx=s64"},

@@ -82,7 +82,10 @@ private:
                          slot_index_base_row_step = 264, slot_channel_index_base_row_step = 272, slot_sweep_left = 280,
                          slot_sweep_channel_base = 288, slot_ring_stale = 296, slot_out_begin = 304,
                          slot_out_end = 312, slot_scan_steps = 320, slot_ring_fill = 328, slot_column_indices = 336,
-                         slot_passes_left = 344, frame_bytes = 352;
+                         slot_passes_left = 344, frame_bytes = 360;
+    // A multiple of 16 plus 8: rsp 16-byte aligned after the return address and the six pushes, so the gather
+    // and bounce areas sit where their vectors do not split cache lines.
+    static_assert(frame_bytes % 16 == 8);
     // Separable rows: their buffers start here (then aligned to a cache line); frame_size() covers them.
     static constexpr int separable_area = frame_bytes;
 

@@ -592,11 +592,16 @@ TEST(PlanFacts, NxcWindowsOverlappingAlongHeightKeepAColumnRing) {
         EXPECT_EQ(plan_of(line).ring_rows, 0) << line;
     // A ring its registers would not hold at the vectors the channels want takes fewer vectors: a k6 window in 3
     // vectors (18 of the ring's 20 registers, not 24); AVX2's 16 registers hold SPPF's 5 rows in 1 vector
-    // (beside 7 others), a 9-tap width is not unrolled (no ring, and 1 vector only for its registers' sake).
+    // (beside 7 others); SPP's 9x9 window, its 9 width taps unrolled for the ring, in 1 vector on AVX2 (9 of
+    // the ring's 10 registers) and 2 on AVX-512 (18 of 20). A width of 17 taps is not unrolled: no ring.
     EXPECT_EQ(ring_and_vectors("maxpool dt=f32 layout=nxc src=1x512x20x20 k=6x5 pb=2x2 pe=3x2"), std::pair(std::int64_t{6}, 3));
     EXPECT_EQ(ring_and_vectors("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2),
               std::pair(std::int64_t{5}, 1));
-    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2).ring_rows, 0);
+    const std::string spp = "maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4";
+    EXPECT_EQ(ring_and_vectors(spp, jit::Isa::avx2), std::pair(std::int64_t{9}, 1));
+    EXPECT_EQ(ring_and_vectors(spp), std::pair(std::int64_t{9}, 2));
+    EXPECT_TRUE(plan_of(spp).unroll_width_taps);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x40x40 k=3x17 pb=1x8 pe=1x8").ring_rows, 0);
 }
 
 TEST(PlanFacts, NcxRowsOfFewOutputsTakeTheWindowsTapsAsLanes) {
