@@ -55,6 +55,21 @@ std::uint64_t special_bits(pj::DType dtype, int kind) {
     return 0;
 }
 
+std::size_t element_bytes(const pj::TensorDesc& d) { return pj::casegen::byte_size({d.dtype, d.layout, {1, 1, 1, 1}}); }
+
+// A float input of ties: each element -inf, -1, -0 or +0 (15 in 16, the window's first zero in scan order must
+// win with its own bits) or 1, drawn from rng.
+std::vector<std::uint8_t> tie_input(const pj::TensorDesc& d, std::mt19937_64& rng) {
+    const std::size_t elem = element_bytes(d), elements = pj::casegen::byte_size(d) / elem;
+    std::vector<std::uint8_t> src(pj::casegen::byte_size(d));
+    for (std::size_t e = 0; e < elements; ++e) {
+        const std::uint64_t roll = rng() % 64;
+        const std::uint64_t bits = special_bits(d.dtype, roll < 60 ? static_cast<int>(roll % 4) : 4);
+        std::memcpy(src.data() + e * elem, &bits, elem);
+    }
+    return src;
+}
+
 // Runs the problem on src under the ISA cap; it must be served by jit:isa and match the reference, values and
 // indices.
 void expect_reference_on(jit::Isa isa, const std::string& line, const std::vector<std::uint8_t>& src) {
@@ -150,15 +165,9 @@ TEST_P(JitIsa, ColumnRingNanCallsRunTheRowCodeAndTiesKeepScanOrder) {
             EXPECT_EQ(plan_on(jit::Isa::avx512, p.problem()).ring_rows > 0,
                       !p.has_indices() || std::string(dt) == "bf16");  // indices: beside narrow data only
             const pj::TensorDesc& d = p.src_desc();
-            const std::size_t elem = pj::casegen::byte_size({d.dtype, d.layout, {1, 1, 1, 1}});
-            const std::size_t elements = pj::casegen::byte_size(d) / elem;
-            std::vector<std::uint8_t> src(pj::casegen::byte_size(d));
+            const std::size_t elem = element_bytes(d), elements = pj::casegen::byte_size(d) / elem;
             std::mt19937_64 rng(elements);
-            for (std::size_t e = 0; e < elements; ++e) {
-                const std::uint64_t roll = rng() % 64;
-                const std::uint64_t bits = special_bits(d.dtype, roll < 60 ? static_cast<int>(roll % 4) : 4);
-                std::memcpy(src.data() + e * elem, &bits, elem);
-            }
+            std::vector<std::uint8_t> src = tie_input(d, rng);
             // Image 0: a NaN in the last input row of the first channel block (which only the last k - 1 rows of
             // a call's scan reach) and one in the middle row of the channels past 64 (the next block).
             const std::int64_t C = d.dims[1], H = d.dims[2], W = d.dims[3];
@@ -197,15 +206,9 @@ TEST_P(JitIsa, WatchedRowsRerunExactAndTapPassesKeepScanOrder) {
                 EXPECT_EQ(plan.tap_pass_taps > 0, c.passes && std::string(dt) != "f16") << jit::to_string(planned);
             }
             const pj::TensorDesc& d = p.src_desc();
-            const std::size_t elem = pj::casegen::byte_size({d.dtype, d.layout, {1, 1, 1, 1}});
-            const std::size_t elements = pj::casegen::byte_size(d) / elem;
-            std::vector<std::uint8_t> src(pj::casegen::byte_size(d));
+            const std::size_t elem = element_bytes(d), elements = pj::casegen::byte_size(d) / elem;
             std::mt19937_64 rng(elements);
-            for (std::size_t e = 0; e < elements; ++e) {
-                const std::uint64_t roll = rng() % 64;
-                const std::uint64_t bits = special_bits(d.dtype, roll < 60 ? static_cast<int>(roll % 4) : 4);
-                std::memcpy(src.data() + e * elem, &bits, elem);
-            }
+            std::vector<std::uint8_t> src = tie_input(d, rng);
             const std::size_t image = elements / static_cast<std::size_t>(d.dims[0]);
             const std::size_t C = static_cast<std::size_t>(d.dims[1]);
             for (const std::size_t e : {image - 1, image / 2 + C / 2}) {
