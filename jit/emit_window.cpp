@@ -263,7 +263,9 @@ void WindowEmitter<Ops>::generate() {
     // The args pointer is not needed any more: rdi becomes the row's source base.
 
     Label row_loop, empty_row, row_done, done;
-    if (plan_.separable.enabled()) emit_separable(row_loop, done);
+    // Channels last, the tail block's calls run the row code (the buffers hold whole blocks).
+    if (plan_.separable.enabled() && nxc_ && block_lanes_ == plan_.channel_block) emit_separable_pixels(row_loop, done);
+    else if (plan_.separable.enabled() && !nxc_) emit_separable(row_loop, done);
     else if (plan_.ring_rows > 0 && nxc_) emit_column_ring(row_loop, done);
     else if (plan_.ring_rows > 0) emit_ring_rows(row_loop, done);
     place(row_loop);

@@ -144,6 +144,10 @@ struct RowRun {
 // two phases, its even lanes and its odd lanes, each in a buffer of its own (the input's even elements in phase
 // pad_lanes % 2, from its lane pad_lanes / 2; the odd ones in the other, from lane (pad_lanes + 1) / 2). Each
 // phase buffer starts with lead lanes that put the input's first element in it at a vector's start.
+// Channels last (separable pixels), a "lane" of the padded row is a pixel of the call's channel block
+// (vectors_per_block vectors of compare lanes): one phase, no lead lanes, phase_lanes pixels (the input's, with
+// pad_lanes before and the empty value up to the last a tap reads), and maxima_vectors = out_width x
+// vectors_per_block. Only one padded row is held: a tap reads a whole pixel just stored, which forwards.
 struct SeparableRows {
     std::int64_t group_rows = 0;     // output rows per pass over the buffers
     std::int64_t window_rows = 0;    // the most taps along h (the kernel)
@@ -237,6 +241,9 @@ struct KernelPlan {
     // into a buffer of row maxima, and merges each output row's taps_h buffered rows in row order (rows first,
     // ties keeping the earlier: the scan order's first maximum). Calls are made of rows ring_row_interval
     // apart, as for a ring; float calls that see a NaN while converting run the row code instead.
+    // Channels last (separable pixels: nxc 2-D values in compare-bound rows, one block of a cache line's channels
+    // per call), the same with pixels for lanes: the column ring walked a block's column of pixels a whole pixel
+    // apart, and where pixels are a multiple of 1 KiB that column fell into a few L1 sets.
     SeparableRows separable;
     // Whole-plane items of more than a few vectors: a loop over the span (vectors_per_block maxima in flight), not
     // straight-line code.

@@ -60,6 +60,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::dilated_row_ring: return ncx_rows && ring && plan.ring_row_interval > 1;
         case StrategyId::row_ring_indices: return ncx_rows && ring && plan.has_indices;
         case StrategyId::separable_rows: return ncx_rows && plan.separable.enabled();
+        case StrategyId::separable_pixels: return nxc && plan.separable.enabled();
         case StrategyId::column_ring: return nxc && ring && !plan.has_indices;
         case StrategyId::column_ring_indices: return nxc && ring && plan.has_indices;
         case StrategyId::byte_lanes: return lane_bytes(plan.compare) == 1;
@@ -76,7 +77,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
 constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> names = {
     "nxc_segments", "ncx_segments", "computed_windows", "paired_lanes", "gathered_lanes", "looped_width_taps",
     "channel_sweep", "width_ranges", "nan_scan", "nan_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
-    "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows",
+    "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
     "column_ring", "column_ring_indices",
     "byte_lanes", "wide_index_lanes", "window_relative_indices", "overhanging_windows",
 };
@@ -244,17 +245,31 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=ncx src=1x2x30x41 k=5x4 s=2x2 pb=2x2 pe=2x1"},
             {"maxpool layout=ncx src=1x2x40x50 k=3x3 s=4x2 d=2x3 pb=2x3 pe=2x3"},
             {"maxpool layout=ncx src=1x1x120x250 k=3x3 s=2x2 pb=1x1 pe=1x1"}}},
+        // AVX2 (the column ring would hold 1 to 3 vectors a row): SPPF's shape with its border rows in calls of
+        // their own, a plane taller than one pass (4 output rows a pass), a stride 2 along h (rows 2 tap strides
+        // apart), a dilation along h (calls of rows 2 apart), a width stride and dilation under ceil rounding
+        // (windows past the padded row), pads beyond the kernel (windows empty along the width, rows empty along
+        // h), pixels of 1 KiB (s32 takes them too).
+        {separable_pixels, {avx2}, {
+            {"maxpool layout=nxc src=2x32x12x11 k=5x5 pb=2x2 pe=2x2"},
+            {"maxpool layout=nxc src=1x8x40x100 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x16x21x13 k=5x3 s=2x1 pb=2x1 pe=2x1"},
+            {"maxpool layout=nxc src=1x16x21x12 k=3x3 d=2x1 pb=2x1 pe=2x1"},
+            {"maxpool layout=nxc src=1x16x10x15 k=3x4 s=1x2 d=1x2 pb=1x1 pe=1x2 round=ceil"},
+            {"maxpool layout=nxc src=1x16x9x8 k=3x3 pb=4x4 pe=4x4"},
+            {"maxpool layout=nxc src=1x256x6x7 k=3x3 pb=1x1 pe=1x1"}}},
         // Border rows around the ring's calls and a channel tail, k2 windows, a width dilation, empty windows at
         // both ends of the rows, a column taller than one ring call (f32: 19 rows a call, bf16: 40), SPP's 9x9
-        // window (9 width taps unrolled, 2 vectors a block on AVX-512, 1 on AVX2).
+        // window (9 width taps unrolled, 2 vectors a block on AVX-512, 1 on AVX2). Each has a channel tail
+        // (AVX2's float blocks of whole vectors take separable pixels).
         {column_ring, {avx512, avx2}, {
             {"maxpool layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1"},
-            {"maxpool layout=nxc src=1x40x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil"},
+            {"maxpool layout=nxc src=1x42x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil"},
             {"maxpool layout=nxc src=1x20x9x8 k=2x2"},
             {"maxpool layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2"},
             {"maxpool layout=nxc src=1x24x9x6 k=4x2 pb=1x3 pe=1x3"},
-            {"maxpool layout=nxc src=1x64x70x6 k=3x3 pb=1x1 pe=1x1"},
-            {"maxpool layout=nxc src=1x40x14x13 k=9x9 pb=4x4 pe=4x4"}}},
+            {"maxpool layout=nxc src=1x66x70x6 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x42x14x13 k=9x9 pb=4x4 pe=4x4"}}},
         // Beside 8- and 16-bit data.
         {column_ring_indices, {avx512}, {
             {"maxpool dt=bf16 layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1 idx=s64"},

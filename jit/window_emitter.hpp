@@ -283,6 +283,9 @@ private:
     std::vector<int> separable_accumulators() const;
     void emit_separable(Label& other_calls, Label& done);
 
+    // emit_separable_pixels.cpp
+    void emit_separable_pixels(Label& other_calls, Label& done);
+
     // emit_tap_passes.cpp
     void emit_swept_item(const ItemShape& s, std::int64_t taps);
     void emit_tap_passes(const ItemShape& s, std::int64_t taps);

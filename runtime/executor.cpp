@@ -52,7 +52,8 @@ public:
     std::int64_t images() const { return p_.batch; }
     std::int64_t channel_blocks() const { return blocks_; }
     bool channels_last() const { return nxc_; }
-    bool has_ring() const { return plan_.ring_rows > 0; }
+    // A column ring or separable pixels: each call walks one block's run of rows (the calls carry their state).
+    bool calls_walk_rows() const { return plan_.ring_rows > 0 || plan_.separable.enabled(); }
     // Outputs of a row that a call may compute on their own (1: the kernel computes whole rows only).
     std::int64_t splittable_width() const { return plan_.width_ranges ? p_.out[w_] : 1; }
     // Bytes a call of the whole problem moves: every input, output and index element once.
@@ -69,8 +70,8 @@ public:
     // the kernel together, one plane per kernel row; otherwise each tile's rows go in runs of rows with equal
     // windows along h.
     void run_tiles(std::int64_t begin, std::int64_t end) const {
-        // A column ring walks each block's rows in one call: tile by tile.
-        if (nxc_ && blocks_ > 1 && plan_.ring_rows == 0) {
+        // A column ring (or separable pixels) walks each block's rows in one call: tile by tile.
+        if (nxc_ && blocks_ > 1 && !calls_walk_rows()) {
             for (std::int64_t t = begin; t < end;) {
                 const std::int64_t n = t / blocks_, block = t % blocks_;
                 const std::int64_t count = std::min(end - t, blocks_ - block);
@@ -274,7 +275,7 @@ void run_parallel(const RowRunner& runner, int threads) {
             tbb::simple_partitioner());
         return;
     }
-    if (runner.channels_last() && runner.channel_blocks() > 1 && !runner.has_ring() && runner.images() * rows >= target) {
+    if (runner.channels_last() && runner.channel_blocks() > 1 && !runner.calls_walk_rows() && runner.images() * rows >= target) {
         parallel(runner.images() * rows, [&](std::int64_t u) { runner.run_row_of_blocks(u / rows, u % rows); });
         return;
     }

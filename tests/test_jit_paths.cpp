@@ -181,6 +181,38 @@ TEST_P(JitIsa, ColumnRingNanCallsRunTheRowCodeAndTiesKeepScanOrder) {
     pj::set_num_threads(0);
 }
 
+// Separable pixels (AVX2's channels-last float rows): ties of signed zeros, -1 and the lowest value with a few 1s
+// (the first zero in scan order must win, with its own bits), in planes taller than one pass over the buffers;
+// in the first image a NaN in the last input row of the first block (read only by the last group's rows) and
+// one in a middle row of the last block, so calls of other blocks and images take the buffers and the calls
+// holding a NaN run the row code. Windows: SPPF's shape, a stride 2 along h with a width stride and dilation
+// under ceil rounding, a dilation along h (calls of rows 2 apart). Compared with the reference.
+TEST_P(JitIsa, SeparablePixelsNanCallsRunTheRowCodeAndTiesKeepScanOrder) {
+    pj::set_num_threads(1);  // every interior run of rows in one call: threads would cut it into bands
+    for (const char* dt : {"f32", "f64", "bf16"})
+        for (const char* window : {"src=2x64x40x50 k=5x5 pb=2x2 pe=2x2", "src=2x32x41x37 k=5x4 s=2x2 d=1x2 pb=2x1 pe=2x2 round=ceil nan=ignore",
+                                   "src=1x48x30x60 k=3x3 d=2x1 pb=2x1 pe=2x1"}) {
+            const std::string line = std::string("maxpool dt=") + dt + " layout=nxc " + window;
+            SCOPED_TRACE(line);
+            const pj::Primitive p = pj::create(pj::parse_problem(line));
+            const jit::KernelPlan plan = plan_on(jit::Isa::avx2, p.problem());
+            EXPECT_TRUE(plan.separable.enabled());
+            EXPECT_LT(plan.separable.group_rows, p.problem().out[0]);
+            const pj::TensorDesc& d = p.src_desc();
+            const std::size_t elem = element_bytes(d), elements = pj::casegen::byte_size(d) / elem;
+            std::mt19937_64 rng(elements);
+            std::vector<std::uint8_t> src = tie_input(d, rng);
+            const std::int64_t C = d.dims[1], H = d.dims[2], W = d.dims[3];
+            for (const auto& [h, c] : {std::pair{H - 1, std::int64_t{5}}, std::pair{H / 2, C - 3}}) {
+                const std::uint64_t bits = special_bits(d.dtype, 5);
+                const std::int64_t w = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(W));
+                std::memcpy(src.data() + static_cast<std::size_t>((h * W + w) * C + c) * elem, &bits, elem);
+            }
+            expect_reference_on(isa(), line, src);
+        }
+    pj::set_num_threads(0);
+}
+
 // Watched rows and tap passes (channels last, bound by memory): ties of signed zeros, -1 and the lowest value
 // with a few 1s (the first zero in scan order must win, with its own bits), and in the first image a NaN in
 // the row's last loaded element (its last channel at its last pixel, the watch's final vector) and one in a

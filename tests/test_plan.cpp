@@ -511,7 +511,6 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     EXPECT_FALSE(plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x90 k=3x3 s=1x3", jit::Isa::avx2).separable.enabled());
-    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x400 k=9 pb=4 pe=4", jit::Isa::avx2).separable.enabled());
 }
 
@@ -591,17 +590,59 @@ TEST(PlanFacts, NxcWindowsOverlappingAlongHeightKeepAColumnRing) {
                              "maxpool dt=f32 layout=nxc src=1x64x4x20x20 k=1x5x5"})
         EXPECT_EQ(plan_of(line).ring_rows, 0) << line;
     // A ring its registers would not hold at the vectors the channels want takes fewer vectors: a k6 window in 3
-    // vectors (18 of the ring's 20 registers, not 24); AVX2's 16 registers hold SPPF's 5 rows in 1 vector
-    // (beside 7 others); SPP's 9x9 window, its 9 width taps unrolled for the ring, in 1 vector on AVX2 (9 of
-    // the ring's 10 registers) and 2 on AVX-512 (18 of 20). A width of 17 taps is not unrolled: no ring.
+    // vectors (18 of the ring's 20 registers, not 24); AVX2's 16 registers hold SPPF's 5 rows of s32 in 2
+    // vectors (the ring's 10 registers); SPP's 9x9 window, its 9 width taps unrolled for the ring, in 1 vector on AVX2 (9 of
+    // the ring's 10 registers) and 2 on AVX-512 (18 of 20). A width of 17 taps is not unrolled: no ring. (On
+    // AVX2 float SPPF and SPP take separable pixels; integers over pixels of less than 1 KiB keep the ring.)
     EXPECT_EQ(ring_and_vectors("maxpool dt=f32 layout=nxc src=1x512x20x20 k=6x5 pb=2x2 pe=3x2"), std::pair(std::int64_t{6}, 3));
-    EXPECT_EQ(ring_and_vectors("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2),
-              std::pair(std::int64_t{5}, 1));
+    EXPECT_EQ(ring_and_vectors("maxpool dt=s32 layout=nxc src=1x192x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2),
+              std::pair(std::int64_t{5}, 2));
     const std::string spp = "maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4";
-    EXPECT_EQ(ring_and_vectors(spp, jit::Isa::avx2), std::pair(std::int64_t{9}, 1));
+    EXPECT_EQ(ring_and_vectors("maxpool dt=s32 layout=nxc src=1x192x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2),
+              std::pair(std::int64_t{9}, 1));
     EXPECT_EQ(ring_and_vectors(spp), std::pair(std::int64_t{9}, 2));
     EXPECT_TRUE(plan_of(spp).unroll_width_taps);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x40x40 k=3x17 pb=1x8 pe=1x8").ring_rows, 0);
+}
+
+TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
+    // SPPF f32 on AVX2 (the ring would hold 1 vector of 32 bytes a row): blocks of a cache line, 2 vectors of 8
+    // channels. Taps reach 19 + 4 + 1 = 24 pixels (2 of padding before the 20 of input, 2 after): 24 x 64 =
+    // 1536 bytes of padded row; 20 outputs x 2 vectors of maxima = 1280 bytes a row, 18 rows in the rest of
+    // 24 KiB: 14 output rows of 5 rows a pass.
+    const jit::KernelPlan sppf = plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2);
+    EXPECT_EQ(sppf.separable, (jit::SeparableRows{.group_rows = 14, .window_rows = 5, .row_step = 1, .phases = 1,
+                                                  .phase_lanes = 24, .lead_lanes = {0, 0}, .pad_lanes = 2,
+                                                  .maxima_vectors = 40}));
+    EXPECT_EQ(sppf.vectors_per_block, 2);
+    EXPECT_EQ(sppf.channel_block, 16);
+    EXPECT_EQ(sppf.ring_rows, 0);
+    EXPECT_FALSE(sppf.width_ranges);
+    // SPP k9 f32: a line's 2 vectors would not leave two output rows' maxima in the buffers (48 x 64 + 10 x 2560
+    // bytes); one vector a pixel does (48 x 32 + 10 x 1280), 18 rows of maxima: 10 output rows a pass.
+    const jit::KernelPlan spp = plan_of("maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
+    EXPECT_EQ(spp.vectors_per_block, 1);
+    EXPECT_EQ(spp.separable.group_rows, 10);
+    // Floats over any pixel (Inception's 192 f32 channels; bf16 in 4 vectors of 8 lanes, a line of its storage),
+    // integers over pixels of a multiple of 1 KiB (u8 1024 channels, s32 256), a stride 2 along the width.
+    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1", jit::Isa::avx2).separable.enabled());
+    EXPECT_EQ(plan_of("maxpool dt=bf16 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1", jit::Isa::avx2).vectors_per_block, 4);
+    EXPECT_TRUE(plan_of("maxpool dt=u8 layout=nxc src=1x1024x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
+    EXPECT_TRUE(plan_of("maxpool dt=s32 layout=nxc src=1x256x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
+    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x64x20x40 k=5x5 s=1x2 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
+    // Not: integers over smaller pixels, a block of 3 channels (not a whole vector), indices, f16, rows bound by
+    // memory (k3 s2), 1-D, 3-D; AVX-512, whose 32 registers hold 4 vectors of 64 bytes a row of the ring.
+    for (const char* line : {"maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=s32 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=f32 layout=nxc src=1x3x40x40 k=9x9 pb=4x4 pe=4x4",
+                             "maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64",
+                             "maxpool dt=f16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2",
+                             "maxpool dt=f32 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                             "maxpool dt=f32 layout=nxc src=1x512x20 k=5 pb=2 pe=2",
+                             "maxpool dt=f32 layout=nxc src=1x512x4x20x20 k=1x5x5 pb=0x2x2 pe=0x2x2"})
+        EXPECT_FALSE(plan_of(line, jit::Isa::avx2).separable.enabled()) << line;
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").separable.enabled());
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").ring_rows, 5);
 }
 
 TEST(PlanFacts, NcxRowsOfFewOutputsTakeTheWindowsTapsAsLanes) {
