@@ -88,7 +88,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
         const auto copy_pixels = [&](int count) {
             for (int i = 0; i < count; ++i)
                 for (int v = 0; v < V; ++v) {
-                    ops_.load_value(acc(i * V + v), at(window_, i * plan_.src_step_w + v * vector_storage), static_cast<int>(L));
+                    ops_.load_value(acc(i * V + v), at(window_, wrap_mul(i, plan_.src_step_w) + v * vector_storage), static_cast<int>(L));
                     vmovups(ptr[indices_ + static_cast<std::int32_t>(i * pixel + v * vb)], acc(i * V + v));
                 }
             if (!watch) return;
@@ -184,7 +184,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
             place(merged);
             for (int i = 0; i < count; ++i)
                 for (int v = 0; v < V; ++v)
-                    ops_.store_value(at(dst_, i * plan_.dst_out_stride_w + v * vector_storage), acc(i * V + v),
+                    ops_.store_value(at(dst_, wrap_mul(i, plan_.dst_out_stride_w) + v * vector_storage), acc(i * V + v),
                                      vec(regs_.scratch), static_cast<int>(L));
         };
         Label output_row;
