@@ -46,6 +46,14 @@ void WindowEmitter<Ops>::load_item_vector(const ItemShape& s, int v, const Reg64
         ops_.deinterleave_even(dst, vec(regs_.scratch), vec(regs_.pair_hi));
         return;
     }
+    if constexpr (Ops::needs_vector_masks) {  // AVX2: in registers (no masked items here)
+        if (!masked) {
+            ops_.gather_value(dst, valid(s, v), raw, vec(regs_.pair_hi), [&](int lane) {
+                return at(base, wrap_add(offset, wrap_mul(first_lane + lane, s.lane_step, elem())));
+            });
+            return;
+        }
+    }
     for (int lane = 0; lane < valid(s, v); ++lane) {
         if (masked && !tap_inside(s, (first_lane + lane) * s.lane_step, tap)) continue;
         const std::int64_t off = wrap_add(offset, wrap_mul(first_lane + lane, s.lane_step, elem()));

@@ -328,6 +328,38 @@ public:
     // At a jump target the mask register's content is unknown.
     void forget_mask() { mask_dwords_ = -1; }
 
+    // dst (compare type; raw: f16's bits zero-extended) <- `count` elements, one a lane, lane i's at address_of(i)
+    // (called just before its load, so it may set up a register), built in registers with element inserts;
+    // lanes past `count` are zero. The stack gather's narrow stores followed by a vector load could not be
+    // forwarded: a stall per tap (adaptive 13 -> 3 bins, 2 to 3 lanes 4 apart, ran 108 us a 256-plane tensor).
+    // Each insert reads exactly its element. hi: a vector register for lanes 4 to 7 of 32-bit data.
+    template <typename AddressOf>
+    void gather_value(const Vmm& dst, int count, bool raw, const Vmm& hi, AddressOf address_of) {
+        const int bytes = static_cast<int>(size_of(plan_.dtype)), per_xmm = 16 / bytes;
+        const auto fill = [&](const Xbyak::Xmm& x, int first) {
+            for (int i = first; i < std::min(count, first + per_xmm); ++i) {
+                const auto slot = static_cast<std::uint8_t>(i - first);
+                if (slot == 0 && bytes < 4) g_.vpxor(x, x, x);
+                const Xbyak::Address a = address_of(i);
+                switch (bytes) {
+                    case 8: slot == 0 ? g_.vmovq(x, a) : g_.vpinsrq(x, x, a, slot); break;
+                    case 4: slot == 0 ? g_.vmovd(x, a) : g_.vpinsrd(x, x, a, slot); break;
+                    case 2: g_.vpinsrw(x, x, a, slot); break;
+                    default: g_.vpinsrb(x, x, a, slot); break;
+                }
+            }
+        };
+        const Xbyak::Xmm low(dst.getIdx()), high(hi.getIdx());
+        fill(low, 0);  // a VEX write to the low half zeroes the rest of dst
+        if (count > per_xmm) {
+            fill(high, per_xmm);
+            g_.vinserti128(dst, dst, high, 1);
+        }
+        if (bytes >= 4) return;
+        if (raw) g_.vpmovzxwd(dst, low);
+        else widen(dst, low);
+    }
+
     // Constant data, placed after the code: the source of partial-vector masks.
     void emit_data() {
         g_.align(32);
