@@ -48,6 +48,24 @@ std::vector<int> WindowEmitter<Ops>::separable_accumulators() const {
     return accs;
 }
 
+// Calls the buffers serve: real taps along h, and output rows row_step tap strides apart (or one row); others
+// go to `other_calls`.
+template <typename Ops>
+void WindowEmitter<Ops>::leave_unless_separable_call(Label& other_calls) {
+    mov(scratch_, ptr[rsp + slot_taps_h]);
+    test(scratch_, scratch_);
+    jz(other_calls, T_NEAR);
+    Label one_row;
+    mov(scratch_, ptr[rsp + slot_rows]);
+    cmp(scratch_, 1);
+    je(one_row, T_NEAR);
+    mov(scratch_, ptr[rsp + slot_src_row_step]);
+    mov(big_offset_, wrap_mul(plan_.separable.row_step, plan_.src_tap_stride_h));
+    cmp(scratch_, big_offset_);
+    jne(other_calls, T_NEAR);
+    place(one_row);
+}
+
 template <typename Ops>
 void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
     const SeparableRows& sep = plan_.separable;
@@ -67,19 +85,7 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
     // tap_count_ and item_count_ loop counters; window_, h_ptr_ and indices_ moving pointers.
     const Reg64 &rows = tap_ptr_, &maxima = window_index_, &rows_left = d_ptr_, &group = h_index_;
 
-    // Calls the buffers serve: real taps along h, and output rows row_step tap strides apart (or one row).
-    mov(scratch_, ptr[rsp + slot_taps_h]);
-    test(scratch_, scratch_);
-    jz(other_calls, T_NEAR);
-    Label one_row;
-    mov(scratch_, ptr[rsp + slot_rows]);
-    cmp(scratch_, 1);
-    je(one_row, T_NEAR);
-    mov(scratch_, ptr[rsp + slot_src_row_step]);
-    mov(big_offset_, wrap_mul(sep.row_step, plan_.src_tap_stride_h));
-    cmp(scratch_, big_offset_);
-    jne(other_calls, T_NEAR);
-    place(one_row);
+    leave_unless_separable_call(other_calls);
 
     // The buffers, aligned to a cache line: the padded rows, then the rows of maxima.
     lea(rows, ptr[rsp + separable_area + 63]);
@@ -297,10 +303,12 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
 template std::int64_t WindowEmitter<Avx512Ops>::separable_buffer_bytes() const;
 template int WindowEmitter<Avx512Ops>::frame_size() const;
 template std::vector<int> WindowEmitter<Avx512Ops>::separable_accumulators() const;
+template void WindowEmitter<Avx512Ops>::leave_unless_separable_call(Label&);
 template void WindowEmitter<Avx512Ops>::emit_separable(Label&, Label&);
 template std::int64_t WindowEmitter<Avx2Ops>::separable_buffer_bytes() const;
 template int WindowEmitter<Avx2Ops>::frame_size() const;
 template std::vector<int> WindowEmitter<Avx2Ops>::separable_accumulators() const;
+template void WindowEmitter<Avx2Ops>::leave_unless_separable_call(Label&);
 template void WindowEmitter<Avx2Ops>::emit_separable(Label&, Label&);
 
 }  // namespace pooljit::jit

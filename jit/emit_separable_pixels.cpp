@@ -44,19 +44,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
     // output row's start.
     const Reg64 &padded = tap_ptr_, &maxima = window_index_, &rows_left = d_ptr_, &group = h_index_;
 
-    // Calls the buffers serve: real taps along h, and output rows row_step tap strides apart (or one row).
-    mov(scratch_, ptr[rsp + slot_taps_h]);
-    test(scratch_, scratch_);
-    jz(other_calls, T_NEAR);
-    Label one_row;
-    mov(scratch_, ptr[rsp + slot_rows]);
-    cmp(scratch_, 1);
-    je(one_row, T_NEAR);
-    mov(scratch_, ptr[rsp + slot_src_row_step]);
-    mov(big_offset_, wrap_mul(sep.row_step, plan_.src_tap_stride_h));
-    cmp(scratch_, big_offset_);
-    jne(other_calls, T_NEAR);
-    place(one_row);
+    leave_unless_separable_call(other_calls);
 
     // The buffers, aligned to a cache line: the padded row, then the rows of maxima. The padding around the
     // input is stored once a call: the copies only write the input's pixels.

@@ -281,6 +281,7 @@ private:
     std::int64_t separable_buffer_bytes() const;
     int frame_size() const;
     std::vector<int> separable_accumulators() const;
+    void leave_unless_separable_call(Label& other_calls);
     void emit_separable(Label& other_calls, Label& done);
 
     // emit_separable_pixels.cpp
