@@ -14,7 +14,7 @@ namespace pooljit::jit {
 template <typename Ops>
 void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, std::int64_t rows) {
     if (rows != -1 && plan_.spatial_rank != 2) throw Error("jit: a NaN scan of some rows is for 2-D rows");
-    const bool d_axis = plan_.spatial_rank >= 3, h_axis = plan_.spatial_rank >= 2;
+    const bool h_axis = plan_.spatial_rank >= 2;
     // nxc: one position (the call's channels: its blocks of vectors_per_block vectors) per step along the width;
     // ncx: vectors_per_block vectors of consecutive elements per step, then a partial step.
     const std::int64_t step_lanes = nxc_ ? block_lanes_ * sweep_ : std::int64_t{plan_.vectors_per_block} * plan_.lanes;
@@ -62,10 +62,7 @@ void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, s
         mul_imm(scratch_, plan_.src_step_w);
         add(d_ptr_, scratch_);
     }
-    if (d_axis) {
-        mov(scratch_, ptr[rsp + slot_taps_d]);
-        mov(ptr[rsp + slot_d_count], scratch_);
-    }
+    start_outer_d_count();
     place(d_loop);
     mov(h_ptr_, d_ptr_);
     if (h_axis && rows == scan_call_input_rows) {
@@ -85,16 +82,7 @@ void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, s
         jnz(w_loop, T_NEAR);
     }
     if (rest > 0) add_step(tap_ptr_, rest);
-    if (h_axis) {
-        add_imm(h_ptr_, plan_.src_tap_stride_h);
-        dec(h_count_);
-        jnz(h_loop, T_NEAR);
-    }
-    if (d_axis) {
-        add_imm(d_ptr_, plan_.src_tap_stride_d);
-        dec(qword[rsp + slot_d_count]);
-        jnz(d_loop, T_NEAR);
-    }
+    close_outer_rows(h_loop, d_loop);
     place(scanned);
     ops_.jump_if_nan_seen(sum_regs, sums, has_nan);
 }

@@ -48,10 +48,12 @@ std::vector<int> WindowEmitter<Ops>::separable_accumulators() const {
     return accs;
 }
 
-// Calls the buffers serve: real taps along h, and output rows row_step tap strides apart (or one row); others
-// go to `other_calls`.
+// The start of a separable call (rows or pixels), in the registers both keep: calls the buffers serve (real taps
+// along h, output rows row_step tap strides apart or one row; others go to `other_calls`); tap_ptr_ the padded
+// row(s) on the stack, aligned to a cache line, and window_index_ the rows of maxima padded_bytes after them;
+// d_ptr_ the call's rows left; row_src_ and dst_ its first rows; the NaN watch of float input cleared.
 template <typename Ops>
-void WindowEmitter<Ops>::leave_unless_separable_call(Label& other_calls) {
+void WindowEmitter<Ops>::begin_separable_call(Label& other_calls, std::int64_t padded_bytes) {
     mov(scratch_, ptr[rsp + slot_taps_h]);
     test(scratch_, scratch_);
     jz(other_calls, T_NEAR);
@@ -64,6 +66,46 @@ void WindowEmitter<Ops>::leave_unless_separable_call(Label& other_calls) {
     cmp(scratch_, big_offset_);
     jne(other_calls, T_NEAR);
     place(one_row);
+
+    lea(tap_ptr_, ptr[rsp + separable_area + 63]);
+    and_(tap_ptr_, -64);
+    lea(window_index_, ptr[tap_ptr_ + static_cast<std::int32_t>(padded_bytes)]);
+    mov(d_ptr_, ptr[rsp + slot_rows]);
+    mov(row_src_, ptr[rsp + slot_row_src]);
+    mov(dst_, ptr[rsp + slot_row_dst]);
+    if (plan_.is_float) ops_.begin_nan_watch(vec(regs_.plane_sum));
+}
+
+// A group's start: h_index_ its output rows, group_rows or the call's rows left (d_ptr_) if fewer.
+template <typename Ops>
+void WindowEmitter<Ops>::begin_separable_group(Label& group_loop) {
+    place(group_loop);
+    mov(h_index_, plan_.separable.group_rows);
+    cmp(d_ptr_, h_index_);
+    cmovl(h_index_, d_ptr_);
+}
+
+// r <- the input rows of the group (h_index_ output rows): (group - 1) * row_step + taps_h, one tap stride apart.
+template <typename Ops>
+void WindowEmitter<Ops>::separable_group_input_rows(const Reg64& r) {
+    mov(r, h_index_);
+    dec(r);
+    mul_imm(r, plan_.separable.row_step);
+    add(r, ptr[rsp + slot_taps_h]);
+}
+
+// After a group: done when no rows are left; else the next group starts group * row_step input rows after this
+// one's first, and the group's input rows took row_src_ (group - 1) * row_step + taps_h rows on: back taps_h -
+// row_step rows (forward where taps_h is fewer).
+template <typename Ops>
+void WindowEmitter<Ops>::next_separable_group(Label& group_loop, Label& done) {
+    sub(d_ptr_, h_index_);
+    jz(done, T_NEAR);
+    mov(scratch_, ptr[rsp + slot_taps_h]);
+    sub(scratch_, static_cast<std::int32_t>(plan_.separable.row_step));
+    mul_imm(scratch_, plan_.src_tap_stride_h);
+    sub(row_src_, scratch_);
+    jmp(group_loop, T_NEAR);
 }
 
 template <typename Ops>
@@ -83,33 +125,11 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
     // Registers: row_src_ the input row being converted; dst_ the output row; tap_ptr_ the padded rows;
     // window_index_ the rows of maxima; d_ptr_ rows left in the call; h_index_ rows of this group; h_count_,
     // tap_count_ and item_count_ loop counters; window_, h_ptr_ and indices_ moving pointers.
-    const Reg64 &rows = tap_ptr_, &maxima = window_index_, &rows_left = d_ptr_, &group = h_index_;
-
-    leave_unless_separable_call(other_calls);
-
-    // The buffers, aligned to a cache line: the padded rows, then the rows of maxima.
-    lea(rows, ptr[rsp + separable_area + 63]);
-    and_(rows, -64);
-    lea(maxima, ptr[rows + static_cast<std::int32_t>(sep.buffered_rows() * row_bytes)]);
-
-    mov(rows_left, ptr[rsp + slot_rows]);
-    mov(row_src_, ptr[rsp + slot_row_src]);
-    mov(dst_, ptr[rsp + slot_row_dst]);
-    if (watch) ops_.begin_nan_watch(vec(regs_.plane_sum));
-
-    // Input rows of a group: (group - 1) * row_step + taps_h, one tap stride apart.
-    const auto group_input_rows = [&](const Reg64& r) {
-        mov(r, group);
-        dec(r);
-        mul_imm(r, sep.row_step);
-        add(r, ptr[rsp + slot_taps_h]);
-    };
+    const Reg64 &rows = tap_ptr_, &maxima = window_index_, &group = h_index_;
+    begin_separable_call(other_calls, sep.buffered_rows() * row_bytes);
 
     Label group_loop;
-    place(group_loop);
-    mov(group, sep.group_rows);
-    cmp(rows_left, group);
-    cmovl(group, rows_left);
+    begin_separable_group(group_loop);
 
     // Convert every input row of the group into its padded row: the padding before, the input in whole vectors
     // stored aligned (each phase's lead lanes put the input's first element in it at a vector's start: unaligned
@@ -161,7 +181,7 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
             ops_.note_nan(vec(regs_.plane_sum), acc(loaded[0]));
         };
         Label input_row;
-        group_input_rows(h_count_);
+        separable_group_input_rows(h_count_);
         mov(indices_, rows);
         place(input_row);
         for (int phase = 0; phase < sep.phases; ++phase)
@@ -223,7 +243,7 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
             for (int v = 0; v < outputs; ++v) vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(v * vb)], acc(v));
         };
         Label maxima_row;
-        group_input_rows(h_count_);
+        separable_group_input_rows(h_count_);
         mov(indices_, rows);
         mov(h_ptr_, maxima);
         place(maxima_row);
@@ -289,26 +309,24 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
         jnz(output_row, T_NEAR);
     }
 
-    // The next group starts group * row_step input rows after this one's first; the conversion went
-    // (group - 1) * row_step + taps_h rows on: back taps_h - row_step rows (forward where taps_h is fewer).
-    sub(rows_left, group);
-    jz(done, T_NEAR);
-    mov(scratch_, ptr[rsp + slot_taps_h]);
-    sub(scratch_, static_cast<std::int32_t>(sep.row_step));
-    mul_imm(scratch_, plan_.src_tap_stride_h);
-    sub(row_src_, scratch_);
-    jmp(group_loop, T_NEAR);
+    next_separable_group(group_loop, done);
 }
 
 template std::int64_t WindowEmitter<Avx512Ops>::separable_buffer_bytes() const;
 template int WindowEmitter<Avx512Ops>::frame_size() const;
 template std::vector<int> WindowEmitter<Avx512Ops>::separable_accumulators() const;
-template void WindowEmitter<Avx512Ops>::leave_unless_separable_call(Label&);
+template void WindowEmitter<Avx512Ops>::begin_separable_call(Label&, std::int64_t);
+template void WindowEmitter<Avx512Ops>::begin_separable_group(Label&);
+template void WindowEmitter<Avx512Ops>::separable_group_input_rows(const Reg64&);
+template void WindowEmitter<Avx512Ops>::next_separable_group(Label&, Label&);
 template void WindowEmitter<Avx512Ops>::emit_separable(Label&, Label&);
 template std::int64_t WindowEmitter<Avx2Ops>::separable_buffer_bytes() const;
 template int WindowEmitter<Avx2Ops>::frame_size() const;
 template std::vector<int> WindowEmitter<Avx2Ops>::separable_accumulators() const;
-template void WindowEmitter<Avx2Ops>::leave_unless_separable_call(Label&);
+template void WindowEmitter<Avx2Ops>::begin_separable_call(Label&, std::int64_t);
+template void WindowEmitter<Avx2Ops>::begin_separable_group(Label&);
+template void WindowEmitter<Avx2Ops>::separable_group_input_rows(const Reg64&);
+template void WindowEmitter<Avx2Ops>::next_separable_group(Label&, Label&);
 template void WindowEmitter<Avx2Ops>::emit_separable(Label&, Label&);
 
 }  // namespace pooljit::jit

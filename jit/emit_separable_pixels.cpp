@@ -42,31 +42,18 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
     // window_index_ the rows of maxima; d_ptr_ rows left in the call; h_index_ rows of this group; h_count_,
     // tap_count_ and item_count_ loop counters; window_, h_ptr_ and indices_ moving pointers; tap_index_ an
     // output row's start.
-    const Reg64 &padded = tap_ptr_, &maxima = window_index_, &rows_left = d_ptr_, &group = h_index_;
+    const Reg64 &padded = tap_ptr_, &maxima = window_index_, &group = h_index_;
+    begin_separable_call(other_calls, padded_bytes);
 
-    leave_unless_separable_call(other_calls);
-
-    // The buffers, aligned to a cache line: the padded row, then the rows of maxima. The padding around the
-    // input is stored once a call: the copies only write the input's pixels.
-    lea(padded, ptr[rsp + separable_area + 63]);
-    and_(padded, -64);
-    lea(maxima, ptr[padded + static_cast<std::int32_t>(padded_bytes)]);
+    // The padding around the input, stored once a call: the copies only write the input's pixels.
     for (std::int64_t p = 0; p < sep.row_lanes(); ++p) {
         if (p == sep.pad_lanes) p = std::min(sep.row_lanes(), sep.pad_lanes + plan_.in_width);
         if (p == sep.row_lanes()) break;
         for (int v = 0; v < V; ++v) vmovups(ptr[padded + static_cast<std::int32_t>(p * pixel + v * vb)], empty);
     }
 
-    mov(rows_left, ptr[rsp + slot_rows]);
-    mov(row_src_, ptr[rsp + slot_row_src]);
-    mov(dst_, ptr[rsp + slot_row_dst]);
-    if (watch) ops_.begin_nan_watch(vec(regs_.plane_sum));
-
     Label group_loop;
-    place(group_loop);
-    mov(group, sep.group_rows);
-    cmp(rows_left, group);
-    cmovl(group, rows_left);
+    begin_separable_group(group_loop);
 
     // Each input row of the group, (group - 1) * row_step + taps_h of them one tap stride apart: copied into the
     // padded row, then its maxima into the group's next row of maxima.
@@ -120,10 +107,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
         };
 
         Label input_row;
-        mov(h_count_, group);
-        dec(h_count_);
-        mul_imm(h_count_, sep.row_step);
-        add(h_count_, ptr[rsp + slot_taps_h]);
+        separable_group_input_rows(h_count_);
         mov(h_ptr_, maxima);
         place(input_row);
         mov(window_, row_src_);
@@ -200,15 +184,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
         jnz(output_row, T_NEAR);
     }
 
-    // The next group starts group * row_step input rows after this one's first; the copies went
-    // (group - 1) * row_step + taps_h rows on: back taps_h - row_step rows (forward where taps_h is fewer).
-    sub(rows_left, group);
-    jz(done, T_NEAR);
-    mov(scratch_, ptr[rsp + slot_taps_h]);
-    sub(scratch_, static_cast<std::int32_t>(sep.row_step));
-    mul_imm(scratch_, plan_.src_tap_stride_h);
-    sub(row_src_, scratch_);
-    jmp(group_loop, T_NEAR);
+    next_separable_group(group_loop, done);
 }
 
 template void WindowEmitter<Avx512Ops>::emit_separable_pixels(Label&, Label&);

@@ -26,14 +26,11 @@ void WindowEmitter<Ops>::emit_tap_passes(const ItemShape& s, std::int64_t taps) 
         throw Error("jit: tap passes are for values that start from the lowest, without indices");
     // Every block's maximum starts as the lowest value, in the output.
     for_each_channel_block([&] { store_empty_item(s); });
-    const bool d_axis = plan_.spatial_rank >= 3, h_axis = plan_.spatial_rank >= 2;
+    const bool h_axis = plan_.spatial_rank >= 2;
     const std::int64_t per_pass = plan_.tap_pass_taps, full_passes = taps / per_pass, rest = taps % per_pass;
     Label d_loop, h_loop, pass_loop;
     mov(d_ptr_, window_);
-    if (d_axis) {
-        mov(scratch_, ptr[rsp + slot_taps_d]);
-        mov(ptr[rsp + slot_d_count], scratch_);
-    }
+    start_outer_d_count();
     place(d_loop);
     mov(h_ptr_, d_ptr_);
     if (h_axis) mov(h_count_, ptr[rsp + slot_taps_h]);
@@ -52,16 +49,7 @@ void WindowEmitter<Ops>::emit_tap_passes(const ItemShape& s, std::int64_t taps) 
         jnz(pass_loop, T_NEAR);
     }
     if (rest > 0) emit_tap_pass(s, rest);
-    if (h_axis) {
-        add_imm(h_ptr_, plan_.src_tap_stride_h);
-        dec(h_count_);
-        jnz(h_loop, T_NEAR);
-    }
-    if (d_axis) {
-        add_imm(d_ptr_, plan_.src_tap_stride_d);
-        dec(qword[rsp + slot_d_count]);
-        jnz(d_loop, T_NEAR);
-    }
+    close_outer_rows(h_loop, d_loop);
 }
 
 // `taps` width taps from tap_index_ merged into every block's partial maximum: loaded from the output,

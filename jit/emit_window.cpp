@@ -64,10 +64,7 @@ void WindowEmitter<Ops>::emit_window_taps(const ItemShape& s, std::int64_t taps,
     Label d_loop, h_loop;
     mov(d_ptr_, window_);
     mov(ptr[rsp + slot_d_index], tap_index_);
-    if (d_axis) {
-        mov(scratch_, ptr[rsp + slot_taps_d]);
-        mov(ptr[rsp + slot_d_count], scratch_);
-    }
+    start_outer_d_count();
     place(d_loop);
     {
         mov(h_ptr_, d_ptr_);

@@ -180,6 +180,28 @@ private:
     }
     ItemShape single_output_shape() const { return nxc_ ? ItemShape{block_lanes_, 1, 1} : ItemShape{1, 1, 1}; }
 
+    // A window's loop along d counts its real taps (the call's taps_d) in a stack slot; none without a d axis.
+    void start_outer_d_count() {
+        if (plan_.spatial_rank < 3) return;
+        mov(scratch_, ptr[rsp + slot_taps_d]);
+        mov(ptr[rsp + slot_d_count], scratch_);
+    }
+
+    // The end of a window's outer loops without indices (the NaN scan, tap passes): h_ptr_ one tap row on while
+    // h_count_ lasts, then d_ptr_ one tap plane on while the d count slot lasts; an axis the plan lacks has none.
+    void close_outer_rows(Label& h_loop, Label& d_loop) {
+        if (plan_.spatial_rank >= 2) {
+            add_imm(h_ptr_, plan_.src_tap_stride_h);
+            dec(h_count_);
+            jnz(h_loop, T_NEAR);
+        }
+        if (plan_.spatial_rank >= 3) {
+            add_imm(d_ptr_, plan_.src_tap_stride_d);
+            dec(qword[rsp + slot_d_count]);
+            jnz(d_loop, T_NEAR);
+        }
+    }
+
     // Repeats `body` count times (a loop when count > 1).
     template <typename Body>
     void repeat(std::int64_t count, Body body) {
@@ -281,7 +303,10 @@ private:
     std::int64_t separable_buffer_bytes() const;
     int frame_size() const;
     std::vector<int> separable_accumulators() const;
-    void leave_unless_separable_call(Label& other_calls);
+    void begin_separable_call(Label& other_calls, std::int64_t padded_bytes);
+    void begin_separable_group(Label& group_loop);
+    void separable_group_input_rows(const Reg64& r);
+    void next_separable_group(Label& group_loop, Label& done);
     void emit_separable(Label& other_calls, Label& done);
 
     // emit_separable_pixels.cpp

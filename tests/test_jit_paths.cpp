@@ -70,6 +70,21 @@ std::vector<std::uint8_t> tie_input(const pj::TensorDesc& d, std::mt19937_64& rn
     return src;
 }
 
+// Channels-last 2-D ties (tie_input) with two NaNs in the first image: one in its last input row at channel 5
+// (the first channel block), one in its middle row at channel C - 3 (the last block), each at a random column.
+std::vector<std::uint8_t> ties_with_two_nans(const pj::TensorDesc& d) {
+    const std::size_t elem = element_bytes(d);
+    std::mt19937_64 rng(pj::casegen::byte_size(d) / elem);
+    std::vector<std::uint8_t> src = tie_input(d, rng);
+    const std::int64_t C = d.dims[1], H = d.dims[2], W = d.dims[3];
+    for (const auto& [h, c] : {std::pair{H - 1, std::int64_t{5}}, std::pair{H / 2, C - 3}}) {
+        const std::uint64_t bits = special_bits(d.dtype, 5);
+        const std::int64_t w = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(W));
+        std::memcpy(src.data() + static_cast<std::size_t>((h * W + w) * C + c) * elem, &bits, elem);
+    }
+    return src;
+}
+
 // Runs the problem on src under the ISA cap; it must be served by jit:isa and match the reference, values and
 // indices.
 void expect_reference_on(jit::Isa isa, const std::string& line, const std::vector<std::uint8_t>& src) {
@@ -165,18 +180,9 @@ TEST_P(JitIsa, ColumnRingNanCallsRunTheRowCodeAndTiesKeepScanOrder) {
             EXPECT_EQ(plan_on(jit::Isa::avx512, p.problem()).ring_rows > 0,
                       !p.has_indices() || std::string(dt) == "bf16");  // indices: beside narrow data only
             const pj::TensorDesc& d = p.src_desc();
-            const std::size_t elem = element_bytes(d), elements = pj::casegen::byte_size(d) / elem;
-            std::mt19937_64 rng(elements);
-            std::vector<std::uint8_t> src = tie_input(d, rng);
             // Image 0: a NaN in the last input row of the first channel block (which only the last k - 1 rows of
             // a call's scan reach) and one in the middle row of the channels past 64 (the next block).
-            const std::int64_t C = d.dims[1], H = d.dims[2], W = d.dims[3];
-            for (const auto& [h, c] : {std::pair{H - 1, std::int64_t{5}}, std::pair{H / 2, C - 3}}) {
-                const std::uint64_t bits = special_bits(d.dtype, 5);
-                const std::int64_t w = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(W));
-                std::memcpy(src.data() + static_cast<std::size_t>((h * W + w) * C + c) * elem, &bits, elem);
-            }
-            expect_reference_on(isa(), line, src);
+            expect_reference_on(isa(), line, ties_with_two_nans(d));
         }
     pj::set_num_threads(0);
 }
@@ -199,16 +205,7 @@ TEST_P(JitIsa, SeparablePixelsNanCallsRunTheRowCodeAndTiesKeepScanOrder) {
             EXPECT_TRUE(plan.separable.enabled());
             EXPECT_LT(plan.separable.group_rows, p.problem().out[0]);
             const pj::TensorDesc& d = p.src_desc();
-            const std::size_t elem = element_bytes(d), elements = pj::casegen::byte_size(d) / elem;
-            std::mt19937_64 rng(elements);
-            std::vector<std::uint8_t> src = tie_input(d, rng);
-            const std::int64_t C = d.dims[1], H = d.dims[2], W = d.dims[3];
-            for (const auto& [h, c] : {std::pair{H - 1, std::int64_t{5}}, std::pair{H / 2, C - 3}}) {
-                const std::uint64_t bits = special_bits(d.dtype, 5);
-                const std::int64_t w = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(W));
-                std::memcpy(src.data() + static_cast<std::size_t>((h * W + w) * C + c) * elem, &bits, elem);
-            }
-            expect_reference_on(isa(), line, src);
+            expect_reference_on(isa(), line, ties_with_two_nans(d));
         }
     pj::set_num_threads(0);
 }

@@ -1,0 +1,21 @@
+// Plans of problem strings, for the planner's tests (test_plan.cpp, test_plan_window_reuse.cpp).
+#pragma once
+
+#include "jit/plan.hpp"
+
+#include <pooljit/pooljit.hpp>
+
+#include <string>
+#include <variant>
+
+namespace pooljit::testing {
+
+inline Problem problem_of(const std::string& line) {
+    return std::visit([](const auto& desc) { return resolve(desc); }, parse_problem(line));
+}
+
+inline jit::KernelPlan plan_of(const std::string& line, jit::Isa isa = jit::Isa::avx512) {
+    return jit::make_plan(problem_of(line), isa);
+}
+
+}  // namespace pooljit::testing
