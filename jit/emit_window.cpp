@@ -59,9 +59,22 @@ void WindowEmitter<Ops>::emit_window_taps(const ItemShape& s, std::int64_t taps,
             ops_.pin_masks(masks);
         }
     }
-    // Outer axes loop at run time (their real taps vary by row); an axis the problem lacks has no loop.
+    // Outer axes loop at run time (their real taps vary by row); an axis the problem lacks has no loop. Fast
+    // items of rows whose windows hold the plan's unrolled outer taps merge them in straight-line code instead.
     const bool d_axis = plan_.spatial_rank >= 3, h_axis = plan_.spatial_rank >= 2;
-    Label d_loop, h_loop;
+    const bool unrolled_width = taps >= 0 && (plan_.unroll_width_taps || s.taps_as_lanes);
+    Label d_loop, h_loop, outer_loops, window_done;
+    if (fast && h_axis && plan_.unrolled_taps_h > 0 && unrolled_width) {
+        cmp(qword[rsp + slot_taps_h], static_cast<std::int32_t>(plan_.unrolled_taps_h));
+        jne(outer_loops, T_NEAR);
+        if (d_axis) {
+            cmp(qword[rsp + slot_taps_d], static_cast<std::int32_t>(plan_.unrolled_taps_d));
+            jne(outer_loops, T_NEAR);
+        }
+        merge_unrolled_window(s, taps, fast);
+        jmp(window_done, T_NEAR);
+        place(outer_loops);
+    }
     mov(d_ptr_, window_);
     mov(ptr[rsp + slot_d_index], tap_index_);
     start_outer_d_count();
@@ -107,7 +120,38 @@ void WindowEmitter<Ops>::emit_window_taps(const ItemShape& s, std::int64_t taps,
             jnz(d_loop, T_NEAR);
         }
     }
+    place(window_done);
     if constexpr (!Ops::needs_vector_masks) ops_.unpin_masks();
+}
+
+// Every tap of a window that holds unrolled_taps_d x unrolled_taps_h outer rows of `taps` width taps, in scan
+// order from window_ (its first tap; tap_index_ that tap's index): h_ptr_ and h_index_ walk the rows, one
+// add each between rows, so no displacement grows with the row stride.
+template <typename Ops>
+void WindowEmitter<Ops>::merge_unrolled_window(const ItemShape& s, std::int64_t taps, bool fast) {
+    const std::int64_t rows_d = plan_.spatial_rank >= 3 ? plan_.unrolled_taps_d : 1, rows_h = plan_.unrolled_taps_h;
+    const bool indices = plan_.has_indices;
+    mov(h_ptr_, window_);
+    if (indices) mov(h_index_, tap_index_);
+    for (std::int64_t d = 0; d < rows_d; ++d) {
+        for (std::int64_t h = 0; h < rows_h; ++h) {
+            for (std::int64_t t = 0; t < taps; ++t) {
+                if (indices) {
+                    mov(tap_index_, h_index_);
+                    add_imm(tap_index_, wrap_mul(t, plan_.index_tap_step_w));
+                }
+                merge_tap(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), fast, static_cast<int>(t));
+            }
+            if (h + 1 == rows_h && d + 1 == rows_d) break;
+            // The next row: one tap on along h, or the first row of the next tap along d.
+            const bool next_plane = h + 1 == rows_h;
+            const std::int64_t back = wrap_mul(rows_h - 1, plan_.src_tap_stride_h);
+            add_imm(h_ptr_, next_plane ? wrap_add(plan_.src_tap_stride_d, -back) : plan_.src_tap_stride_h);
+            if (indices)
+                add_imm(h_index_, next_plane ? wrap_add(plan_.index_tap_step_d, -wrap_mul(rows_h - 1, plan_.index_tap_step_h))
+                                             : plan_.index_tap_step_h);
+        }
+    }
 }
 
 template <typename Ops>

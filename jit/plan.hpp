@@ -260,6 +260,10 @@ struct KernelPlan {
     bool width_ranges = false;
     // Above this many taps along the width, the tap loop is a loop, not unrolled code.
     bool unroll_width_taps = true;
+    // Items of fast rows whose windows hold unrolled_taps_h taps along h (and unrolled_taps_d along d, 3-D)
+    // merge the window's taps in straight-line code; other rows (borders, other adaptive bins) and the exact
+    // copy loop over the outer taps at run time. 0: every row loops.
+    std::int64_t unrolled_taps_h = 0, unrolled_taps_d = 0;
 
     // Byte strides the kernel walks (src, dst): between outputs along the width, between taps along width /
     // outer axes.

@@ -41,6 +41,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::gathered_lanes:
             return ncx_rows && any_segment(plan, [](const Segment& s) { return lanes_of_outputs_at(s, false); });
         case StrategyId::looped_width_taps: return !plan.computed_windows && !plan.unroll_width_taps;
+        case StrategyId::unrolled_outer_taps: return plan.unrolled_taps_h > 0;
         case StrategyId::channel_sweep: return plan.channel_sweep > 1;
         case StrategyId::width_ranges: return plan.width_ranges;
         case StrategyId::nan_scan: return plan.scan_rows_for_nan;
@@ -76,7 +77,8 @@ bool uses(const KernelPlan& plan, StrategyId id) {
 
 constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> names = {
     "nxc_segments", "ncx_segments", "computed_windows", "paired_lanes", "gathered_lanes", "looped_width_taps",
-    "channel_sweep", "width_ranges", "nan_scan", "nan_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
+    "unrolled_outer_taps", "channel_sweep", "width_ranges", "nan_scan", "nan_watch", "tap_passes", "prefetch",
+    "masked_items", "taps_as_lanes", "whole_plane",
     "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
     "column_ring", "column_ring_indices",
     "byte_lanes", "wide_index_lanes", "window_relative_indices", "overhanging_windows",
@@ -138,6 +140,15 @@ const std::vector<StrategyRow>& strategy_registry() {
         {looped_width_taps, {avx512, avx2}, {
             {"maxpool layout=ncx src=1x3x260 k=200 s=1"},
             {"maxpool layout=nxc src=1x21x260 k=37 s=5 pb=20 pe=20"}}},
+        // Rows whose windows hold the most common outer taps unroll them; the border rows (pads, ceil rounding,
+        // other adaptive bins) loop: channels last with a tail and swept blocks, 3-D windows in both layouts
+        // (2 x 2 unrolled, the rest of the rows at the d and h borders), adaptive bins of 2 and 3 rows.
+        {unrolled_outer_taps, {avx512, avx2}, {
+            {"maxpool layout=nxc src=2x40x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x20x5x6x7 k=2x2x2 s=1x2x2 pb=1x0x1 pe=0x1x0"},
+            {"maxpool layout=ncx src=1x2x5x8x70 k=2x2x3 s=2x1x2 pb=0x1x1 pe=1x0x1"},
+            {"adaptivemaxpool layout=nxc src=1x24x13x13 out=6x6"},
+            {"adaptivemaxpool layout=ncx src=1x3x13x70 out=6x20"}}},
         // Rows bound by memory sweep several channel blocks per call (AVX-512 f32: 3 blocks and a tail of 8;
         // AVX2 f32: 12 and 8): windows, empty windows and whole empty rows, computed windows.
         {channel_sweep, {avx512, avx2}, {

@@ -19,6 +19,7 @@ enum class StrategyId {
     paired_lanes,             // planar lanes at stride 2: two loads and a deinterleave
     gathered_lanes,           // planar lanes at a stride above 2: gathered through the stack
     looped_width_taps,        // a window's width taps in a loop (long 1-D windows)
+    unrolled_outer_taps,      // fast items of rows with the most common outer taps: those taps in straight-line code
     channel_sweep,            // channels last, memory-bound: several channel blocks per call
     width_ranges,             // channels-last rows computed in pieces along the width (threads)
     nan_scan,                 // float rows: a NaN scan, then a fast copy of the row code or the exact one

@@ -320,6 +320,7 @@ private:
     // emit_window.cpp
     void emit_item(const ItemShape& s, std::int64_t taps);
     void emit_window_taps(const ItemShape& s, std::int64_t taps, bool fast);
+    void merge_unrolled_window(const ItemShape& s, std::int64_t taps, bool fast);
     void emit_segment(const Segment& seg);
     void emit_segment_in_range(const Segment& seg);
     void emit_row();

@@ -150,6 +150,31 @@ TEST(PlanFacts, LongOneDimensionalWindowLoopsOverTaps) {
     EXPECT_EQ(runs_string(short_window.width_runs), "[0,254):taps[0,3) ");
 }
 
+// The most common count of real taps along h (and d) over the output rows is unrolled; the others loop.
+TEST(PlanFacts, RowsWithTheMostCommonOuterTapsUnrollThem) {
+    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
+        SCOPED_TRACE(jit::to_string(isa));
+        // The stem: row 0 reads rows {0, 1} (pad 1), rows 1-55 three rows each (row 55: 109-111).
+        const jit::KernelPlan stem = plan_of(resnet_stem, isa);
+        EXPECT_EQ(stem.unrolled_taps_h, 3);
+        EXPECT_EQ(stem.unrolled_taps_d, 0);
+        // C3D: every output plane and row reads 2 input planes and 2 rows.
+        const jit::KernelPlan c3d = plan_of("maxpool dt=f32 layout=nxc src=1x64x16x56x56 k=2x2x2 s=2x2x2", isa);
+        EXPECT_EQ(c3d.unrolled_taps_d, 2);
+        EXPECT_EQ(c3d.unrolled_taps_h, 2);
+        // Adaptive 5 -> 3 rows: bins [0,2), [1,4), [3,5): two of 2 rows, one of 3.
+        EXPECT_EQ(plan_of("adaptivemaxpool dt=f32 layout=nxc src=1x64x5x9 out=3x3", isa).unrolled_taps_h, 2);
+        // 5x5 = 25 taps unroll; 6x6 = 36 pass the 32 taps of straight-line code and loop.
+        EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x30x30 k=5x5 s=5x5", isa).unrolled_taps_h, 5);
+        EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x30x30 k=6x6 s=6x6", isa).unrolled_taps_h, 0);
+        // Windows of one row have no outer loop to unroll; 1-D rows have no outer axis.
+        EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x30x30 k=1x3 s=1x2", isa).unrolled_taps_h, 0);
+        EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x300 k=3 s=2", isa).unrolled_taps_h, 0);
+        // Fast rows that are a ring's or separable rows' code, not items.
+        EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2", isa).unrolled_taps_h, 0);
+    }
+}
+
 TEST(PlanFacts, WindowsFarWiderThanTheInputAreComputedAtRunTime) {
     // One input element, kernel k, pads k - 1 on both sides: out = (1 + 2(k-1) - k) + 1 = k, and output o
     // holds the element at tap k-1-o, so every output is a run of its own: k runs.
