@@ -38,13 +38,12 @@ int WindowEmitter<Ops>::frame_size() const {
     return static_cast<int>((bytes + 15) / 16 * 16 + 8);
 }
 
-// Accumulators for separable rows: the plan's, then registers no role of this plan takes (the rows need no
-// index, raw or ring registers), up to 8 maxima in flight.
+// Accumulators for separable rows and pixels: the block's, then the plan's maxima in flight beyond them.
 template <typename Ops>
 std::vector<int> WindowEmitter<Ops>::separable_accumulators() const {
     std::vector<int> accs;
     for (int v = 0; v < plan_.vectors_per_block; ++v) accs.push_back(regs_.acc[v]);
-    for (int r = regs_.used; r < Ops::caps.vector_registers && accs.size() < 8; ++r) accs.push_back(r);
+    for (int r = 0; r < plan_.separable.accumulators - plan_.vectors_per_block; ++r) accs.push_back(regs_.separable_acc + r);
     return accs;
 }
 

@@ -32,9 +32,10 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
     const std::int64_t vector_storage = L * elem();  // input bytes of one vector of channels
     const std::vector<int> accs = separable_accumulators();
     const auto acc = [&](int i) { return vec(accs[static_cast<std::size_t>(i)]); };
-    // Pixels (or outputs) a step takes: as many as the accumulators hold whole.
-    const int unroll = std::max(1, static_cast<int>(accs.size()) / V);
-    if (unroll * V > static_cast<int>(accs.size())) throw Error("jit: separable pixels need a block's accumulators");
+    // Pixels (or outputs) a step takes: the plan's accumulators are a whole number of blocks.
+    const int unroll = static_cast<int>(accs.size()) / V;
+    if (unroll < 1 || unroll * V != static_cast<int>(accs.size()))
+        throw Error("jit: separable pixels take whole blocks of accumulators");
     const bool watch = plan_.is_float;
     const Vmm fresh = vec(regs_.fresh), empty = vec(regs_.empty_value);
 

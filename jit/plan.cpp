@@ -19,6 +19,7 @@
 //   choose_planes           small planes in registers, outputs gathered by permutes
 //   choose_separable        planar 2-D rows: padded rows, width maxima buffered, merged down the rows
 //   choose_outer_unroll     items of rows whose windows hold the most common outer taps: those taps unrolled
+//   choose_separable_accumulators  separable rows and pixels: maxima in flight, the registers left over
 //   set_strides, set_prefetch, set_indices, set_tiling: the facts the code and the executor walk
 #include "jit/plan.hpp"
 
@@ -88,6 +89,8 @@ constexpr std::int64_t separable_buffer_bytes = 24 * 1024;
 constexpr std::int64_t cache_line_bytes = 64;
 constexpr std::int64_t min_column_ring_block_bytes = 128;
 constexpr std::int64_t separable_pixel_bytes_multiple = 1024;
+// Separable rows and pixels: at most this many maxima in flight (the accumulators' latency chains).
+constexpr int max_separable_accumulators = 8;
 // Planes in registers: the plane's input takes at most half the register file (16 of AVX-512's 32).
 constexpr int plane_register_halves = 1;
 // Rows of at least this many outputs may be computed in pieces (width_ranges); the code clips positions near
@@ -145,6 +148,7 @@ public:
         choose_planes();
         choose_separable();
         choose_outer_unroll();
+        choose_separable_accumulators();
         set_strides();
         set_prefetch();
         set_indices();
@@ -644,6 +648,18 @@ private:
                         std::to_string(interval) + " apart");
     }
 
+    // Separable rows and pixels take the registers no other role of the plan takes as maxima in flight, beside
+    // the block's accumulators, up to max_separable_accumulators; pixels a whole number of blocks of them.
+    void choose_separable_accumulators() {
+        if (!plan_.separable.enabled()) return;
+        const int vectors = plan_.vectors_per_block;
+        const int free = caps_.vector_registers - vector_registers_needed(plan_, caps_);
+        int accumulators = std::min(max_separable_accumulators, vectors + std::max(0, free));
+        if (!lanes_are_outputs_) accumulators = std::max(1, accumulators / vectors) * vectors;
+        plan_.separable.accumulators = accumulators;
+        chose("separable_accumulators", std::to_string(accumulators) + " maxima in flight (" + registers_text(plan_) + ")");
+    }
+
     // Fast items loop over a window's rows along h (and planes along d) at run time, as the rows' real taps
     // vary at the borders. A loop of 2 or 3 rows ended in a mispredicted branch per item: SegNet's channels-last
     // k2 s2 rows ran 1.8x slower than straight-line code. Rows whose windows hold the most common count of taps
@@ -839,7 +855,7 @@ std::string to_string(const KernelPlan& plan) {
     if (plan.separable.enabled())
         s << " separable=" << plan.separable.group_rows << "x" << plan.separable.window_rows << ":"
           << plan.separable.pad_lanes << "+" << plan.separable.phases << "x" << plan.separable.phase_lanes << ","
-          << plan.separable.maxima_vectors << "/" << plan.separable.row_step;
+          << plan.separable.maxima_vectors << "/" << plan.separable.row_step << " acc=" << plan.separable.accumulators;
     s << " row_runs_h=" << plan.row_runs_h.size() << " rows_per_chunk=" << plan.rows_per_chunk;
     for (const std::string& choice : plan.choices) s << "\nchoice " << choice;
     return s.str();

@@ -157,6 +157,9 @@ struct SeparableRows {
     std::array<std::int64_t, 2> lead_lanes{};  // unused lanes at the start of each phase's buffer
     std::int64_t pad_lanes = 0;      // lanes of the empty value before the input's first element
     std::int64_t maxima_vectors = 0; // vectors of one row of maxima (the output row, rounded up)
+    // Maxima in flight: the block's accumulators, then registers no other role of the plan takes, up to 8
+    // (pixels: a whole number of blocks, so a step takes accumulators / vectors_per_block pixels).
+    int accumulators = 0;
     bool enabled() const { return group_rows > 0; }
     // Padded rows (and rows of maxima) a pass holds: the input rows its output rows' windows read.
     std::int64_t buffered_rows() const { return (group_rows - 1) * row_step + window_rows; }

@@ -32,6 +32,8 @@ struct VectorRoles {
     int rank = -1;       // taps-as-lanes items: the scan rank of the row each lane's maximum came from
     int plane_sum = -1;  // whole-plane items and separable rows of floats: the running sum that notices a NaN
     int ring = -1;       // row-maxima rings: the first of ring_rows x vectors registers, row by row
+    // Separable rows and pixels: the first of the maxima in flight beyond the block's accumulators.
+    int separable_acc = -1;
     TraitVectorRoles trait;
     int used = 0;
 
@@ -75,6 +77,10 @@ struct VectorRoles {
                 trait.tap_index = used++;
                 trait.wide_mask = used++;
             }
+        }
+        if (plan.separable.accumulators > vectors) {
+            separable_acc = used;
+            used += plan.separable.accumulators - vectors;
         }
     }
 };

@@ -158,13 +158,16 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     const jit::KernelPlan spp = plan_of("maxpool dt=f32 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
     EXPECT_EQ(spp.separable, (jit::SeparableRows{.group_rows = 40, .window_rows = 9, .row_step = 1, .phases = 1,
                                                  .phase_lanes = 64, .lead_lanes = {4, 0}, .pad_lanes = 4,
-                                                 .maxima_vectors = 5}));
+                                                 .maxima_vectors = 5, .accumulators = 8}));
     EXPECT_EQ(spp.ring_rows, 0);
+    // Maxima in flight: the block's 2 accumulators, then free registers up to 8. The rows take 2 accumulators,
+    // the fresh load, scratch, the empty value, the second of a stride-2 pair, the NaN watch and 3 blend
+    // registers: 10 of 16, so 6 more.
     // The same on AVX-512 (27 ring registers would not fit): 3 vectors of 16, 12 lead lanes, 12 + 56 lanes
     // rounded up plus slack = 96; 96 x 4 + 3 x 64 = 576 bytes a row, 42 rows: 34 output rows a pass.
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4").separable,
               (jit::SeparableRows{.group_rows = 34, .window_rows = 9, .row_step = 1, .phases = 1, .phase_lanes = 96,
-                                  .lead_lanes = {12, 0}, .pad_lanes = 4, .maxima_vectors = 3}));
+                                  .lead_lanes = {12, 0}, .pad_lanes = 4, .maxima_vectors = 3, .accumulators = 8}));
     // A 300-wide row: 38 vectors of maxima; taps reach 306 lanes: 320 with slack, 1280 + 1216 bytes a row,
     // 9 rows: 7 output rows of 3 taps a pass.
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2x300x300 k=3x3", jit::Isa::avx2).separable.group_rows, 7);
@@ -178,7 +181,7 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     const jit::KernelPlan stem = plan_of("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2);
     EXPECT_EQ(stem.separable, (jit::SeparableRows{.group_rows = 14, .window_rows = 3, .row_step = 2, .phases = 2,
                                                   .phase_lanes = 72, .lead_lanes = {7, 0}, .pad_lanes = 1,
-                                                  .maxima_vectors = 7}));
+                                                  .maxima_vectors = 7, .accumulators = 8}));
     EXPECT_EQ(stem.ring_row_interval, 1);
     // A stride of 4 under a dilation of 2: 2 tap strides between rows; AVX-512 f32 takes the stem too.
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=3x3 s=4x1 d=2x1", jit::Isa::avx2).separable.row_step, 2);
@@ -297,7 +300,9 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
     const jit::KernelPlan sppf = plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2);
     EXPECT_EQ(sppf.separable, (jit::SeparableRows{.group_rows = 14, .window_rows = 5, .row_step = 1, .phases = 1,
                                                   .phase_lanes = 24, .lead_lanes = {0, 0}, .pad_lanes = 2,
-                                                  .maxima_vectors = 40}));
+                                                  .maxima_vectors = 40, .accumulators = 8}));
+    // 8 maxima in flight, 4 pixels a step: the block's 2 accumulators beside the fresh load, scratch, the empty
+    // value, the NaN watch and 3 blend registers (9 of 16) leave 7; 6 more make whole blocks.
     EXPECT_EQ(sppf.vectors_per_block, 2);
     EXPECT_EQ(sppf.channel_block, 16);
     EXPECT_EQ(sppf.ring_rows, 0);
