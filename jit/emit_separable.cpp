@@ -93,6 +93,18 @@ void WindowEmitter<Ops>::separable_group_input_rows(const Reg64& r) {
     add(r, ptr[rsp + slot_taps_h]);
 }
 
+// After an input row of the group: row_src_ one tap stride on while h_count_ lasts; after the last, a float
+// group that saw a NaN leaves for the row code (other_calls).
+template <typename Ops>
+void WindowEmitter<Ops>::close_separable_input_rows(Label& input_row, Label& other_calls) {
+    add_imm(row_src_, plan_.src_tap_stride_h);
+    dec(h_count_);
+    jnz(input_row, T_NEAR);
+    if (!plan_.is_float) return;
+    const Vmm sum = vec(regs_.plane_sum);
+    ops_.jump_if_nan_seen(&sum, 1, other_calls);
+}
+
 // After a group: done when no rows are left; else the next group starts group * row_step input rows after this
 // one's first, and the group's input rows took row_src_ (group - 1) * row_step + taps_h rows on: back taps_h -
 // row_step rows (forward where taps_h is fewer).
@@ -211,13 +223,7 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
                 vmovups(ptr[indices_ + static_cast<std::int32_t>((base + lane) * lb)], empty);
         }
         add(indices_, static_cast<std::int32_t>(row_bytes));
-        add_imm(row_src_, plan_.src_tap_stride_h);
-        dec(h_count_);
-        jnz(input_row, T_NEAR);
-    }
-    if (watch) {
-        const Vmm sum = vec(regs_.plane_sum);
-        ops_.jump_if_nan_seen(&sum, 1, other_calls);
+        close_separable_input_rows(input_row, other_calls);
     }
 
     // The maxima of each output's width taps, row by row, V output vectors at a time (window_ in the padded
@@ -318,6 +324,7 @@ template void WindowEmitter<Avx512Ops>::begin_separable_call(Label&, std::int64_
 template void WindowEmitter<Avx512Ops>::begin_separable_group(Label&);
 template void WindowEmitter<Avx512Ops>::separable_group_input_rows(const Reg64&);
 template void WindowEmitter<Avx512Ops>::next_separable_group(Label&, Label&);
+template void WindowEmitter<Avx512Ops>::close_separable_input_rows(Label&, Label&);
 template void WindowEmitter<Avx512Ops>::emit_separable(Label&, Label&);
 template std::int64_t WindowEmitter<Avx2Ops>::separable_buffer_bytes() const;
 template int WindowEmitter<Avx2Ops>::frame_size() const;
@@ -326,6 +333,7 @@ template void WindowEmitter<Avx2Ops>::begin_separable_call(Label&, std::int64_t)
 template void WindowEmitter<Avx2Ops>::begin_separable_group(Label&);
 template void WindowEmitter<Avx2Ops>::separable_group_input_rows(const Reg64&);
 template void WindowEmitter<Avx2Ops>::next_separable_group(Label&, Label&);
+template void WindowEmitter<Avx2Ops>::close_separable_input_rows(Label&, Label&);
 template void WindowEmitter<Avx2Ops>::emit_separable(Label&, Label&);
 
 }  // namespace pooljit::jit

@@ -125,13 +125,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
         // The rest's maxima were stored from h_ptr_ too: on to the next row of maxima from the row's start.
         const std::int64_t rest = plan_.out_width % unroll;
         add(h_ptr_, static_cast<std::int32_t>(maxima_bytes - (plan_.out_width - rest) * pixel));
-        add_imm(row_src_, plan_.src_tap_stride_h);
-        dec(h_count_);
-        jnz(input_row, T_NEAR);
-    }
-    if (watch) {
-        const Vmm sum = vec(regs_.plane_sum);
-        ops_.jump_if_nan_seen(&sum, 1, other_calls);
+        close_separable_input_rows(input_row, other_calls);
     }
 
     // Output rows of the group: row i merges maxima rows i * row_step .. i * row_step + taps_h - 1, in order,

@@ -307,6 +307,7 @@ private:
     void begin_separable_group(Label& group_loop);
     void separable_group_input_rows(const Reg64& r);
     void next_separable_group(Label& group_loop, Label& done);
+    void close_separable_input_rows(Label& input_row, Label& other_calls);
     void emit_separable(Label& other_calls, Label& done);
 
     // emit_separable_pixels.cpp
