@@ -46,6 +46,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::width_ranges: return plan.width_ranges;
         case StrategyId::nan_scan: return plan.scan_rows_for_nan;
         case StrategyId::nan_watch: return plan.watch_rows_for_nan;
+        case StrategyId::planar_nan_watch: return ncx_rows && plan.watch_rows_for_nan;
         case StrategyId::tap_passes: return plan.tap_pass_taps > 0;
         case StrategyId::prefetch: return plan.prefetch_distance > 0;
         case StrategyId::masked_items:
@@ -77,8 +78,8 @@ bool uses(const KernelPlan& plan, StrategyId id) {
 
 constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> names = {
     "nxc_segments", "ncx_segments", "computed_windows", "paired_lanes", "gathered_lanes", "looped_width_taps",
-    "unrolled_outer_taps", "channel_sweep", "width_ranges", "nan_scan", "nan_watch", "tap_passes", "prefetch",
-    "masked_items", "taps_as_lanes", "whole_plane",
+    "unrolled_outer_taps", "channel_sweep", "width_ranges", "nan_scan", "nan_watch", "planar_nan_watch",
+    "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
     "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
     "column_ring", "column_ring_indices",
     "byte_lanes", "wide_index_lanes", "window_relative_indices", "overhanging_windows",
@@ -171,6 +172,16 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"adaptivemaxpool dt=bf16 layout=nxc src=1x33x1000 out=600"},
             {"maxpool dt=f16 layout=nxc src=1x20x300 k=3 s=2 pb=1 pe=1 idx=s32"},
             {"maxpool dt=f32 layout=nxc src=1x70x5x6x7 k=2x3x2 s=1x2x2 d=2x1x2 pb=1x1x0 pe=0x1x1 round=ceil"}}},
+        // Planar float rows of plain items (AVX-512 takes masked items or planes in registers there, and loads
+        // them its own way): VGG pool5's stride 2 with a width tail, borders and ceil rounding at stride 3 with
+        // a width dilation, 3-D, 1-D with a long row, adaptive bins. f16 rows on AVX-512 are plain items too,
+        // and take the watch in every registry example that runs f16 there.
+        {planar_nan_watch, {avx2}, {
+            {"maxpool dt=f32 layout=ncx src=2x3x14x14 k=2x2 s=2x2"},
+            {"maxpool dt=f64 layout=ncx src=1x3x10x40 k=3x3 s=3x3 d=1x2 pb=1x2 pe=1x2 round=ceil"},
+            {"maxpool dt=bf16 layout=ncx src=1x2x4x12x40 k=2x2x2 s=2x2x2"},
+            {"maxpool dt=f32 layout=ncx src=1x3x300 k=3 s=2 pb=1 pe=1"},
+            {"adaptivemaxpool dt=f32 layout=ncx src=2x3x13x13 out=6x6"}}},
         // Pixels of at least 1 KiB swept by a call (600 f32 channels: AVX-512 9 blocks of 64 and a tail of 24,
         // AVX2 37 blocks of 16 and a tail of 8), windows of at least 5 width taps: a global pool with an h
         // dilation, passes of 8 and a rest of 3 along the width, empty windows beside the borders, 3-D, a long

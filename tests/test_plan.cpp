@@ -175,6 +175,29 @@ TEST(PlanFacts, RowsWithTheMostCommonOuterTapsUnrollThem) {
     }
 }
 
+// Planar rows of plain items whose elements few windows read watch their loads instead of scanning the row
+// first; the others keep the scan.
+TEST(PlanFacts, PlanarRowsOfPlainItemsReadByFewWindowsWatchTheirLoads) {
+    const auto watches = [](const std::string& line, jit::Isa isa) {
+        const jit::KernelPlan plan = plan_of(line, isa);
+        EXPECT_NE(plan.scan_rows_for_nan, plan.watch_rows_for_nan) << line;
+        return plan.watch_rows_for_nan;
+    };
+    // AVX2: VGG pool5 (each element read by 1 window), 3-D k2 s2 (1), 1-D k3 s2 (1.5), k3x3 s2x2 (2.25).
+    EXPECT_TRUE(watches("maxpool dt=f32 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx2));
+    EXPECT_TRUE(watches("maxpool dt=bf16 layout=ncx src=1x64x16x56x56 k=2x2x2 s=2x2x2", jit::Isa::avx2));
+    EXPECT_TRUE(watches("maxpool dt=f32 layout=ncx src=1x256x16000 k=3 s=2", jit::Isa::avx2));
+    EXPECT_TRUE(watches("maxpool dt=f64 layout=ncx src=1x3x10x40 k=3x3 s=3x2", jit::Isa::avx2));
+    // 3x3 windows at stride 2 along h and 1 along w: each element read by 4.5 windows, a scan reads it once.
+    EXPECT_FALSE(watches("maxpool dt=f32 layout=ncx src=1x3x9x40 k=3x3 s=2x1 pb=1x1 pe=1x1", jit::Isa::avx2));
+    // Separable rows (the stem's overlapping rows) read the input through their buffers.
+    EXPECT_FALSE(watches("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2));
+    // AVX-512: f32 fast rows are masked items, VGG pool5's planes sit in registers; f16 rows are plain items.
+    EXPECT_FALSE(watches("maxpool dt=f32 layout=ncx src=1x256x56x56 k=2x2 s=2x2", jit::Isa::avx512));
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx512).watch_rows_for_nan);
+    EXPECT_TRUE(watches("maxpool dt=f16 layout=ncx src=1x256x56x56 k=2x2 s=2x2", jit::Isa::avx512));
+}
+
 TEST(PlanFacts, WindowsFarWiderThanTheInputAreComputedAtRunTime) {
     // One input element, kernel k, pads k - 1 on both sides: out = (1 + 2(k-1) - k) + 1 = k, and output o
     // holds the element at tap k-1-o, so every output is a run of its own: k runs.
