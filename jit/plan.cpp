@@ -18,6 +18,7 @@
 //   choose_column_ring      channels last: each output column walked down with its window's row maxima
 //   choose_planes           small planes in registers, outputs gathered by permutes
 //   choose_separable        planar 2-D rows: padded rows, width maxima buffered, merged down the rows
+//   choose_planar_nan_watch planar rows of plain items read by few windows: the watch instead of the scan
 //   choose_outer_unroll     items of rows whose windows hold the most common outer taps: those taps unrolled
 //   choose_separable_accumulators  separable rows and pixels: maxima in flight, the registers left over
 //   set_strides, set_prefetch, set_indices, set_tiling: the facts the code and the executor walk
