@@ -3,8 +3,10 @@
 // over the span's vectors (one max per vector, the order of no consequence), spreads it to every lane, and finds
 // the first element in memory order equal to it: memory order is scan order, and +0 equals -0, so this is the
 // element the scan would select. Its bits are copied to dst (a -0 or +0 stays itself) and its offset in the plane
-// is its spatial index. Planes of a few vectors are straight-line code; longer ones (KernelPlan::loop_whole_plane)
-// loop over the span, with several maxima in flight, and search it until the first equal vector.
+// is its spatial index. Without indices only a float maximum of zero needs that search: elements equal to any
+// other maximum have its bits (integers always), so the maximum is stored as it is. Planes of a few vectors are
+// straight-line code; longer ones (KernelPlan::loop_whole_plane) loop over the span, with several maxima in
+// flight, each with its own NaN sum, and search it until the first equal vector.
 #include "jit/window_emitter.hpp"
 #include "jit/vec_avx2.hpp"
 #include "jit/vec_avx512.hpp"
@@ -24,8 +26,28 @@ void WindowEmitter<Ops>::emit_whole_plane(const ItemShape& s) {
     const bool watch = nan_exit_ != nullptr;
     if (watch && regs_.plane_sum < 0) throw Error("jit: a whole-plane item of a float row needs its NaN watch register");
     const Reg64 offset = tap_count_;
-    if (plan_.loop_whole_plane) emit_whole_plane_loop(s, watch, offset);
-    else emit_whole_plane_straight(s, vectors_in_plane, watch, offset);
+    // Without indices the maximum is the output, but for a float maximum of zero (+0 equals -0: the first one's
+    // bits are selected). f16's maximum is held converted, not as its bits: it keeps the search.
+    const bool store_maximum = !plan_.has_indices && plan_.dtype != DType::f16;
+    Label search, stored;
+    if (plan_.loop_whole_plane) emit_whole_plane_loop_maximum(s, watch);
+    else emit_whole_plane_straight_maximum(s, vectors_in_plane, watch);
+    const Vmm m = vec(regs_.acc[0]);
+    if (store_maximum) {
+        if (plan_.is_float) {
+            const Vmm zero = vec(regs_.fresh);
+            ops_.zero_vector(zero);
+            ops_.equal_lanes(h_ptr_, zero, m);
+            test(h_ptr_, h_ptr_);
+            jnz(search, T_NEAR);
+        }
+        ops_.store_value(at(dst_, 0), m, vec(regs_.scratch), 1);
+        if (!plan_.is_float) return;
+        jmp(stored, T_NEAR);
+        place(search);
+    }
+    if (plan_.loop_whole_plane) emit_whole_plane_loop_search(s, offset);
+    else emit_whole_plane_straight_search(s, vectors_in_plane, offset);
     const int e = static_cast<int>(elem());
     copy_bytes(*this, dst_, window_ + offset * e, e, scratch_);
     if (plan_.has_indices) {
@@ -35,12 +57,12 @@ void WindowEmitter<Ops>::emit_whole_plane(const ItemShape& s) {
         if (plan_.index_dtype == DType::s64) mov(qword[indices_], scratch_);
         else mov(dword[indices_], scratch_.cvt32());
     }
+    if (store_maximum) place(stored);
 }
 
-// offset <- the plane offset of the first element equal to the plane's maximum; every vector unrolled.
+// acc[0] <- the plane's maximum in every lane; every vector unrolled.
 template <typename Ops>
-void WindowEmitter<Ops>::emit_whole_plane_straight(const ItemShape& s, std::int64_t vectors_in_plane, bool watch,
-                                                   const Reg64& offset) {
+void WindowEmitter<Ops>::emit_whole_plane_straight_maximum(const ItemShape& s, std::int64_t vectors_in_plane, bool watch) {
     const Vmm m = vec(regs_.acc[0]), fresh = vec(regs_.fresh), t = vec(regs_.scratch);
     const Vmm sum = watch ? vec(regs_.plane_sum) : m;
     const auto load = [&](const Vmm& to, std::int64_t v) {
@@ -58,7 +80,16 @@ void WindowEmitter<Ops>::emit_whole_plane_straight(const ItemShape& s, std::int6
     }
     if (watch) ops_.jump_if_nan_seen(&sum, 1, *nan_exit_);
     ops_.maximum_to_all_lanes(m, t);
+}
 
+// offset <- the plane offset of the first element equal to the maximum in acc[0]; every vector unrolled.
+template <typename Ops>
+void WindowEmitter<Ops>::emit_whole_plane_straight_search(const ItemShape& s, std::int64_t vectors_in_plane,
+                                                          const Reg64& offset) {
+    const Vmm m = vec(regs_.acc[0]), fresh = vec(regs_.fresh);
+    const auto load = [&](const Vmm& to, std::int64_t v) {
+        ops_.load_value(to, at(window_, v * plan_.lanes * elem()), valid(s, static_cast<int>(v)));
+    };
     // The first element equal to the maximum, without a branch (where it lies is data, so a branch would be
     // mispredicted): each vector's equal lanes as bits, 64 to a group, and the first set bit of the first
     // group that has one. Groups go last to first so that an earlier group's offset replaces a later one's.
@@ -83,24 +114,25 @@ void WindowEmitter<Ops>::emit_whole_plane_straight(const ItemShape& s, std::int6
     }
 }
 
-// The same over a plane of many vectors: a loop of whole_plane_chains vectors a pass into as many maxima (the
-// accumulator and the block's other registers), the vectors left over and the partial last one unrolled; then
-// a loop over the vectors until the first one holding an element equal to the maximum (one taken exit, so the
-// branch is predicted but once).
+// The maximum of a plane of many vectors: a loop of whole_plane_chains vectors a pass into as many maxima (the
+// block's accumulators) and as many NaN sums, the vectors left over and the partial last one unrolled.
 template <typename Ops>
-void WindowEmitter<Ops>::emit_whole_plane_loop(const ItemShape& s, bool watch, const Reg64& offset) {
+void WindowEmitter<Ops>::emit_whole_plane_loop_maximum(const ItemShape& s, bool watch) {
     const Vmm m = vec(regs_.acc[0]), fresh = vec(regs_.fresh), t = vec(regs_.scratch);
-    const Vmm sum = watch ? vec(regs_.plane_sum) : m;
     const int chains = plan_.vectors_per_block;  // the block's accumulators hold the maxima in flight
+    const int sum_count = watch ? plane_sums(plan_) : 1;
+    if (sum_count < 1 || sum_count > chains) throw Error("jit: a looped whole-plane item needs 1 to 'maxima' NaN sums");
+    Vmm sums[max_vectors] = {m, m, m, m};  // maximum c adds its vectors to sums[c]: sum c % sum_count
+    for (int c = 0; watch && c < chains; ++c) sums[c] = vec(regs_.plane_sum + c % sum_count);
     const std::int64_t full = s.lanes / plan_.lanes;  // whole vectors; a partial one may follow
     const std::int64_t bytes_per_vector = plan_.lanes * elem();
     const std::int64_t passes = full / chains;
-    const Reg64 cursor = tap_ptr_, count = h_count_, bits = h_ptr_;
+    const Reg64 cursor = tap_ptr_, count = h_count_;
     if (full < chains) throw Error("jit: a looped whole-plane item needs a whole vector per chain");
-    if (watch) ops_.begin_nan_watch(sum);
     for (int c = 0; c < chains; ++c) {
         ops_.load_value(vec(regs_.acc[c]), at(window_, c * bytes_per_vector), plan_.lanes);
-        if (watch) ops_.note_nan(sum, vec(regs_.acc[c]));
+        if (watch && c < sum_count) ops_.begin_nan_watch(sums[c]);
+        if (watch) ops_.note_nan(sums[c], vec(regs_.acc[c]));
     }
     lea(cursor, ptr[window_ + static_cast<std::int32_t>(chains * bytes_per_vector)]);
     if (passes > 1) {
@@ -109,7 +141,7 @@ void WindowEmitter<Ops>::emit_whole_plane_loop(const ItemShape& s, bool watch, c
         place(pass);
         for (int c = 0; c < chains; ++c) {
             ops_.load_value(fresh, ptr[cursor + static_cast<std::int32_t>(c * bytes_per_vector)], plan_.lanes);
-            if (watch) ops_.note_nan(sum, fresh);
+            if (watch) ops_.note_nan(sums[c], fresh);
             ops_.max_fast(vec(regs_.acc[c]), fresh);
         }
         add(cursor, static_cast<std::int32_t>(chains * bytes_per_vector));
@@ -117,20 +149,31 @@ void WindowEmitter<Ops>::emit_whole_plane_loop(const ItemShape& s, bool watch, c
         jnz(pass, T_NEAR);
     }
     for (std::int64_t v = passes * chains; v < full; ++v) {
+        const auto c = static_cast<std::size_t>(v % chains);
         ops_.load_value(fresh, ptr[cursor + static_cast<std::int32_t>((v - passes * chains) * bytes_per_vector)], plan_.lanes);
-        if (watch) ops_.note_nan(sum, fresh);
-        ops_.max_fast(m, fresh);
+        if (watch) ops_.note_nan(sums[c], fresh);
+        ops_.max_fast(vec(regs_.acc[c]), fresh);
     }
     const int rest = static_cast<int>(s.lanes - full * plan_.lanes);
     if (rest > 0) {
         ops_.load_value(fresh, at(window_, full * bytes_per_vector), rest);
-        if (watch) ops_.note_nan(sum, fresh);
+        if (watch) ops_.note_nan(sums[0], fresh);
         ops_.max_fast_lanes(m, fresh, (std::uint64_t{1} << rest) - 1);  // lanes past the plane are not its
     }
     for (int c = 1; c < chains; ++c) ops_.max_fast(m, vec(regs_.acc[c]));
-    if (watch) ops_.jump_if_nan_seen(&sum, 1, *nan_exit_);
+    if (watch) ops_.jump_if_nan_seen(sums, sum_count, *nan_exit_);
     ops_.maximum_to_all_lanes(m, t);
+}
 
+// offset <- the plane offset of the first element equal to the maximum in acc[0]: a loop over the vectors until
+// the first one holding an equal element (one taken exit, so the branch is predicted but once).
+template <typename Ops>
+void WindowEmitter<Ops>::emit_whole_plane_loop_search(const ItemShape& s, const Reg64& offset) {
+    const Vmm m = vec(regs_.acc[0]), fresh = vec(regs_.fresh);
+    const std::int64_t full = s.lanes / plan_.lanes;
+    const std::int64_t bytes_per_vector = plan_.lanes * elem();
+    const int rest = static_cast<int>(s.lanes - full * plan_.lanes);
+    const Reg64 cursor = tap_ptr_, count = h_count_, bits = h_ptr_;
     // The maximum is one of the plane's elements: the loop over the whole vectors stops at the first that has an
     // equal lane; where none has, the partial last vector does (its lanes past the plane come after every
     // element: they may match, but never first).
@@ -159,9 +202,5 @@ void WindowEmitter<Ops>::emit_whole_plane_loop(const ItemShape& s, bool watch, c
 // For the two traits compile() picks; emit_window.cpp instantiates the rest of the class.
 template void WindowEmitter<Avx512Ops>::emit_whole_plane(const ItemShape&);
 template void WindowEmitter<Avx2Ops>::emit_whole_plane(const ItemShape&);
-template void WindowEmitter<Avx512Ops>::emit_whole_plane_straight(const ItemShape&, std::int64_t, bool, const Reg64&);
-template void WindowEmitter<Avx2Ops>::emit_whole_plane_straight(const ItemShape&, std::int64_t, bool, const Reg64&);
-template void WindowEmitter<Avx512Ops>::emit_whole_plane_loop(const ItemShape&, bool, const Reg64&);
-template void WindowEmitter<Avx2Ops>::emit_whole_plane_loop(const ItemShape&, bool, const Reg64&);
 
 }  // namespace pooljit::jit

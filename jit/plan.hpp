@@ -249,8 +249,10 @@ struct KernelPlan {
     // apart, and where pixels are a multiple of 1 KiB that column fell into a few L1 sets.
     SeparableRows separable;
     // Whole-plane items of more than a few vectors: a loop over the span (vectors_per_block maxima in flight), not
-    // straight-line code.
+    // straight-line code; float planes watch for NaN in whole_plane_sums running sums (maximum c adds to sum
+    // c % whole_plane_sums), so that the sums' adds are chains as short as the maxima's.
     bool loop_whole_plane = false;
+    int whole_plane_sums = 1;
     // ncx_planes: the gathers that compute one plane (the segments are then only the fallback's description).
     PlanePlan plane;
     // ncx rows of 2-D and 3-D planes: each output row prefetches the input that the rows `prefetch_distance`

@@ -21,6 +21,10 @@ struct TraitVectorRoles {
     int wide_mask = -1;  // a lane mask widened to 64-bit lanes
 };
 
+// Running NaN sums of a whole-plane item or separable rows: the plan's whole_plane_sums for a looped whole plane,
+// one elsewhere.
+inline int plane_sums(const KernelPlan& plan) { return plan.loop_whole_plane ? plan.whole_plane_sums : 1; }
+
 // Vector registers by role, handed out once each, so no number means two things.
 struct VectorRoles {
     int acc[max_vectors] = {-1, -1, -1, -1}, raw[max_vectors] = {-1, -1, -1, -1}, idx[max_vectors] = {-1, -1, -1, -1};
@@ -30,7 +34,8 @@ struct VectorRoles {
     int pair_hi = -1;  // ncx lanes at stride 2: the second of two loaded vectors (scratch is the first)
     int item_base = -1;  // window-relative indices: the call's base plus the window's index
     int rank = -1;       // taps-as-lanes items: the scan rank of the row each lane's maximum came from
-    int plane_sum = -1;  // whole-plane items and separable rows of floats: the running sum that notices a NaN
+    // Whole-plane items and separable rows of floats: the first of plane_sums(plan) running sums that notice a NaN.
+    int plane_sum = -1;
     int ring = -1;       // row-maxima rings: the first of ring_rows x vectors registers, row by row
     // Separable rows and pixels: the first of the maxima in flight beyond the block's accumulators.
     int separable_acc = -1;
@@ -61,8 +66,10 @@ struct VectorRoles {
         if (plan.strategy == Strategy::ncx_width) pair_hi = used++;
         if (indices && plan.index_relative_to_window) item_base = used++;
         if (any_fast(&Segment::taps_as_lanes)) rank = used++;
-        if ((any_fast(&Segment::whole_plane) && plan.scan_rows_for_nan) || (plan.separable.enabled() && plan.is_float))
-            plane_sum = used++;
+        if ((any_fast(&Segment::whole_plane) && plan.scan_rows_for_nan) || (plan.separable.enabled() && plan.is_float)) {
+            plane_sum = used;
+            used += plane_sums(plan);
+        }
         const int ring_vectors = static_cast<int>(plan.ring_rows) * vectors * (indices ? 2 : 1);
         if (ring_vectors > 0) {
             ring = used;

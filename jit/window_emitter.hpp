@@ -282,8 +282,10 @@ private:
 
     // emit_whole_plane.cpp
     void emit_whole_plane(const ItemShape& s);
-    void emit_whole_plane_straight(const ItemShape& s, std::int64_t vectors_in_plane, bool watch, const Reg64& offset);
-    void emit_whole_plane_loop(const ItemShape& s, bool watch, const Reg64& offset);
+    void emit_whole_plane_straight_maximum(const ItemShape& s, std::int64_t vectors_in_plane, bool watch);
+    void emit_whole_plane_straight_search(const ItemShape& s, std::int64_t vectors_in_plane, const Reg64& offset);
+    void emit_whole_plane_loop_maximum(const ItemShape& s, bool watch);
+    void emit_whole_plane_loop_search(const ItemShape& s, const Reg64& offset);
 
     // emit_row_ring.cpp
     Vmm ring_reg(std::int64_t row, int v) const {

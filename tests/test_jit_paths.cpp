@@ -101,31 +101,36 @@ jit::KernelPlan plan_on(jit::Isa isa, const pj::Problem& p) { return jit::make_p
 // Whole-plane items pick the first maximum in scan order by an equality search: planes whose maximum is a
 // zero of either sign among -inf, -1, -0 and +0 (the first zero must win, with its own bits), planes of the
 // lowest value only, and a single maximum anywhere, in every float type, in planes of one to three groups of
-// 64 lanes (straight-line code) and one of 1155 elements (the looped search, ending in a partial vector);
-// without NaN, so the fast code runs. Compared with the reference, values and indices.
+// 64 lanes (straight-line code) and of 1024 and 1155 elements (the looped maximum over several maxima in flight
+// and the looped search, ending in a partial vector), with indices and without (where only a maximum of zero is
+// searched for). A fourth of the planes hold one NaN anywhere: the NaN sum of whichever maximum in flight loads
+// it must send the row to the exact code. Compared with the reference, values and indices.
 TEST_P(JitIsa, WholePlaneFirstMaximumInScanOrderAmongSignedZeros) {
     for (const char* dt : {"f32", "f64", "f16", "bf16"})
-        for (const char* plane : {"7x7 k=7x7", "10x10 k=10x10", "13x13 k=13x13", "33x35 k=33x35"}) {
-            const std::string line = std::string("maxpool dt=") + dt + " layout=ncx src=2x96x" + plane + " idx=s64";
-            SCOPED_TRACE(line);
-            const pj::Primitive p = pj::create(pj::parse_problem(line));
-            const pj::TensorDesc& src_desc = p.src_desc();
-            const std::size_t elem = pj::casegen::byte_size({src_desc.dtype, src_desc.layout, {1, 1, 1, 1}});
-            const std::int64_t planes = src_desc.dims[0] * src_desc.dims[1];
-            const std::int64_t plane_elements = src_desc.dims[2] * src_desc.dims[3];
-            std::vector<std::uint8_t> src(pj::casegen::byte_size(src_desc));
-            std::mt19937_64 rng(planes * 131 + plane_elements);
-            for (std::int64_t q = 0; q < planes; ++q) {
-                const int pattern = static_cast<int>(q % 3);  // 0: zeros of both signs; 1: lowest only; 2: one maximum
-                const std::int64_t peak = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(plane_elements));
-                for (std::int64_t i = 0; i < plane_elements; ++i) {
-                    const int kind = pattern == 1 ? 0 : pattern == 2 && i == peak ? 4 : static_cast<int>(rng() % 4);
-                    const std::uint64_t bits = special_bits(src_desc.dtype, kind);
-                    std::memcpy(src.data() + static_cast<std::size_t>(q * plane_elements + i) * elem, &bits, elem);
+        for (const char* plane : {"7x7 k=7x7", "10x10 k=10x10", "13x13 k=13x13", "32x32 k=32x32", "33x35 k=33x35"})
+            for (const char* indices : {" idx=s64", ""}) {
+                const std::string line = std::string("maxpool dt=") + dt + " layout=ncx src=2x96x" + plane + indices;
+                SCOPED_TRACE(line);
+                const pj::Primitive p = pj::create(pj::parse_problem(line));
+                const pj::TensorDesc& src_desc = p.src_desc();
+                const std::size_t elem = pj::casegen::byte_size({src_desc.dtype, src_desc.layout, {1, 1, 1, 1}});
+                const std::int64_t planes = src_desc.dims[0] * src_desc.dims[1];
+                const std::int64_t plane_elements = src_desc.dims[2] * src_desc.dims[3];
+                std::vector<std::uint8_t> src(pj::casegen::byte_size(src_desc));
+                std::mt19937_64 rng(planes * 131 + plane_elements);
+                for (std::int64_t q = 0; q < planes; ++q) {
+                    // 0: zeros of both signs; 1: lowest only; 2: one maximum; 3: zeros of both signs and one NaN
+                    const int pattern = static_cast<int>(q % 4);
+                    const std::int64_t peak = static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(plane_elements));
+                    for (std::int64_t i = 0; i < plane_elements; ++i) {
+                        const int zero_or_less = static_cast<int>(rng() % 4);
+                        const int kind = pattern == 1 ? 0 : pattern >= 2 && i == peak ? (pattern == 2 ? 4 : 5) : zero_or_less;
+                        const std::uint64_t bits = special_bits(src_desc.dtype, kind);
+                        std::memcpy(src.data() + static_cast<std::size_t>(q * plane_elements + i) * elem, &bits, elem);
+                    }
                 }
+                expect_reference_on(isa(), line, src);
             }
-            expect_reference_on(isa(), line, src);
-        }
 }
 
 // Row-maxima rings, with and without indices: planes whose rows mix signed zeros, -1 and the lowest value (ties

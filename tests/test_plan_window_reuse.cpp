@@ -137,6 +137,19 @@ TEST(PlanFacts, NcxWindowsOfTheWholePlaneReadItAsOneSpan) {
     EXPECT_FALSE(looped("maxpool dt=f32 layout=ncx src=1x4x16x16 k=16x16"));
     EXPECT_TRUE(whole_plane("maxpool dt=f32 layout=ncx src=1x4x7x7 k=7x7", jit::Isa::avx2));
     EXPECT_FALSE(looped("maxpool dt=f32 layout=ncx src=1x4x7x7 k=7x7", jit::Isa::avx2));
+    // Looped planes keep as many maxima in flight as the registers hold, each float maximum with its own NaN sum
+    // where they hold that too. AVX2 PointNet f32: 4 maxima, 4 sums, and fresh, scratch, the empty value, the
+    // pair's second vector, the compare result, the lane mask and the tail mask: 15 of 16. With indices (4 more
+    // registers, and each maximum its index vector): 2 maxima and 1 sum make 16. u8 (no sums, no compare
+    // registers): 4 maxima in 9. AVX-512's 32 registers: 4 and 4.
+    const auto flight = [](const std::string& line, jit::Isa isa) {
+        const jit::KernelPlan plan = plan_of(line, isa);
+        return std::pair{plan.vectors_per_block, plan.whole_plane_sums};
+    };
+    EXPECT_EQ(flight("maxpool dt=f32 layout=ncx src=1x1024x1024 k=1024", jit::Isa::avx2), std::pair(4, 4));
+    EXPECT_EQ(flight("maxpool dt=f32 layout=ncx src=1x1024x1024 k=1024 idx=s64", jit::Isa::avx2), std::pair(2, 1));
+    EXPECT_EQ(flight("maxpool dt=u8 layout=ncx src=1x1024x1024 k=1024", jit::Isa::avx2), std::pair(4, 1));
+    EXPECT_EQ(flight("maxpool dt=f32 layout=ncx src=1x1024x1024 k=1024", jit::Isa::avx512), std::pair(4, 4));
     // Not: under one vector, windows that skip elements (dilation) or miss some (several outputs), indices not
     // numbered by offset (column-major, an axis that drops the outer dimension), nxc.
     EXPECT_FALSE(whole_plane("maxpool dt=f32 layout=ncx src=1x4x3x5 k=3x5"));
