@@ -129,7 +129,7 @@ void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::i
             }
         }
         load_item_vector(s, v, base, offset, vec(regs_.fresh), false);
-        if (fast && plan_.watch_rows_for_nan) ops_.note_nan(vec(regs_.watch[v]), vec(regs_.fresh));
+        if (fast && plan_.watch_rows_for_nan) ops_.note_nan(vec(next_watch(v)), vec(regs_.fresh));
         if (fast && !plan_.has_indices && !f16()) {
             ops_.max_fast(vec(regs_.acc[v]), vec(regs_.fresh));
             continue;

@@ -337,12 +337,13 @@ void WindowEmitter<Ops>::generate() {
     } else if (plan_.watch_rows_for_nan) {
         // The fast copy watches what it loads; a row that loaded a NaN is computed again by the exact copy.
         Label exact_row;
-        const int watches = plan_.vectors_per_block;
-        Vmm watch[max_vectors];
-        for (int v = 0; v < watches; ++v) {
-            watch[v] = vec(regs_.watch[v]);
-            ops_.begin_nan_watch(watch[v]);
-        }
+        int watches = 0;
+        Vmm watch[max_vectors * max_watch_chains];
+        for (int c = 0; c < plan_.watch_chains; ++c)
+            for (int v = 0; v < plan_.vectors_per_block; ++v) {
+                watch[watches] = vec(regs_.watch[c * max_vectors + v]);
+                ops_.begin_nan_watch(watch[watches++]);
+            }
         emit_row();
         ops_.jump_if_nan_seen(watch, watches, exact_row);
         jmp(row_done, T_NEAR);

@@ -215,6 +215,10 @@ struct KernelPlan {
     // value it loads into a watch; a row whose watch ends NaN runs again as the exact copy. One max per tap
     // instead of two dependent compares and a blend, and no second pass over the input.
     bool watch_rows_for_nan = false;
+    // Watched rows: each vector of the block sums its taps' loads into this many running sums, in turn. One sum
+    // was one chain of adds (3 cycles each on Zen 3) through the whole row, and on AVX2 the chain, not the loads,
+    // bounded the stem's channels-last rows (f32 111 us where s32, without a watch, ran 75).
+    int watch_chains = 1;
     // Channels last, calls sweeping many channel blocks (the pixel's channels span more than a few cache lines),
     // no indices: each window is computed in passes of at most this many width taps of one input row, every
     // pass over all the call's blocks, the partial maxima kept in the output. Each pass reads as many address-

@@ -7,10 +7,13 @@
 #include "jit/plan.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace pooljit::jit {
 
 constexpr int max_vectors = 4;
+// Running NaN sums a watched vector of the block may take its taps' loads into, in turn (KernelPlan::watch_chains).
+constexpr int max_watch_chains = 4;
 
 // Vector registers a trait without opmasks keeps for its masks and broadcasts (-1: the plan never needs it).
 struct TraitVectorRoles {
@@ -28,8 +31,9 @@ inline int plane_sums(const KernelPlan& plan) { return plan.loop_whole_plane ? p
 // Vector registers by role, handed out once each, so no number means two things.
 struct VectorRoles {
     int acc[max_vectors] = {-1, -1, -1, -1}, raw[max_vectors] = {-1, -1, -1, -1}, idx[max_vectors] = {-1, -1, -1, -1};
-    // Watched rows: the running sum of every value vector v of the block loads, one chain per vector.
-    int watch[max_vectors] = {-1, -1, -1, -1};
+    // Watched rows: the running sums of the values vector v of the block loads, plan.watch_chains of them taken
+    // in turn by its taps: sum c of vector v is watch[c * max_vectors + v].
+    int watch[max_vectors * max_watch_chains];
     int fresh = -1, fresh_raw = -1, chan_base = -1, minus_one = -1, scratch = -1, empty_value = -1;
     int pair_hi = -1;  // ncx lanes at stride 2: the second of two loaded vectors (scratch is the first)
     int item_base = -1;  // window-relative indices: the call's base plus the window's index
@@ -43,6 +47,7 @@ struct VectorRoles {
     int used = 0;
 
     VectorRoles(const KernelPlan& plan, const IsaCaps& caps) {
+        std::fill(std::begin(watch), std::end(watch), -1);
         const int vectors = plan.vectors_per_block;
         const bool f16 = plan.dtype == DType::f16, indices = plan.has_indices;
         const auto any_fast = [&](bool Segment::*what) {
@@ -54,7 +59,8 @@ struct VectorRoles {
         if (indices)
             for (int v = 0; v < vectors; ++v) idx[v] = used++;
         if (plan.watch_rows_for_nan)
-            for (int v = 0; v < vectors; ++v) watch[v] = used++;
+            for (int c = 0; c < plan.watch_chains; ++c)
+                for (int v = 0; v < vectors; ++v) watch[c * max_vectors + v] = used++;
         fresh = used++;
         if (f16) fresh_raw = used++;
         if (indices) {

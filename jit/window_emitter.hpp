@@ -105,6 +105,11 @@ private:
     std::int64_t index_elem() const { return static_cast<std::int64_t>(size_of(plan_.index_dtype)); }
     bool f16() const { return plan_.dtype == DType::f16; }
     static Vmm vec(int i) { return Vmm(i); }
+    // Watched rows: the running sum vector v's next load goes into (its sums in turn, in the order of the code).
+    int next_watch(int v) {
+        const int chain = watch_turn_[v]++ % plan_.watch_chains;
+        return regs_.watch[chain * max_vectors + v];
+    }
     Vmm value_reg(int v) const { return vec(f16() ? regs_.raw[v] : regs_.acc[v]); }
     // Compare-type lanes a register holds (plan_.lanes is half that with 64-bit index lanes beside 32-bit).
     int register_lanes() const { return Ops::vector_bytes / lane_bytes(plan_.compare); }
@@ -341,6 +346,7 @@ private:
     Ops ops_;
     std::map<std::int64_t, Label> lane_tables_;
     bool fast_row_ = true;  // emitting the copy of the row code for input without NaN (scanned float rows)
+    int watch_turn_[max_vectors] = {};  // loads of each vector of the block noted so far (next_watch)
     // Where the fast copy of a whole-plane row goes when its item sees a NaN (the item is its own NaN scan).
     Label* nan_exit_ = nullptr;
     // The code being emitted applies the NaN policy per tap: float rows that are not scanned, and the copy

@@ -426,6 +426,24 @@ TEST(PlanFacts, FloatRowsWithoutTheScanWatchTheirLoads) {
     EXPECT_FALSE(plan("maxpool dt=f32 layout=ncx src=1x64x20x20 k=3x3 s=2x2").watch_rows_for_nan);
 }
 
+TEST(PlanFacts, WatchedRowsSumTheirLoadsInAsManyChainsAsTheRegistersHold) {
+    // The stem's channels-last f32 rows on AVX2: 2 accumulators, fresh, scratch, the empty value, the compare
+    // result, the lane mask and the tail mask are 8 of 16 registers; 4 sums for each of the 2 vectors fill the
+    // rest. With s64 indices (2 index vectors, the channel base, -1, the tap index and its widened mask: 6 more)
+    // 2 registers are left: one sum a vector. AVX-512 (no mask registers among its 32): 4 vectors, 4 sums each.
+    const auto chains = [](const std::string& line, jit::Isa isa) {
+        const jit::KernelPlan plan = plan_of(line, isa);
+        EXPECT_TRUE(plan.watch_rows_for_nan) << line;
+        return std::pair{plan.vectors_per_block, plan.watch_chains};
+    };
+    const std::string stem = "maxpool dt=f32 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1";
+    EXPECT_EQ(chains(stem, jit::Isa::avx2), std::pair(2, 4));
+    EXPECT_EQ(chains(stem + " idx=s64", jit::Isa::avx2), std::pair(2, 1));
+    EXPECT_EQ(chains(stem, jit::Isa::avx512), std::pair(4, 4));
+    // Rows without a watch keep the one (unused) chain.
+    EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2).watch_chains, 1);
+}
+
 TEST(PlanFacts, WidePixelsComputeLongWindowsInTapPasses) {
     // Global 7x7 of 2048 channels: every h row's 7 width taps one pass over the call's 128 (AVX2: 16-channel
     // blocks of 8 KiB pixels) or 32 (AVX-512: 64-channel) blocks.
