@@ -833,6 +833,19 @@ private:
             const auto row = static_cast<std::int64_t>(o);
             plan_.row_runs_h.push_back({row, row + 1, 0});
         }
+        if (sr == 2 && plan_.strategy == Strategy::ncx_width && plan_.ring_rows == 0 && !plan_.separable.enabled() &&
+            plan_.row_runs_h.size() == 1) {
+            const RowRun& run = plan_.row_runs_h.front();
+            const std::int64_t step = p_.out[h] == 1 ? p_.in[h] : run.position_step;
+            const bool whole_planes = run.begin == 0 && run.end == p_.out[h] && plan_.taps_h.front().first_position == 0 &&
+                                      step > 0 && step <= p_.in[h] && p_.in[h] % step == 0 && p_.in[h] / step == p_.out[h];
+            const bool planes_numbered_in_turn = !p_.has_indices || (p_.op == OpKind::max_pool && p_.axis <= 1 &&
+                                                                     plan_.index_mult[h] == p_.in[wa_] && plan_.index_mult[wa_] == 1);
+            if (whole_planes && planes_numbered_in_turn) {
+                plan_.stacked_planes = true;
+                plan_.row_runs_h.front().position_step = step;
+            }
+        }
         // Divisions only: a stride near 2^62 must not overflow.
         const std::int64_t stride_h = sr >= 2 ? std::max<std::int64_t>(1, p_.stride[h]) : 1;
         const std::int64_t row_bytes = std::max<std::int64_t>(1, p_.in[wa_] * p_.channels * elem());

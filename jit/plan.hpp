@@ -309,6 +309,12 @@ struct KernelPlan {
     std::vector<OuterTaps> taps_d, taps_h;
     std::vector<RowRun> row_runs_h;
     std::int64_t rows_per_chunk = 1;
+    // Planar 2-D rows whose planes stack: one run of rows covers every output row, its windows start at the
+    // plane's first row and step through the whole plane (out_h x position_step = in_h, as VGG's k2 s2 on even
+    // planes), and the indices, if any, number the planes one after another (axis 0 or 1, row-major): the next
+    // plane's first output row is then the last one's next, one row step on, so a call takes the rows of
+    // consecutive planes of an image together (VGG pool5's 512 planes of 7 rows: one call, not 512).
+    bool stacked_planes = false;
 
     // Each choose_* step's decision or the reason it declined, one line each (POOLJIT_VERBOSE=2).
     std::vector<std::string> choices;

@@ -80,6 +80,18 @@ public:
             }
             return;
         }
+        if (plan_.stacked_planes) {
+            // Planes that stack: each image's planes of the range in one call of all their rows.
+            const std::int64_t C = p_.channels;
+            const Steps steps = row_steps(runs_h_.front().position_step);
+            for (std::int64_t t = begin; t < end;) {
+                const std::int64_t n = t / C, c = t % C;
+                const std::int64_t count = std::min(end - t, C - c);
+                call(n, c, 0, 0, count * out_h_, steps);
+                t += count;
+            }
+            return;
+        }
         if (nxc_ || rows() != 1) {
             // The tile's (n, block) counted, not divided out per tile (no tile: no block count to divide by).
             if (begin >= end) return;

@@ -348,6 +348,37 @@ TEST_P(JitIsa, ThreadsAndBatchSizesGiveIdenticalResults) {
             }
 }
 
+// Planes that stack go to the kernel an image's consecutive planes to a call, their rows one run: VGG's k2 s2
+// on even planes, a window of the whole plane's height (one output row a plane), a dilated window that steps
+// through the plane, an adaptive pool of equal bins, with indices numbered across the image's planes (axis 0
+// and 1); each on one thread and split for 2 and 7 (calls that start and end inside an image), in batches of
+// 1 and 13, in every data type, on adversarial and tie data. Windows that do not step through whole planes
+// (a row left over, padding) and indices numbered per plane are planned apart.
+TEST_P(JitIsa, StackedPlanesGoToTheKernelAnImageAtATime) {
+    const std::vector<std::string> stacked = {
+        "maxpool layout=ncx src=1x37x8x10 k=2x2 s=2x2", "maxpool layout=ncx src=1x37x8x10 k=2x2 s=2x2 idx=s64 axis=1",
+        "maxpool layout=ncx src=1x9x6x20 k=6x3 s=1x2 idx=s32", "maxpool layout=ncx src=1x9x12x9 k=2x3 s=3x3 d=2x1 idx=s64",
+        "adaptivemaxpool layout=ncx src=1x21x12x17 out=4x5",
+    };
+    for (const std::string& shape : stacked) {
+        EXPECT_TRUE(plan_on(isa(), pj::test::resolve_line(shape)).stacked_planes) << shape;
+        for (const char* dt : dtypes) {
+            std::string line = shape;
+            line.insert(line.find(' '), std::string(" dt=") + dt);
+            for (const std::int64_t batch : {1, 13})
+                for (const int threads : {1, 2, 7}) {
+                    pj::test::check_created(with_batch(line, batch), isa(), threads);
+                    if (threads > 1) check_split(with_batch(line, batch), isa(), threads);
+                }
+        }
+    }
+    for (const char* apart : {"maxpool dt=f32 layout=ncx src=1x8x9x10 k=2x2 s=2x2", "maxpool dt=f32 layout=ncx src=1x8x8x10 k=2x2 s=2x2 pb=1x0 pe=1x0",
+                              "maxpool dt=f32 layout=ncx src=1x8x8x10 k=2x2 s=2x2 idx=s64 axis=2",
+                              "maxpool dt=f32 layout=ncx src=1x8x8x10 k=2x2 s=2x2 idx=s64 order=col",
+                              "maxpool dt=f32 layout=nxc src=1x8x8x10 k=2x2 s=2x2", "maxpool dt=f32 layout=ncx src=1x8x4x8x10 k=2x2x2 s=2x2x2"})
+        EXPECT_FALSE(plan_on(isa(), pj::test::resolve_line(apart)).stacked_planes) << apart;
+}
+
 // The casegen generator's problems (the differential test's), each split as the executor splits it for 2, 3 or 7
 // threads however small it is (bands of rows, rows of every channel block, width pieces, rings' residues): the
 // public API runs problems this small on one thread.
