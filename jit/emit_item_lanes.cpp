@@ -10,7 +10,8 @@
 namespace pooljit::jit {
 
 // Vector v of an item whose lane 0 is at base + offset, into dst (raw: f16 bits): one load; at lane stride 2,
-// two loads and a deinterleave; else lane by lane into the gather area. In a masked item (tap >= 0) only
+// two loads and a deinterleave, its lanes in the trait's pair order (store_item restores lane order); else lane
+// by lane into the gather area. In a masked item (tap >= 0) only
 // elements inside the input are loaded.
 template <typename Ops>
 void WindowEmitter<Ops>::load_item_vector(const ItemShape& s, int v, const Reg64& base, std::int64_t offset,
@@ -43,7 +44,8 @@ void WindowEmitter<Ops>::load_item_vector(const ItemShape& s, int v, const Reg64
         if (span > capacity)
             load(vec(regs_.pair_hi), at(base, start + capacity * elem()), span - capacity,
                  masked ? span_bits(s, first_lane * 2 + capacity, span - capacity, tap) : 0);
-        ops_.deinterleave_even(dst, vec(regs_.scratch), vec(regs_.pair_hi));
+        if (in_pair_order(s)) ops_.deinterleave_even_in_pair_order(dst, vec(regs_.scratch), vec(regs_.pair_hi));
+        else ops_.deinterleave_even(dst, vec(regs_.scratch), vec(regs_.pair_hi));
         return;
     }
     if constexpr (Ops::needs_vector_masks) {  // AVX2: in registers (no masked items here)
@@ -196,6 +198,11 @@ void WindowEmitter<Ops>::store_item(const ItemShape& s) {
         base = regs_.item_base;
     }
     for (int v = 0; v < vectors(s); ++v) {
+        if (in_pair_order(s)) {  // merged in pair order (load_item_vector): lanes in order first
+            ops_.restore_pair_order(vec(regs_.acc[v]));
+            if (f16()) ops_.restore_pair_order(vec(regs_.raw[v]));
+            if (plan_.has_indices) ops_.restore_pair_order(vec(regs_.idx[v]));
+        }
         if (fix) {
             ops_.find_nan_lanes(vec(regs_.acc[v]));
             ops_.move_under_fix(value_reg(v), vec(regs_.empty_value));

@@ -309,6 +309,15 @@ public:
         else g_.vshufps(dst, lo, hi, 0x88);         // lo0 lo2 hi0 hi2 | lo4 lo6 hi4 hi6
         g_.vpermpd(dst, dst, 0xD8);                 // quadwords 0, 2, 1, 3
     }
+    // dst <- the even lanes of the pair (lo, hi) in pair order: one in-lane shuffle, the quadwords of the even lanes
+    // as [0, 2, 1, 3] (lanes 0 1 4 5 2 3 6 7 of 32-bit data). Lane-wise merges keep that order, so planar items
+    // at stride 2 merge every tap in it and restore_pair_order puts each vector in order once, before its store:
+    // a cross-lane permute a tap was a sixth of the item's work (VGG pool5's 4 taps a vector).
+    void deinterleave_even_in_pair_order(const Vmm& dst, const Vmm& lo, const Vmm& hi) {
+        if (lanes_64()) g_.vunpcklpd(dst, lo, hi);
+        else g_.vshufps(dst, lo, hi, 0x88);
+    }
+    void restore_pair_order(const Vmm& v) { g_.vpermpd(v, v, 0xD8); }
     // dst <- the odd lanes of the pair (lo, hi), the same way.
     void deinterleave_odd(const Vmm& dst, const Vmm& lo, const Vmm& hi) {
         if (lanes_64()) g_.vunpckhpd(dst, lo, hi);  // lo1 hi1 lo3 hi3

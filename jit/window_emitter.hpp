@@ -105,6 +105,12 @@ private:
     std::int64_t index_elem() const { return static_cast<std::int64_t>(size_of(plan_.index_dtype)); }
     bool f16() const { return plan_.dtype == DType::f16; }
     static Vmm vec(int i) { return Vmm(i); }
+    // Items at lane stride 2 merge their taps in the trait's pair order and store_item restores lane order, where
+    // index lanes (if any) match the compare lanes one to one: 64-bit index lanes beside half vectors of 32-bit
+    // lanes take their masks from the register's low lanes, which pair order would not hold.
+    bool in_pair_order(const ItemShape& s) const {
+        return s.lane_step == 2 && s.lanes > 1 && plan_.lanes == register_lanes();
+    }
     // Watched rows: the running sum vector v's next load goes into (its sums in turn, in the order of the code).
     int next_watch(int v) {
         const int chain = watch_turn_[v]++ % plan_.watch_chains;
