@@ -22,12 +22,16 @@ struct IsaCaps {
     // Loads and stores of some 8- and 16-bit elements of a vector that touch no others (AVX-512BW masked moves).
     // Without them a partial vector of narrow elements goes through a stack area, element by element.
     bool masked_narrow_memory = false;
+    // bf16 items load two vectors' elements at once and split them into the even and the odd elements as f32
+    // (a shift, an and), storing them back with a shift and a word blend (load_widened_pair, store_widened_pair).
+    bool widened_pairs = false;
 };
 
 // The AVX-512 trait (vec_avx512.hpp): F, BW, VL, DQ on 32 zmm registers.
-inline constexpr IsaCaps avx512_caps{Isa::avx512, 64, 32, true, true, true, true};
+// Widened pairs are not built for it: unmeasured there (no AVX-512 host in the session that built them).
+inline constexpr IsaCaps avx512_caps{Isa::avx512, 64, 32, true, true, true, true, false};
 // The AVX2 trait (vec_avx2.hpp): AVX2, FMA, F16C on 16 ymm registers.
-inline constexpr IsaCaps avx2_caps{Isa::avx2, 32, 16, false, false, true, false};
+inline constexpr IsaCaps avx2_caps{Isa::avx2, 32, 16, false, false, true, false, true};
 
 // The capabilities of a JIT ISA; throws pooljit::Error for ref.
 const IsaCaps& caps_of(Isa isa);

@@ -69,6 +69,12 @@ void WindowEmitter<Ops>::load_item_vector(const ItemShape& s, int v, const Reg64
 template <typename Ops>
 void WindowEmitter<Ops>::init_from_first_tap(const ItemShape& s, const Reg64& base) {
     for (int v = 0; v < vectors(s); ++v) {
+        if (widened_pair(s, v)) {
+            ops_.load_widened_pair(vec(regs_.acc[v]), vec(regs_.acc[v + 1]), at(base, std::int64_t{v} * plan_.lanes * elem()),
+                                   pair_valid(s, v));
+            ++v;
+            continue;
+        }
         load_item_vector(s, v, base, 0, vec(regs_.acc[v]), false);
         if (f16()) load_item_vector(s, v, base, 0, vec(regs_.raw[v]), true);
         if (plan_.has_indices) ops_.broadcast_gpr(vec(regs_.idx[v]), tap_index_, plan_.index_lanes_64);
@@ -130,6 +136,14 @@ void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::i
                 continue;
             }
         }
+        if (widened_pair(s, v)) {  // values of two vectors from one load: no indices, no raw bits
+            ops_.load_widened_pair(vec(regs_.fresh), vec(regs_.scratch),
+                                   at(base, offset + std::int64_t{v} * plan_.lanes * elem()), pair_valid(s, v));
+            merge_loaded_values(v, vec(regs_.fresh), fast);
+            merge_loaded_values(v + 1, vec(regs_.scratch), fast);
+            ++v;
+            continue;
+        }
         load_item_vector(s, v, base, offset, vec(regs_.fresh), false);
         if (fast && plan_.watch_rows_for_nan) ops_.note_nan(vec(next_watch(v)), vec(regs_.fresh));
         if (fast && !plan_.has_indices && !f16()) {
@@ -143,6 +157,19 @@ void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::i
         if (f16()) ops_.blend_take(vec(regs_.raw[v]), vec(regs_.fresh_raw));
         if (plan_.has_indices) ops_.blend_take_index(vec(regs_.idx[v]));
     }
+}
+
+// A loaded vector of values (no indices, no raw bits) into accumulator v: a max and the NaN watch in the fast
+// copy, the NaN policy's compare and blend in the exact one.
+template <typename Ops>
+void WindowEmitter<Ops>::merge_loaded_values(int v, const Vmm& fresh, bool fast) {
+    if (fast) {
+        if (plan_.watch_rows_for_nan) ops_.note_nan(vec(next_watch(v)), fresh);
+        ops_.max_fast(vec(regs_.acc[v]), fresh);
+        return;
+    }
+    ops_.compute_take(fresh, vec(regs_.acc[v]));
+    ops_.blend_take(vec(regs_.acc[v]), fresh);
 }
 
 // Taps-as-lanes items (fast rows only): one input row of the window, its width taps in the lanes. Integer
@@ -208,6 +235,16 @@ void WindowEmitter<Ops>::store_item(const ItemShape& s) {
             ops_.move_under_fix(value_reg(v), vec(regs_.empty_value));
         }
         const std::int64_t first_lane = std::int64_t{v} * plan_.lanes;
+        if (widened_pair(s, v)) {  // values only
+            if (fix) {
+                ops_.find_nan_lanes(vec(regs_.acc[v + 1]));
+                ops_.move_under_fix(vec(regs_.acc[v + 1]), vec(regs_.empty_value));
+            }
+            ops_.store_widened_pair(at(dst_, first_lane * elem()), vec(regs_.acc[v]), vec(regs_.acc[v + 1]),
+                                    valid(s, v) + valid(s, v + 1));
+            ++v;
+            continue;
+        }
         ops_.store_value(at(dst_, first_lane * elem()), value_reg(v), vec(regs_.scratch), valid(s, v));
         if (!plan_.has_indices) continue;
         const std::int64_t entry = plan_.wide_index_math ? 8 : 4;
@@ -244,6 +281,7 @@ template void WindowEmitter<Avx512Ops>::load_item_vector(const ItemShape&, int, 
 template void WindowEmitter<Avx512Ops>::init_from_first_tap(const ItemShape&, const Reg64&);
 template void WindowEmitter<Avx512Ops>::init_lowest(const ItemShape&);
 template void WindowEmitter<Avx512Ops>::merge_tap(const ItemShape&, const Reg64&, std::int64_t, bool, int);
+template void WindowEmitter<Avx512Ops>::merge_loaded_values(int, const Vmm&, bool);
 template void WindowEmitter<Avx512Ops>::store_item(const ItemShape&);
 template void WindowEmitter<Avx512Ops>::store_empty_item(const ItemShape&);
 template void WindowEmitter<Avx2Ops>::load_item_vector(const ItemShape&, int, const Reg64&, std::int64_t, const Vmm&,
@@ -251,6 +289,7 @@ template void WindowEmitter<Avx2Ops>::load_item_vector(const ItemShape&, int, co
 template void WindowEmitter<Avx2Ops>::init_from_first_tap(const ItemShape&, const Reg64&);
 template void WindowEmitter<Avx2Ops>::init_lowest(const ItemShape&);
 template void WindowEmitter<Avx2Ops>::merge_tap(const ItemShape&, const Reg64&, std::int64_t, bool, int);
+template void WindowEmitter<Avx2Ops>::merge_loaded_values(int, const Vmm&, bool);
 template void WindowEmitter<Avx2Ops>::store_item(const ItemShape&);
 template void WindowEmitter<Avx2Ops>::store_empty_item(const ItemShape&);
 

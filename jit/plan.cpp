@@ -21,6 +21,7 @@
 //   choose_planar_nan_watch planar rows of plain items read by few windows: the watch instead of the scan
 //   choose_outer_unroll     items of rows whose windows hold the most common outer taps: those taps unrolled
 //   choose_watch_chains     watched rows: running NaN sums per vector, taken in turn by the taps
+//   choose_widened_pairs    bf16 items: two vectors a load, split into even and odd elements
 //   choose_separable_accumulators  separable rows and pixels: maxima in flight, the registers left over
 //   set_strides, set_prefetch, set_indices, set_tiling: the facts the code and the executor walk
 #include "jit/plan.hpp"
@@ -151,6 +152,7 @@ public:
         choose_planar_nan_watch();
         choose_outer_unroll();
         choose_watch_chains();
+        choose_widened_pairs();
         choose_separable_accumulators();
         set_strides();
         set_prefetch();
@@ -408,6 +410,22 @@ private:
         }
         plan_.watch_chains = candidate.watch_chains;
         chose("watch_chains", std::to_string(plan_.watch_chains) + " running NaN sums a vector (" + registers_text(plan_) + ")");
+    }
+
+    // bf16 values: the items of consecutive lanes load their vectors two at a time (plan.widened_pairs), where
+    // the trait can split a load into even and odd elements and the items are the row code's own: tap passes
+    // reload partial maxima from the output, rings and separable buffers keep theirs, whole planes load the plane
+    // their own way, indices would need their lanes in the same order.
+    void choose_widened_pairs() {
+        constexpr const char* step = "widened_pairs";
+        if (plan_.dtype != DType::bf16) return;
+        if (!caps_.widened_pairs) return declined(step, "the trait does not split a load into even and odd elements");
+        if (p_.has_indices) return declined(step, "indices");
+        if (plan_.vectors_per_block < 2) return declined(step, "one vector a block");
+        if (plan_.tap_pass_taps > 0 || plan_.ring_rows > 0 || plan_.separable.enabled() || !plan_.fast_segments.empty())
+            return declined(step, "the fast row is not plain items");
+        plan_.widened_pairs = true;
+        chose(step, "two vectors a load, even and odd elements");
     }
 
     // Wide pixels: a call of swept blocks whose window taps lie a pixel apart reads them in passes of at most

@@ -219,6 +219,11 @@ struct KernelPlan {
     // was one chain of adds (3 cycles each on Zen 3) through the whole row, and on AVX2 the chain, not the loads,
     // bounded the stem's channels-last rows (f32 111 us where s32, without a watch, ran 75).
     int watch_chains = 1;
+    // bf16 values-only items of consecutive lanes load each pair of their vectors at once, split into the even
+    // and the odd elements as f32, merge them in that order and interleave them back at the store
+    // (IsaCaps::widened_pairs): one load, a shift and an and for 16 elements, not two widening loads and two
+    // shifts; a shift and a word blend to store, not two shifts, packs and permutes.
+    bool widened_pairs = false;
     // Channels last, calls sweeping many channel blocks (the pixel's channels span more than a few cache lines),
     // no indices: each window is computed in passes of at most this many width taps of one input row, every
     // pass over all the call's blocks, the partial maxima kept in the output. Each pass reads as many address-

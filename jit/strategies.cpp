@@ -65,6 +65,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::separable_pixels: return nxc && plan.separable.enabled();
         case StrategyId::column_ring: return nxc && ring && !plan.has_indices;
         case StrategyId::column_ring_indices: return nxc && ring && plan.has_indices;
+        case StrategyId::widened_pairs: return plan.widened_pairs;
         case StrategyId::byte_lanes: return lane_bytes(plan.compare) == 1;
         case StrategyId::wide_index_lanes: return plan.has_indices && plan.index_lanes_64 && lane_bytes(plan.compare) == 4;
         case StrategyId::window_relative_indices: return plan.index_relative_to_window;
@@ -81,7 +82,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "unrolled_outer_taps", "channel_sweep", "width_ranges", "nan_scan", "nan_watch", "planar_nan_watch",
     "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
     "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
-    "column_ring", "column_ring_indices",
+    "column_ring", "column_ring_indices", "widened_pairs",
     "byte_lanes", "wide_index_lanes", "window_relative_indices", "overhanging_windows",
 };
 
@@ -297,6 +298,13 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=bf16 layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1 idx=s64"},
             {"maxpool dt=u8 layout=nxc src=1x40x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil idx=s32 axis=1"},
             {"maxpool dt=s8 layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2 idx=s64 nan=ignore"}}},
+        // bf16 values in plain items of consecutive lanes: channels last with a pair of 9 elements in the tail
+        // block, swept blocks, ceil rounding; planar rows at stride 1 (1-D, and 2-D windows of one row).
+        {widened_pairs, {avx2}, {
+            {"maxpool dt=bf16 layout=nxc src=2x25x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=bf16 layout=nxc src=1x200x6x7 k=2x3 s=2x2 pb=0x1 pe=0x1 round=ceil"},
+            {"maxpool dt=bf16 layout=ncx src=1x3x301 k=3 pb=1 pe=1"},
+            {"maxpool dt=bf16 layout=ncx src=1x5x9x27 k=1x3 s=1x1 pb=0x1 pe=0x1"}}},
         {byte_lanes, {avx512, avx2}, {
             {"maxpool dt=u8 layout=nxc src=2x70x7x9 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool dt=s8 layout=nxc src=1x130x9x9 k=3x3 pb=1x1 pe=1x1"}}},

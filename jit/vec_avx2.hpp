@@ -325,6 +325,31 @@ public:
         g_.vpermpd(dst, dst, 0xD8);
     }
 
+    // bf16 pairs: 2 x 8 elements at src, `valid` (more than 8) of them, as two f32 vectors: even <- elements 0, 2, .., 14,
+    // odd <- elements 1, 3, .., 15. One load, a shift and an and, where two widening loads took a shuffle and a
+    // shift each; merges are lane-wise, so the pair keeps this order until store_widened_pair interleaves it.
+    // Past `valid` elements the lanes are unspecified.
+    void load_widened_pair(const Vmm& even, const Vmm& odd, const Xbyak::Address& src, int valid) {
+        const Xbyak::Xmm odd_low(odd.getIdx()), even_low(even.getIdx());
+        if (valid <= 8) throw Error("jit:avx2: a widened pair holds more than one vector's elements");
+        if (valid >= 16) {
+            g_.vmovdqu(odd, src);
+        } else {
+            g_.vmovdqu(odd_low, g_.xword[src.getRegExp()]);
+            xmm_from_memory(even_low, src.getRegExp() + 16, (valid - 8) * 2);
+            g_.vinserti128(odd, odd, even_low, 1);
+        }
+        g_.vpslld(even, odd, 16);
+        g_.vpand(odd, odd, g_.ptr[g_.rip + high_words_]);
+    }
+    // The pair back as 2 x 8 bf16 elements, `valid` of them, at dst; even and odd are clobbered.
+    void store_widened_pair(const Xbyak::Address& dst, const Vmm& even, const Vmm& odd, int valid) {
+        g_.vpsrld(even, even, 16);
+        g_.vpblendw(even, even, odd, 0xAA);  // each dword: the even element's bits low, the odd one's high
+        if (valid >= 16) g_.vmovdqu(dst, even);
+        else ymm_to_memory(dst.getRegExp(), even, Xbyak::Xmm(odd.getIdx()), valid * 2);
+    }
+
     // At a jump target the mask register's content is unknown.
     void forget_mask() { mask_dwords_ = -1; }
 
@@ -366,6 +391,8 @@ public:
         g_.L(mask_table_);
         for (int i = 0; i < 8; ++i) g_.dd(0xFFFFFFFFu);
         for (int i = 0; i < 8; ++i) g_.dd(0);
+        g_.L(high_words_);
+        for (int i = 0; i < 8; ++i) g_.dd(0xFFFF0000u);
     }
 
 private:
@@ -499,6 +526,7 @@ private:
     const KernelPlan& plan_;
     TraitResources r_;
     Xbyak::Label mask_table_;
+    Xbyak::Label high_words_;  // the high 16 bits of each dword (load_widened_pair)
     int mask_dwords_ = -1;  // dwords set in tail_mask() at this point of straight-line code (-1: unknown)
 };
 

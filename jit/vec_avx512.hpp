@@ -334,6 +334,13 @@ public:
             g_.vpermi2d(dst, lo, hi);
         }
     }
+    // Widened pairs are not planned on AVX-512 (IsaCaps::widened_pairs).
+    void load_widened_pair(const Vmm&, const Vmm&, const Xbyak::Address&, int) {
+        throw Error("jit:avx512: widened pairs are not planned on AVX-512");
+    }
+    void store_widened_pair(const Xbyak::Address&, const Vmm&, const Vmm&, int) {
+        throw Error("jit:avx512: widened pairs are not planned on AVX-512");
+    }
     // One two-source permute gives the even lanes in order: pair order is lane order here.
     void deinterleave_even_in_pair_order(const Vmm& dst, const Vmm& lo, const Vmm& hi) { deinterleave_even(dst, lo, hi); }
     void restore_pair_order(const Vmm&) {}

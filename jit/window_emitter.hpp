@@ -111,6 +111,16 @@ private:
     bool in_pair_order(const ItemShape& s) const {
         return s.lane_step == 2 && s.lanes > 1 && plan_.lanes == register_lanes();
     }
+    // Vector v of the item and the next one load as a widened pair (plan.widened_pairs): v even, items of
+    // consecutive lanes the row code merges itself.
+    bool widened_pair(const ItemShape& s, int v) const {
+        return plan_.widened_pairs && s.lane_step == 1 && !s.taps_as_lanes && s.masked == nullptr && !s.whole_plane &&
+               v % 2 == 0 && v + 1 < vectors(s);
+    }
+    // Elements a widened pair of vectors v and v + 1 loads (whole registers where the plan keeps them in the row).
+    int pair_valid(const ItemShape& s, int v) const {
+        return s.whole_register_loads ? 2 * register_lanes() : valid(s, v) + valid(s, v + 1);
+    }
     // Watched rows: the running sum vector v's next load goes into (its sums in turn, in the order of the code).
     int next_watch(int v) {
         const int chain = watch_turn_[v]++ % plan_.watch_chains;
@@ -275,6 +285,7 @@ private:
                           int tap = -1);
     void init_from_first_tap(const ItemShape& s, const Reg64& base);
     void init_lowest(const ItemShape& s);
+    void merge_loaded_values(int v, const Vmm& fresh, bool fast);
     void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast, int tap = -1);
     void merge_row_of_taps(const ItemShape& s, const Reg64& row, std::int64_t offset);
     void store_first_maximum(const ItemShape& s);

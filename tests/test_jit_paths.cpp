@@ -379,6 +379,24 @@ TEST_P(JitIsa, StackedPlanesGoToTheKernelAnImageAtATime) {
         EXPECT_FALSE(plan_on(isa(), pj::test::resolve_line(apart)).stacked_planes) << apart;
 }
 
+// bf16 items of consecutive lanes load two vectors at a time, split into even and odd elements
+// (plan.widened_pairs): channels last with channel tails that leave a pair of 9 to 15 elements, blocks swept
+// and not, ceil rounding and padding; planar rows of 9 to 16 outputs and long 1-D rows; both NaN policies;
+// on adversarial data (NaN rows run the exact copy) and tie data (signed zeros: the first must win).
+TEST_P(JitIsa, WidenedPairsMatchTheReference) {
+    for (const char* line : {"maxpool dt=bf16 layout=nxc src=2x25x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                             "maxpool dt=bf16 layout=nxc src=1x31x13x13 k=3x3 s=2x2 round=ceil_torch nan=ignore",
+                             "maxpool dt=bf16 layout=nxc src=1x16x8x8 k=2x2 s=2x2",
+                             "maxpool dt=bf16 layout=nxc src=1x200x6x7 k=2x3 s=2x2 pb=0x1 pe=0x1",
+                             "maxpool dt=bf16 layout=ncx src=1x5x9x27 k=1x3 s=1x2 pb=0x1 pe=0x1",
+                             "maxpool dt=bf16 layout=ncx src=2x3x4x11 k=1x2 nan=ignore",
+                             "maxpool dt=bf16 layout=ncx src=1x3x301 k=3 pb=1 pe=1",
+                             "adaptivemaxpool dt=bf16 layout=nxc src=1x27x13x13 out=5x5"}) {
+        EXPECT_TRUE(plan_on(isa(), pj::test::resolve_line(line)).widened_pairs || isa() != jit::Isa::avx2) << line;
+        for (const int threads : {1, 3}) pj::test::check_created(line, isa(), threads);
+    }
+}
+
 // The casegen generator's problems (the differential test's), each split as the executor splits it for 2, 3 or 7
 // threads however small it is (bands of rows, rows of every channel block, width pieces, rings' residues): the
 // public API runs problems this small on one thread.
