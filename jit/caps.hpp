@@ -25,13 +25,17 @@ struct IsaCaps {
     // bf16 items load two vectors' elements at once and split them into the even and the odd elements as f32
     // (a shift, an and), storing them back with a shift and a word blend (load_widened_pair, store_widened_pair).
     bool widened_pairs = false;
+    // Planar items at lane stride 2 of bf16, u8 or s8 load their span once and widen its even elements in
+    // place (a shift, or a zero-extension of words and an and), with no deinterleave (load_even_elements).
+    bool even_element_loads = false;
 };
 
 // The AVX-512 trait (vec_avx512.hpp): F, BW, VL, DQ on 32 zmm registers.
-// Widened pairs are not built for it: unmeasured there (no AVX-512 host in the session that built them).
-inline constexpr IsaCaps avx512_caps{Isa::avx512, 64, 32, true, true, true, true, false};
+// Widened pairs and even-element loads are not built for it: unmeasured there (no AVX-512 host in the session
+// that built them).
+inline constexpr IsaCaps avx512_caps{Isa::avx512, 64, 32, true, true, true, true, false, false};
 // The AVX2 trait (vec_avx2.hpp): AVX2, FMA, F16C on 16 ymm registers.
-inline constexpr IsaCaps avx2_caps{Isa::avx2, 32, 16, false, false, true, false, true};
+inline constexpr IsaCaps avx2_caps{Isa::avx2, 32, 16, false, false, true, false, true, true};
 
 // The capabilities of a JIT ISA; throws pooljit::Error for ref.
 const IsaCaps& caps_of(Isa isa);

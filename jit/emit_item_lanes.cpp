@@ -39,6 +39,10 @@ void WindowEmitter<Ops>::load_item_vector(const ItemShape& s, int v, const Reg64
         // registers, where the plan says they stay inside the row).
         const std::int64_t start = offset + first_lane * 2 * elem();
         const int span = s.whole_register_loads ? 2 * capacity : 2 * valid(s, v) - 1;
+        if (even_element_loads(s) && !raw) {
+            ops_.load_even_elements(dst, at(base, start), span, vec(regs_.pair_hi));
+            return;
+        }
         const int low = std::min(capacity, span);
         load(vec(regs_.scratch), at(base, start), low, masked ? span_bits(s, first_lane * 2, low, tap) : 0);
         if (span > capacity)

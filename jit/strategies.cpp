@@ -1,5 +1,7 @@
 #include "jit/strategies.hpp"
 
+#include "jit/caps.hpp"
+
 #include <algorithm>
 #include <array>
 
@@ -66,6 +68,12 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::column_ring: return nxc && ring && !plan.has_indices;
         case StrategyId::column_ring_indices: return nxc && ring && plan.has_indices;
         case StrategyId::widened_pairs: return plan.widened_pairs;
+        case StrategyId::even_element_loads: {
+            const bool narrow = plan.dtype == DType::bf16 || plan.dtype == DType::u8 || plan.dtype == DType::s8;
+            return ncx_rows && narrow && caps_of(plan.isa).even_element_loads &&
+                   plan.lanes * lane_bytes(plan.compare) == plan.vector_bytes &&
+                   any_segment(plan, [](const Segment& s) { return lanes_of_outputs_at(s, true); });
+        }
         case StrategyId::byte_lanes: return lane_bytes(plan.compare) == 1;
         case StrategyId::wide_index_lanes: return plan.has_indices && plan.index_lanes_64 && lane_bytes(plan.compare) == 4;
         case StrategyId::window_relative_indices: return plan.index_relative_to_window;
@@ -82,7 +90,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "unrolled_outer_taps", "channel_sweep", "width_ranges", "nan_scan", "nan_watch", "planar_nan_watch",
     "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
     "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
-    "column_ring", "column_ring_indices", "widened_pairs",
+    "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads",
     "byte_lanes", "wide_index_lanes", "window_relative_indices", "overhanging_windows",
 };
 
@@ -305,6 +313,13 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=bf16 layout=nxc src=1x200x6x7 k=2x3 s=2x2 pb=0x1 pe=0x1 round=ceil"},
             {"maxpool dt=bf16 layout=ncx src=1x3x301 k=3 pb=1 pe=1"},
             {"maxpool dt=bf16 layout=ncx src=1x5x9x27 k=1x3 s=1x1 pb=0x1 pe=0x1"}}},
+        // Planar lanes at stride 2 of narrow data: rows whose last vector's span ends inside a 16-byte half or
+        // past it, 1-D and 3-D, with indices.
+        {even_element_loads, {avx2}, {
+            {"maxpool dt=bf16 layout=ncx src=2x3x10x37 k=2x3 s=2x2 pb=0x1 pe=0x1"},
+            {"maxpool dt=bf16 layout=ncx src=1x4x9x21 k=3x2 s=1x2 idx=s64"},
+            {"maxpool dt=u8 layout=ncx src=1x3x45 k=3 s=2 round=ceil idx=s32"},
+            {"maxpool dt=s8 layout=ncx src=1x2x5x6x33 k=2x2x3 s=2x2x2 pb=0x0x1 pe=0x0x1"}}},
         {byte_lanes, {avx512, avx2}, {
             {"maxpool dt=u8 layout=nxc src=2x70x7x9 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool dt=s8 layout=nxc src=1x130x9x9 k=3x3 pb=1x1 pe=1x1"}}},

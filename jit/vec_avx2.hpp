@@ -350,6 +350,45 @@ public:
         else ymm_to_memory(dst.getRegExp(), even, Xbyak::Xmm(odd.getIdx()), valid * 2);
     }
 
+    // Planar lanes at stride 2 of bf16, u8 or s8: dst <- the even elements of the `span` elements at src (2 x 8 at
+    // most), widened to the compare type, in order. One load of the span: bf16 shifts each dword's low half up
+    // (its even element, as f32); bytes zero-extend words to dwords and keep the low byte of each (u8: an and;
+    // s8: shifted up and back arithmetically). No byte past the span is read. tmp: a vector register for the
+    // span's second 16 bytes.
+    void load_even_elements(const Vmm& dst, const Xbyak::Address& src, int span, const Vmm& tmp) {
+        const int bytes = span * static_cast<int>(size_of(plan_.dtype));
+        const Xbyak::Xmm low(dst.getIdx()), high(tmp.getIdx());
+        if (bytes > 32 || plan_.dtype == DType::f16 || size_of(plan_.dtype) > 2)
+            throw Error("jit:avx2: even-element loads are for bf16, u8 and s8 spans of up to 32 bytes");
+        if (plan_.dtype == DType::bf16) {
+            if (bytes == 32) {
+                g_.vmovdqu(dst, src);
+            } else if (bytes > 16) {
+                g_.vmovdqu(low, g_.xword[src.getRegExp()]);
+                xmm_from_memory(high, src.getRegExp() + 16, bytes - 16);
+                g_.vinserti128(dst, dst, high, 1);
+            } else if (bytes == 16) {
+                g_.vmovdqu(low, g_.xword[src.getRegExp()]);
+            } else {
+                xmm_from_memory(low, src.getRegExp(), bytes);
+            }
+            g_.vpslld(dst, dst, 16);
+            return;
+        }
+        if (bytes == 16) {
+            g_.vpmovzxwd(dst, g_.xword[src.getRegExp()]);
+        } else {
+            xmm_from_memory(low, src.getRegExp(), bytes);
+            g_.vpmovzxwd(dst, low);
+        }
+        if (plan_.dtype == DType::u8) {
+            g_.vpand(dst, dst, g_.ptr[g_.rip + low_bytes_]);
+        } else {
+            g_.vpslld(dst, dst, 24);
+            g_.vpsrad(dst, dst, 24);
+        }
+    }
+
     // At a jump target the mask register's content is unknown.
     void forget_mask() { mask_dwords_ = -1; }
 
@@ -393,6 +432,8 @@ public:
         for (int i = 0; i < 8; ++i) g_.dd(0);
         g_.L(high_words_);
         for (int i = 0; i < 8; ++i) g_.dd(0xFFFF0000u);
+        g_.L(low_bytes_);
+        for (int i = 0; i < 8; ++i) g_.dd(0x000000FFu);
     }
 
 private:
@@ -527,6 +568,7 @@ private:
     TraitResources r_;
     Xbyak::Label mask_table_;
     Xbyak::Label high_words_;  // the high 16 bits of each dword (load_widened_pair)
+    Xbyak::Label low_bytes_;   // the low 8 bits of each dword (load_even_elements)
     int mask_dwords_ = -1;  // dwords set in tail_mask() at this point of straight-line code (-1: unknown)
 };
 
