@@ -22,6 +22,7 @@
 //   choose_outer_unroll     items of rows whose windows hold the most common outer taps: those taps unrolled
 //   choose_watch_chains     watched rows: running NaN sums per vector, taken in turn by the taps
 //   choose_widened_pairs    bf16 items: two vectors a load, split into even and odd elements
+//   choose_even_element_loads  planar bf16/u8/s8 lanes at stride 2: one load, even elements widened in place
 //   choose_separable_accumulators  separable rows and pixels: maxima in flight, the registers left over
 //   set_strides, set_prefetch, set_indices, set_tiling: the facts the code and the executor walk
 #include "jit/plan.hpp"
@@ -153,6 +154,7 @@ public:
         choose_outer_unroll();
         choose_watch_chains();
         choose_widened_pairs();
+        choose_even_element_loads();
         choose_separable_accumulators();
         set_strides();
         set_prefetch();
@@ -426,6 +428,20 @@ private:
             return declined(step, "the fast row is not plain items");
         plan_.widened_pairs = true;
         chose(step, "two vectors a load, even and odd elements");
+    }
+
+    // Planar rows of bf16, u8 or s8: items at lane stride 2 load the span once and widen its even elements,
+    // where the trait can and the lanes fill the register (64-bit index lanes beside half vectors keep the
+    // deinterleave, whose lanes their masks follow).
+    void choose_even_element_loads() {
+        constexpr const char* step = "even_element_loads";
+        const bool narrow = plan_.dtype == DType::bf16 || plan_.dtype == DType::u8 || plan_.dtype == DType::s8;
+        if (!narrow || !lanes_are_outputs_ || plan_.strategy != Strategy::ncx_width) return;
+        if (!caps_.even_element_loads) return declined(step, "the trait does not widen even elements in place");
+        if (plan_.lanes * lane_bytes(plan_.compare) != plan_.vector_bytes)
+            return declined(step, "half vectors beside 64-bit index lanes");
+        plan_.even_element_loads = true;
+        chose(step, "lanes at stride 2 widen the even elements of one load");
     }
 
     // Wide pixels: a call of swept blocks whose window taps lie a pixel apart reads them in passes of at most

@@ -224,6 +224,9 @@ struct KernelPlan {
     // (IsaCaps::widened_pairs): one load, a shift and an and for 16 elements, not two widening loads and two
     // shifts; a shift and a word blend to store, not two shifts, packs and permutes.
     bool widened_pairs = false;
+    // Planar rows of bf16, u8 or s8 in whole registers of compare lanes: items at lane stride 2 load each
+    // vector's span once and widen its even elements in place (IsaCaps::even_element_loads), no deinterleave.
+    bool even_element_loads = false;
     // Channels last, calls sweeping many channel blocks (the pixel's channels span more than a few cache lines),
     // no indices: each window is computed in passes of at most this many width taps of one input row, every
     // pass over all the call's blocks, the partial maxima kept in the output. Each pass reads as many address-

@@ -56,6 +56,7 @@ std::string to_string(const KernelPlan& plan) {
           << plan.separable.maxima_vectors << "/" << plan.separable.row_step << " acc=" << plan.separable.accumulators;
     if (plan.watch_rows_for_nan) s << " watch_chains=" << plan.watch_chains;
     if (plan.widened_pairs) s << " widened_pairs";
+    if (plan.even_element_loads) s << " even_element_loads";
     if (plan.stacked_planes) s << " stacked_planes";
     s << " row_runs_h=" << plan.row_runs_h.size() << " rows_per_chunk=" << plan.rows_per_chunk;
     for (const std::string& choice : plan.choices) s << "\nchoice " << choice;

@@ -1,7 +1,5 @@
 #include "jit/strategies.hpp"
 
-#include "jit/caps.hpp"
-
 #include <algorithm>
 #include <array>
 
@@ -68,12 +66,8 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::column_ring: return nxc && ring && !plan.has_indices;
         case StrategyId::column_ring_indices: return nxc && ring && plan.has_indices;
         case StrategyId::widened_pairs: return plan.widened_pairs;
-        case StrategyId::even_element_loads: {
-            const bool narrow = plan.dtype == DType::bf16 || plan.dtype == DType::u8 || plan.dtype == DType::s8;
-            return ncx_rows && narrow && caps_of(plan.isa).even_element_loads &&
-                   plan.lanes * lane_bytes(plan.compare) == plan.vector_bytes &&
-                   any_segment(plan, [](const Segment& s) { return lanes_of_outputs_at(s, true); });
-        }
+        case StrategyId::even_element_loads:
+            return plan.even_element_loads && any_segment(plan, [](const Segment& s) { return lanes_of_outputs_at(s, true); });
         case StrategyId::byte_lanes: return lane_bytes(plan.compare) == 1;
         case StrategyId::wide_index_lanes: return plan.has_indices && plan.index_lanes_64 && lane_bytes(plan.compare) == 4;
         case StrategyId::window_relative_indices: return plan.index_relative_to_window;

@@ -111,12 +111,10 @@ private:
     bool in_pair_order(const ItemShape& s) const {
         return s.lane_step == 2 && s.lanes > 1 && plan_.lanes == register_lanes() && !even_element_loads(s);
     }
-    // Items at lane stride 2 of bf16, u8 or s8 load each vector's span once and widen its even elements
-    // (IsaCaps::even_element_loads): in lane order, no deinterleave. Lanes match index lanes one to one.
+    // Items at lane stride 2 of plans with even_element_loads load each vector's span once and widen its even
+    // elements: in lane order, no deinterleave.
     bool even_element_loads(const ItemShape& s) const {
-        const bool narrow = plan_.dtype == DType::bf16 || plan_.dtype == DType::u8 || plan_.dtype == DType::s8;
-        return Ops::caps.even_element_loads && narrow && s.lane_step == 2 && s.lanes > 1 && s.masked == nullptr &&
-               plan_.lanes == register_lanes();
+        return plan_.even_element_loads && s.lane_step == 2 && s.lanes > 1 && s.masked == nullptr;
     }
     // Vector v of the item and the next one load as a widened pair (plan.widened_pairs): v even, items of
     // consecutive lanes the row code merges itself.
