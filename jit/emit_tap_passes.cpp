@@ -63,12 +63,26 @@ void WindowEmitter<Ops>::emit_tap_pass(const ItemShape& s, std::int64_t taps) {
     mov(block_dst, dst_);
     mov(tap_count_, sweep_);
     place(block_loop);
-    for (int v = 0; v < vectors(s); ++v)
-        ops_.load_value(vec(regs_.acc[v]), at(block_dst, std::int64_t{v} * plan_.lanes * elem()), valid(s, v));
+    // Widened pairs (bf16) hold their partial maxima as even and odd elements: loaded and stored the same way.
+    for (int v = 0; v < vectors(s); ++v) {
+        const Address partial = at(block_dst, std::int64_t{v} * plan_.lanes * elem());
+        if (widened_pair(s, v)) {
+            ops_.load_widened_pair(vec(regs_.acc[v]), vec(regs_.acc[v + 1]), partial, pair_valid(s, v));
+            ++v;
+            continue;
+        }
+        ops_.load_value(vec(regs_.acc[v]), partial, valid(s, v));
+    }
     for (std::int64_t t = 0; t < taps; ++t) merge_tap(s, tap_ptr_, wrap_mul(t, plan_.src_tap_stride_w), true);
-    for (int v = 0; v < vectors(s); ++v)
-        ops_.store_value(at(block_dst, std::int64_t{v} * plan_.lanes * elem()), value_reg(v), vec(regs_.scratch),
-                         valid(s, v));
+    for (int v = 0; v < vectors(s); ++v) {
+        const Address partial = at(block_dst, std::int64_t{v} * plan_.lanes * elem());
+        if (widened_pair(s, v)) {
+            ops_.store_widened_pair(partial, vec(regs_.acc[v]), vec(regs_.acc[v + 1]), valid(s, v) + valid(s, v + 1));
+            ++v;
+            continue;
+        }
+        ops_.store_value(partial, value_reg(v), vec(regs_.scratch), valid(s, v));
+    }
     add_imm(tap_ptr_, block_bytes);
     add_imm(block_dst, block_bytes);
     dec(tap_count_);

@@ -415,16 +415,16 @@ private:
     }
 
     // bf16 values: the items of consecutive lanes load their vectors two at a time (plan.widened_pairs), where
-    // the trait can split a load into even and odd elements and the items are the row code's own: tap passes
-    // reload partial maxima from the output, rings and separable buffers keep theirs, whole planes load the plane
-    // their own way, indices would need their lanes in the same order.
+    // the trait can split a load into even and odd elements and the items are the row code's own or tap passes'
+    // (which reload their partial maxima as pairs too): rings and separable buffers keep their maxima in lane
+    // order, whole planes load the plane their own way, indices would need their lanes in the same order.
     void choose_widened_pairs() {
         constexpr const char* step = "widened_pairs";
         if (plan_.dtype != DType::bf16) return;
         if (!caps_.widened_pairs) return declined(step, "the trait does not split a load into even and odd elements");
         if (p_.has_indices) return declined(step, "indices");
         if (plan_.vectors_per_block < 2) return declined(step, "one vector a block");
-        if (plan_.tap_pass_taps > 0 || plan_.ring_rows > 0 || plan_.separable.enabled() || !plan_.fast_segments.empty())
+        if (plan_.ring_rows > 0 || plan_.separable.enabled() || !plan_.fast_segments.empty())
             return declined(step, "the fast row is not plain items");
         plan_.widened_pairs = true;
         chose(step, "two vectors a load, even and odd elements");

@@ -301,12 +301,16 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=nxc src=1x40x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil idx=s32 axis=1"},
             {"maxpool dt=s8 layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2 idx=s64 nan=ignore"}}},
         // bf16 values in plain items of consecutive lanes: channels last with a pair of 9 elements in the tail
-        // block, swept blocks, ceil rounding; planar rows at stride 1 (1-D, and 2-D windows of one row).
+        // block, swept blocks, ceil rounding; planar rows at stride 1 (1-D, and 2-D windows of one row); tap
+        // passes.
         {widened_pairs, {avx2}, {
             {"maxpool dt=bf16 layout=nxc src=2x25x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool dt=bf16 layout=nxc src=1x200x6x7 k=2x3 s=2x2 pb=0x1 pe=0x1 round=ceil"},
             {"maxpool dt=bf16 layout=ncx src=1x3x301 k=3 pb=1 pe=1"},
-            {"maxpool dt=bf16 layout=ncx src=1x5x9x27 k=1x3 s=1x1 pb=0x1 pe=0x1"}}},
+            {"maxpool dt=bf16 layout=ncx src=1x5x9x27 k=1x3 s=1x1 pb=0x1 pe=0x1"},
+            // tap passes over 1200-byte pixels (37 blocks a call and a tail block of one vector): partial maxima
+            // reloaded as pairs, windows of 11 width taps in passes of 8 and 3
+            {"maxpool dt=bf16 layout=nxc src=2x600x6x22 k=3x11 s=3x11"}}},
         // Planar lanes at stride 2 of narrow data: rows whose last vector's span ends inside a 16-byte half or
         // past it, 1-D and 3-D, with indices.
         {even_element_loads, {avx2}, {
