@@ -114,14 +114,14 @@ void WindowEmitter<Ops>::emit_whole_plane_straight_search(const ItemShape& s, st
     }
 }
 
-// The maximum of a plane of many vectors: a loop of whole_plane_chains vectors a pass into as many maxima (the
+// The maximum of a plane of many vectors: a loop of vectors_per_block vectors a pass into as many maxima (the
 // block's accumulators) and as many NaN sums, the vectors left over and the partial last one unrolled.
 template <typename Ops>
 void WindowEmitter<Ops>::emit_whole_plane_loop_maximum(const ItemShape& s, bool watch) {
     const Vmm m = vec(regs_.acc[0]), fresh = vec(regs_.fresh), t = vec(regs_.scratch);
     const int chains = plan_.vectors_per_block;  // the block's accumulators hold the maxima in flight
     const int sum_count = watch ? plane_sums(plan_) : 1;
-    if (sum_count < 1 || sum_count > chains) throw Error("jit: a looped whole-plane item needs 1 to 'maxima' NaN sums");
+    if (sum_count < 1 || sum_count > chains) throw Error("jit: a looped whole-plane item needs from one NaN sum to one a maximum");
     Vmm sums[max_vectors] = {m, m, m, m};  // maximum c adds its vectors to sums[c]: sum c % sum_count
     for (int c = 0; watch && c < chains; ++c) sums[c] = vec(regs_.plane_sum + c % sum_count);
     const std::int64_t full = s.lanes / plan_.lanes;  // whole vectors; a partial one may follow
