@@ -26,9 +26,7 @@ void WindowEmitter<Ops>::emit_whole_plane(const ItemShape& s) {
     const bool watch = nan_exit_ != nullptr;
     if (watch && regs_.plane_sum < 0) throw Error("jit: a whole-plane item of a float row needs its NaN watch register");
     const Reg64 offset = tap_count_;
-    // Without indices the maximum is the output, but for a float maximum of zero (+0 equals -0: the first one's
-    // bits are selected). f16's maximum is held converted, not as its bits: it keeps the search.
-    const bool store_maximum = !plan_.has_indices && plan_.dtype != DType::f16;
+    const bool store_maximum = plan_.whole_plane_stores_maximum;  // but for a float maximum of zero
     Label search, stored;
     if (plan_.loop_whole_plane) emit_whole_plane_loop_maximum(s, watch);
     else emit_whole_plane_straight_maximum(s, vectors_in_plane, watch);

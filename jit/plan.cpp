@@ -328,6 +328,7 @@ private:
     void choose_whole_plane() {
         const std::int64_t vectors = (plan_.fast_segments.front().taps + plan_.lanes - 1) / plan_.lanes;
         plan_.loop_whole_plane = vectors > max_unrolled_whole_plane_vectors;
+        plan_.whole_plane_stores_maximum = !p_.has_indices && plan_.dtype != DType::f16;
         if (plan_.loop_whole_plane) {
             // The row's other items are one output each: the block's vectors only matter to this item. As many
             // maxima in flight as the registers hold, each with its own NaN sum where they hold that too: one sum
@@ -345,7 +346,8 @@ private:
         chose("fast_row", "the whole plane as one span of " + std::to_string(vectors) + " vectors" +
                               (plan_.loop_whole_plane ? ", looped with " + std::to_string(plan_.vectors_per_block) +
                                                             " maxima in flight" + (plan_.is_float ? " and " + std::to_string(plan_.whole_plane_sums) + " NaN sums" : "")
-                                                      : ""));
+                                                      : "") +
+                              (plan_.whole_plane_stores_maximum ? ", its maximum stored (searched for only if a float zero)" : ""));
     }
 
     // The fast copy of a float row needs to know that the row holds no NaN. A scan is a pass over the row's
@@ -851,34 +853,11 @@ private:
         if (sr >= 3 && p_.out[0] <= max_table_rows) plan_.taps_d = table(0);
         const auto h = static_cast<std::size_t>(sr - 2);
         if (sr >= 2 && p_.out[h] <= max_table_rows) plan_.taps_h = table(h);
-        for (std::size_t o = 0; o < plan_.taps_h.size(); ++o) {
-            const OuterTaps& t = plan_.taps_h[o];
-            if (!plan_.row_runs_h.empty()) {
-                RowRun& run = plan_.row_runs_h.back();
-                const OuterTaps& first = plan_.taps_h[static_cast<std::size_t>(run.begin)];
-                const OuterTaps& last = plan_.taps_h[o - 1];
-                const std::int64_t step = t.first_position - last.first_position;
-                if (t.count == first.count && (run.end - run.begin == 1 || step == run.position_step)) {
-                    run.position_step = step;
-                    ++run.end;
-                    continue;
-                }
-            }
-            const auto row = static_cast<std::int64_t>(o);
-            plan_.row_runs_h.push_back({row, row + 1, 0});
-        }
-        if (sr == 2 && plan_.strategy == Strategy::ncx_width && plan_.ring_rows == 0 && !plan_.separable.enabled() &&
-            plan_.row_runs_h.size() == 1) {
-            const RowRun& run = plan_.row_runs_h.front();
-            const std::int64_t step = p_.out[h] == 1 ? p_.in[h] : run.position_step;
-            const bool whole_planes = run.begin == 0 && run.end == p_.out[h] && plan_.taps_h.front().first_position == 0 &&
-                                      step > 0 && step <= p_.in[h] && p_.in[h] % step == 0 && p_.in[h] / step == p_.out[h];
-            const bool planes_numbered_in_turn = !p_.has_indices || (p_.op == OpKind::max_pool && p_.axis <= 1 &&
-                                                                     plan_.index_mult[h] == p_.in[wa_] && plan_.index_mult[wa_] == 1);
-            if (whole_planes && planes_numbered_in_turn) {
-                plan_.stacked_planes = true;
-                plan_.row_runs_h.front().position_step = step;
-            }
+        plan_.row_runs_h = row_runs_of(plan_.taps_h);
+        if (sr == 2 && plan_.strategy == Strategy::ncx_width && plan_.ring_rows == 0 && !plan_.separable.enabled()) {
+            const std::int64_t step = stacked_plane_step(p_, plan_);
+            plan_.stacked_planes = step > 0;
+            if (plan_.stacked_planes) plan_.row_runs_h.front().position_step = step;
         }
         // Divisions only: a stride near 2^62 must not overflow.
         const std::int64_t stride_h = sr >= 2 ? std::max<std::int64_t>(1, p_.stride[h]) : 1;

@@ -265,6 +265,10 @@ struct KernelPlan {
     // c % whole_plane_sums), so that the sums' adds are chains as short as the maxima's.
     bool loop_whole_plane = false;
     int whole_plane_sums = 1;
+    // Whole-plane items without indices store the plane's maximum itself, searching for the first element equal
+    // to it only when it is a float zero (+0 equals -0; elements equal to any other value have its bits). f16
+    // keeps the search: its maximum is held converted, not as its bits.
+    bool whole_plane_stores_maximum = false;
     // ncx_planes: the gathers that compute one plane (the segments are then only the fallback's description).
     PlanePlan plane;
     // ncx rows of 2-D and 3-D planes: each output row prefetches the input that the rows `prefetch_distance`

@@ -407,4 +407,37 @@ double reads_per_element(const Problem& p) {
     return reads;
 }
 
+std::vector<RowRun> row_runs_of(const std::vector<OuterTaps>& taps_h) {
+    std::vector<RowRun> runs;
+    for (std::size_t o = 0; o < taps_h.size(); ++o) {
+        const OuterTaps& t = taps_h[o];
+        if (!runs.empty()) {
+            RowRun& run = runs.back();
+            const OuterTaps& first = taps_h[static_cast<std::size_t>(run.begin)];
+            const OuterTaps& last = taps_h[o - 1];
+            const std::int64_t step = t.first_position - last.first_position;
+            if (t.count == first.count && (run.end - run.begin == 1 || step == run.position_step)) {
+                run.position_step = step;
+                ++run.end;
+                continue;
+            }
+        }
+        const auto row = static_cast<std::int64_t>(o);
+        runs.push_back({row, row + 1, 0});
+    }
+    return runs;
+}
+
+std::int64_t stacked_plane_step(const Problem& p, const KernelPlan& plan) {
+    if (p.spatial_rank != 2 || plan.row_runs_h.size() != 1) return 0;
+    const std::size_t h = 0, w = 1;
+    const RowRun& run = plan.row_runs_h.front();
+    const std::int64_t step = p.out[h] == 1 ? p.in[h] : run.position_step;
+    const bool whole_planes = run.begin == 0 && run.end == p.out[h] && plan.taps_h.front().first_position == 0 &&
+                              step > 0 && step <= p.in[h] && p.in[h] % step == 0 && p.in[h] / step == p.out[h];
+    const bool planes_numbered_in_turn = !p.has_indices || (p.op == OpKind::max_pool && p.axis <= 1 &&
+                                                            plan.index_mult[h] == p.in[w] && plan.index_mult[w] == 1);
+    return whole_planes && planes_numbered_in_turn ? step : 0;
+}
+
 }  // namespace pooljit::jit

@@ -50,6 +50,13 @@ std::vector<Segment> whole_plane_segments(const Problem& p, const std::int64_t (
 // Small planes in at most max_registers vectors, outputs gathered by permutes (no gathers: does not fit or pay).
 PlanePlan plane_plan(const Problem& p, const std::int64_t (&multipliers)[3], std::int64_t lanes, std::int64_t max_registers);
 
+// Runs of output rows along h with equal real taps whose first taps step evenly (KernelPlan::row_runs_h).
+std::vector<RowRun> row_runs_of(const std::vector<OuterTaps>& taps_h);
+// Planar 2-D rows whose planes stack (KernelPlan::stacked_planes): the input rows between one output row and the
+// next, carried across planes (the whole plane's height when a plane has one output row); 0 when the one run of
+// rows does not step through whole planes from the first row, or the indices do not number the planes in turn.
+std::int64_t stacked_plane_step(const Problem& p, const KernelPlan& plan);
+
 // Index multipliers per spatial axis: the index of an element is channel_term + sum(i_a * m_a).
 void index_multipliers(const Problem& p, std::int64_t (&m)[3]);
 // How far a window's taps reach in index units from its first tap.

@@ -41,7 +41,8 @@ std::string to_string(const KernelPlan& plan) {
         s << " fast_segments=" << plan.fast_segments.size()
           << (plan.fast_segments.front().taps_as_lanes || plan.fast_segments.back().taps_as_lanes ? " (taps as lanes)" : "")
           << (plan.fast_segments.front().whole_plane ? " (whole plane)" : "")
-          << (plan.loop_whole_plane ? " looped, nan_sums=" + std::to_string(plan.whole_plane_sums) : "");
+          << (plan.loop_whole_plane ? " looped, nan_sums=" + std::to_string(plan.whole_plane_sums) : "")
+          << (plan.whole_plane_stores_maximum ? " stores_maximum" : "");
     if (plan.strategy == Strategy::ncx_planes)
         s << " plane_elements=" << plan.plane.elements << " plane_outputs=" << plan.plane.outputs
           << " plane_registers=" << plan.plane.registers << " plane_gathers=" << plan.plane.gathers.size();

@@ -25,6 +25,13 @@ namespace {
 
 const char* const dtypes[] = {"f32", "f64", "f16", "bf16", "s8", "u8", "s32", "s64"};
 
+// A problem line without dt= in data type dt.
+std::string with_dtype(const std::string& shape, const char* dt) {
+    std::string line = shape;
+    line.insert(line.find(' '), std::string(" dt=") + dt);
+    return line;
+}
+
 std::string with_batch(const std::string& line, std::int64_t batch) {
     const std::size_t at = line.find("src=") + 4;
     const std::size_t x = line.find('x', at);
@@ -263,8 +270,7 @@ TEST_P(JitIsa, PlanesNanPlanesRunTheExactGathersAndTiesKeepScanOrder) {
                                    "maxpool layout=ncx src=1x24x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil idx=s32 nan=ignore",
                                    "adaptivemaxpool layout=ncx src=1x24x13x13 out=6x6 idx=s64",
                                    "maxpool layout=ncx src=1x24x7x7 k=3x3 s=2x2 pb=1x1 pe=1x1"}) {
-            std::string line = window;
-            line.insert(line.find(' '), std::string(" dt=") + dt);
+            const std::string line = with_dtype(window, dt);
             SCOPED_TRACE(line);
             const pj::Primitive p = pj::create(pj::parse_problem(line));
             const pj::TensorDesc& d = p.src_desc();
@@ -300,6 +306,16 @@ void check_split(const std::string& line, jit::Isa isa, int threads) {
     });
 }
 
+// The line in batches of 1 and 13 on 1, 2 and 7 threads through the public API (which runs problems this small
+// on one thread), and split as the executor splits it for 2 and 7 threads however small it is.
+void check_batches_and_threads(const std::string& line, jit::Isa isa) {
+    for (const std::int64_t batch : {1, 13})
+        for (const int threads : {1, 2, 7}) {
+            pj::test::check_created(with_batch(line, batch), isa, threads);
+            if (threads > 1) check_split(with_batch(line, batch), isa, threads);
+        }
+}
+
 // Channels-last rows of one image in few channel blocks, split along the width into pieces of about equal
 // outputs (2 to 28 of them, uneven): borders on both sides, a NaN scan clipped to each piece's windows (k4 and
 // k5 at stride 1), dilation, ceil rounding, empty windows at the row's ends and whole empty rows (2-D, rows in
@@ -316,11 +332,8 @@ TEST_P(JitIsa, RowsSplitAlongTheWidthMatchTheReference) {
     };
     for (const std::string& shape : rows) {
         EXPECT_TRUE(plan_on(isa(), pj::test::resolve_line(shape)).width_ranges) << shape;
-        for (const char* dt : dtypes) {
-            std::string line = shape;
-            line.insert(line.find(' '), std::string(" dt=") + dt);
-            for (const int threads : {2, 3, 7}) check_split(line, isa(), threads);
-        }
+        for (const char* dt : dtypes)
+            for (const int threads : {2, 3, 7}) check_split(with_dtype(shape, dt), isa(), threads);
     }
 }
 
@@ -340,12 +353,7 @@ TEST_P(JitIsa, ThreadsAndBatchSizesGiveIdenticalResults) {
         "maxpool dt=f32 layout=ncx src=1x3x20x24 k=3x3 d=2x2 pb=2x2 pe=2x2",
         "maxpool dt=bf16 layout=nxc src=1x70x20x20 k=5x5 pb=2x2 pe=2x2",
     };
-    for (const std::string& line : lines)
-        for (const std::int64_t batch : {1, 13})
-            for (const int threads : {1, 2, 7}) {
-                pj::test::check_created(with_batch(line, batch), isa(), threads);
-                if (threads > 1) check_split(with_batch(line, batch), isa(), threads);
-            }
+    for (const std::string& line : lines) check_batches_and_threads(line, isa());
 }
 
 // Planes that stack go to the kernel an image's consecutive planes to a call, their rows one run: VGG's k2 s2
@@ -362,15 +370,7 @@ TEST_P(JitIsa, StackedPlanesGoToTheKernelAnImageAtATime) {
     };
     for (const std::string& shape : stacked) {
         EXPECT_TRUE(plan_on(isa(), pj::test::resolve_line(shape)).stacked_planes) << shape;
-        for (const char* dt : dtypes) {
-            std::string line = shape;
-            line.insert(line.find(' '), std::string(" dt=") + dt);
-            for (const std::int64_t batch : {1, 13})
-                for (const int threads : {1, 2, 7}) {
-                    pj::test::check_created(with_batch(line, batch), isa(), threads);
-                    if (threads > 1) check_split(with_batch(line, batch), isa(), threads);
-                }
-        }
+        for (const char* dt : dtypes) check_batches_and_threads(with_dtype(shape, dt), isa());
     }
     for (const char* apart : {"maxpool dt=f32 layout=ncx src=1x8x9x10 k=2x2 s=2x2", "maxpool dt=f32 layout=ncx src=1x8x8x10 k=2x2 s=2x2 pb=1x0 pe=1x0",
                               "maxpool dt=f32 layout=ncx src=1x8x8x10 k=2x2 s=2x2 idx=s64 axis=2",
