@@ -369,7 +369,10 @@ TEST_P(JitIsa, StackedPlanesGoToTheKernelAnImageAtATime) {
         "adaptivemaxpool layout=ncx src=1x21x12x17 out=4x5",
     };
     for (const std::string& shape : stacked) {
-        EXPECT_TRUE(plan_on(isa(), pj::test::resolve_line(shape)).stacked_planes) << shape;
+        // AVX-512 holds most of these small planes in registers: whole planes a call already.
+        const jit::KernelPlan plan = plan_on(isa(), pj::test::resolve_line(shape));
+        EXPECT_TRUE(plan.stacked_planes || (isa() == jit::Isa::avx512 && plan.strategy == jit::Strategy::ncx_planes)) << shape;
+        EXPECT_TRUE(plan_on(jit::Isa::avx2, pj::test::resolve_line(shape)).stacked_planes) << shape;
         for (const char* dt : dtypes) check_batches_and_threads(with_dtype(shape, dt), isa());
     }
     for (const char* apart : {"maxpool dt=f32 layout=ncx src=1x8x9x10 k=2x2 s=2x2", "maxpool dt=f32 layout=ncx src=1x8x8x10 k=2x2 s=2x2 pb=1x0 pe=1x0",
