@@ -7,6 +7,7 @@
 // Float planes are watched for NaN while they load (a running sum) and, when one is seen, run the exact copy of
 // the gathers (two dependent compares per tap under the NaN policy) instead of the fast one (one max, or one
 // ordered compare with indices). Both copies start each lane from its window's first real tap.
+#include "jit/code_pages.hpp"
 #include "jit/plane_kernel.hpp"
 #include "jit/vec_avx512.hpp"
 
@@ -62,7 +63,7 @@ public:
 
     // tables: plane_tables(plan), which must outlive the code.
     PlaneEmitter(const KernelPlan& plan, const void* tables)
-        : CodeGenerator(8192, Xbyak::AutoGrow), plan_(plan), ops_(*this, plan, resources()), tables_(tables) {
+        : CodeGenerator(8192, Xbyak::AutoGrow, &emit_allocator()), plan_(plan), ops_(*this, plan, resources()), tables_(tables) {
         const int lanes = Ops::vector_bytes / lane_bytes(plan_.compare);
         if (plan_.strategy != Strategy::ncx_planes || plan_.lanes != lanes || lane_bytes(plan_.compare) < 4 ||
             plan_.dtype == DType::f16 || plan_.plane.registers < 1 || plan_.plane.registers > first_role)
@@ -72,10 +73,10 @@ public:
             if (g.first >= plan_.plane.registers || g.second >= plan_.plane.registers)
                 throw Error("jit: a plane gather reads a register outside the plane");
         generate();
-        readyRE();  // W^X: written as RW, then flipped to read-exec before anyone calls it
+        ready();  // jumps resolved; the bytes are copied into executable pages (jit/code_pages.hpp)
     }
 
-    KernelFn entry() const { return getCode<KernelFn>(); }
+    std::span<const std::uint8_t> code() const { return {getCode(), getSize()}; }
 
 private:
     using Reg64 = Xbyak::Reg64;
@@ -237,16 +238,16 @@ private:
 
 class PlaneKernel final : public CompiledKernel {
 public:
-    explicit PlaneKernel(const KernelPlan& plan) : plan_(plan), tables_(plane_tables(plan_)), code_(plan_, tables_.data()) {}
-    KernelFn full_block() const override { return code_.entry(); }
+    explicit PlaneKernel(const KernelPlan& plan)
+        : tables_(plane_tables(plan)), code_{PlaneEmitter<Avx512Ops>(plan, tables_.data()).code()} {}
+    KernelFn full_block() const override { return code_.function<KernelFn>(0); }
     KernelFn tail_block() const override { return nullptr; }
-    std::size_t code_size() const override { return code_.getSize(); }
-    std::vector<CodeRegion> code_regions() const override { return {{"full", code_.getCode(), code_.getSize()}}; }
+    std::size_t code_size() const override { return code_.code_size(); }
+    std::vector<CodeRegion> code_regions() const override { return {{"full", code_.entry(0), code_.entry_size(0)}}; }
 
 private:
-    KernelPlan plan_;  // the emitter keeps a reference into it
-    std::vector<TableLine> tables_;
-    PlaneEmitter<Avx512Ops> code_;
+    std::vector<TableLine> tables_;  // the code holds their address
+    ExecutableCode code_;
 };
 
 }  // namespace

@@ -408,22 +408,27 @@ namespace {
 template <typename Ops>
 class WindowKernel final : public CompiledKernel {
 public:
-    explicit WindowKernel(const KernelPlan& plan) : plan_(plan), full_(plan_, plan_.channel_block, plan_.channel_sweep) {
-        if (plan_.channel_tail > 0) tail_ = std::make_unique<WindowEmitter<Ops>>(plan_, plan_.channel_tail);
-    }
-    KernelFn full_block() const override { return full_.entry(); }
-    KernelFn tail_block() const override { return tail_ ? tail_->entry() : nullptr; }
-    std::size_t code_size() const override { return full_.getSize() + (tail_ ? tail_->getSize() : 0); }
+    explicit WindowKernel(const KernelPlan& plan) : code_(emit(plan)) {}
+    KernelFn full_block() const override { return code_.function<KernelFn>(0); }
+    KernelFn tail_block() const override { return code_.entries() > 1 ? code_.function<KernelFn>(1) : nullptr; }
+    std::size_t code_size() const override { return code_.code_size(); }
     std::vector<CodeRegion> code_regions() const override {
-        std::vector<CodeRegion> regions{{"full", full_.getCode(), full_.getSize()}};
-        if (tail_) regions.push_back({"tail", tail_->getCode(), tail_->getSize()});
+        std::vector<CodeRegion> regions{{"full", code_.entry(0), code_.entry_size(0)}};
+        if (code_.entries() > 1) regions.push_back({"tail", code_.entry(1), code_.entry_size(1)});
         return regions;
     }
 
 private:
-    KernelPlan plan_;  // the emitters keep references into it
-    WindowEmitter<Ops> full_;
-    std::unique_ptr<WindowEmitter<Ops>> tail_;
+    // Both entries emitted, then copied into one run of executable pages; the emitters (and their references
+    // into the plan) are gone when the kernel exists.
+    static ExecutableCode emit(const KernelPlan& plan) {
+        const WindowEmitter<Ops> full(plan, plan.channel_block, plan.channel_sweep);
+        if (plan.channel_tail == 0) return ExecutableCode{full.code()};
+        const WindowEmitter<Ops> tail(plan, plan.channel_tail);
+        return ExecutableCode{full.code(), tail.code()};
+    }
+
+    ExecutableCode code_;
 };
 
 }  // namespace

@@ -5,6 +5,7 @@
 // Internal to jit/.
 #pragma once
 
+#include "jit/code_pages.hpp"
 #include "jit/kernel.hpp"
 #include "jit/registers.hpp"
 #include "jit/vec_trait.hpp"
@@ -15,6 +16,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -48,7 +50,7 @@ public:
     // block_lanes: nxc, the channels of this entry's block (full or tail); ncx, unused (items carry lanes).
     // sweep: nxc, the blocks one call covers, looped inside each output pixel (1 for the tail entry).
     WindowEmitter(const KernelPlan& plan, std::int64_t block_lanes, std::int64_t sweep = 1)
-        : CodeGenerator(4096, Xbyak::AutoGrow), plan_(plan), nxc_(plan.strategy == Strategy::nxc_channels),
+        : CodeGenerator(4096, Xbyak::AutoGrow, &emit_allocator()), plan_(plan), nxc_(plan.strategy == Strategy::nxc_channels),
           block_lanes_(block_lanes), sweep_(nxc_ ? sweep : 1),
           regs_(plan, Ops::caps), ops_(*this, plan, resources()) {
         if (plan.isa != Ops::caps.isa) throw Error("jit: a plan for " + std::string(to_string(plan.isa)) + " given to the " + to_string(Ops::caps.isa) + " emitter");
@@ -56,10 +58,11 @@ public:
             throw Error("jit: the plan needs " + std::to_string(regs_.used) + " vector registers of " +
                         std::to_string(Ops::caps.vector_registers));
         generate();
-        readyRE();  // W^X: written as RW, then flipped to read-exec before anyone calls it
+        ready();  // jumps resolved; the bytes are copied into executable pages (jit/code_pages.hpp)
     }
 
-    KernelFn entry() const { return getCode<KernelFn>(); }
+    // The finished, position-independent code of this entry.
+    std::span<const std::uint8_t> code() const { return {getCode(), getSize()}; }
 
 private:
     using Address = Xbyak::Address;
