@@ -20,8 +20,8 @@ namespace {
 // Entries start on a cache line: Xbyak's align(64) in an emission buffer pads to the same bytes there.
 constexpr std::size_t entry_alignment = 64;
 // Fresh runs are carved from chunks of this many pages, mapped and populated in one mmap: a median kernel is
-// under 2 KiB of code, one page.
-constexpr std::size_t chunk_pages = 64;
+// under 2 KiB of code, one page, so a chunk serves about 32 kernels for one mmap and no page faults.
+constexpr std::size_t chunk_pages = 32;
 // Freed runs are kept mapped up to this many bytes (the default cache's 1024 kernels of one page each); beyond
 // it they go back to the kernel.
 constexpr std::size_t max_free_bytes = std::size_t{4} << 20;
