@@ -71,9 +71,11 @@ public:
             return run;
         }
         if (chunk_left_ < bytes) {
-            // The rest of the current chunk becomes a free run of its size; a new chunk follows.
+            // A new chunk (mapped first: if that throws, the current one stays as it is); the rest of the current
+            // one becomes a free run of its size.
+            std::uint8_t* const chunk = map_locked(chunk_bytes);
             if (chunk_left_ > 0) keep_locked(chunk_next_, chunk_left_);
-            chunk_next_ = map_locked(chunk_bytes);
+            chunk_next_ = chunk;
             chunk_left_ = chunk_bytes;
         }
         std::uint8_t* run = chunk_next_;
@@ -83,15 +85,15 @@ public:
         return run;
     }
 
-    // A run back from use, read-write again.
-    void give(std::uint8_t* run, std::size_t bytes) {
+    // A run back from use, read-write again. Called from destructors: never throws.
+    void give(std::uint8_t* run, std::size_t bytes) noexcept {
         std::lock_guard lock(mutex_);
         --runs_in_use_;
         keep_locked(run, bytes);
     }
 
-    // A run whose protection could not be restored: returned to the kernel, never reused.
-    void discard(std::uint8_t* run, std::size_t bytes) {
+    // A run whose protection may be mixed (an mprotect failed): returned to the kernel, never reused.
+    void discard(std::uint8_t* run, std::size_t bytes) noexcept {
         std::lock_guard lock(mutex_);
         --runs_in_use_;
         unmap_locked(run, bytes);
@@ -110,16 +112,22 @@ private:
         return static_cast<std::uint8_t*>(p);
     }
 
-    void unmap_locked(std::uint8_t* run, std::size_t bytes) {
+    void unmap_locked(std::uint8_t* run, std::size_t bytes) noexcept {
         if (munmap(run, bytes) == 0) mapped_bytes_ -= bytes;
     }
 
-    void keep_locked(std::uint8_t* run, std::size_t bytes) {
+    // Kept for reuse, or unmapped when the pool holds enough or the free list cannot grow.
+    void keep_locked(std::uint8_t* run, std::size_t bytes) noexcept {
         if (free_bytes_ + bytes > max_free_bytes) {
             unmap_locked(run, bytes);
             return;
         }
-        free_[bytes].push_back(run);
+        try {
+            free_[bytes].push_back(run);
+        } catch (const std::bad_alloc&) {
+            unmap_locked(run, bytes);
+            return;
+        }
         free_bytes_ += bytes;
         ++free_runs_;
     }
@@ -166,7 +174,7 @@ ExecutableCode::ExecutableCode(std::initializer_list<std::span<const std::uint8_
     std::memset(run_ + written, 0xCC, run_bytes_ - written);
     if (mprotect(run_, run_bytes_, PROT_READ | PROT_EXEC) != 0) {
         const std::string why = errno_text();
-        pool().give(run_, run_bytes_);
+        pool().discard(run_, run_bytes_);
         throw Error("jit: mprotect(read-exec) of " + std::to_string(run_bytes_) + " bytes of code failed: " + why);
     }
 }

@@ -7,7 +7,8 @@
 //
 // The copy is exact only for position-independent code: jumps and data are addressed relative to rip within
 // the entry. Emitters must not take a label's absolute address (Xbyak's mov(reg, label), putL) or call an
-// absolute address; the tests compare the bytes of two compiles of one plan, and run every entry from its copy.
+// absolute address: tests/test_code_pages.cpp compares the bytes of two emissions of one plan held at once, and
+// the JIT tests run every strategy's kernels from their copies.
 #pragma once
 
 #include <xbyak/xbyak.h>
