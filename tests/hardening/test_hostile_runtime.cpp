@@ -1,5 +1,5 @@
 // Hostile use of the runtime around a created primitive: no mapping writable and executable once kernels of
-// every strategy are compiled, a Primitive that outlives clear(), eviction, moves and self-assignment, an
+// every strategy are compiled, no Xbyak symbol that another library in the process could take over, a Primitive that outlives clear(), eviction, moves and self-assignment, an
 // empty Primitive, and absurd thread counts. Misuse (an empty or moved-from handle, a negative thread count)
 // must be refused with pooljit::Error; a live primitive must keep agreeing with the reference byte for byte
 // whatever happens to the cache or the thread count.
@@ -10,6 +10,8 @@
 #include <pooljit/pooljit.hpp>
 
 #include <gtest/gtest.h>
+
+#include <dlfcn.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -53,6 +55,25 @@ TEST(HostileWX, NoMappingIsWritableAndExecutable) {
     std::fclose(maps);
     EXPECT_GT(mappings, 0);
     for (const pj::Primitive& p : keep) EXPECT_FALSE(p.empty());
+}
+
+// ---- Symbols ---------------------------------------------------------------------------------------------
+
+// Xbyak is header-only, so its code is compiled into pooljit. Exported, its functions could be interposed:
+// a process that loads another library built with another Xbyak first would have pooljit's calls bind to that
+// one's encoder. The library exports its API and none of Xbyak's inline members.
+TEST(HostileSymbols, XbyakStaysInsideTheLibrary) {
+    Dl_info info{};
+    ASSERT_NE(dladdr(reinterpret_cast<void*>(&pj::cache::clear), &info), 0);
+    ASSERT_NE(info.dli_fname, nullptr);
+    void* library = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+    ASSERT_NE(library, nullptr) << info.dli_fname;
+    EXPECT_NE(dlsym(library, "_ZN7pooljit5cache5clearEv"), nullptr);  // pooljit::cache::clear(): the API is there
+    for (const char* xbyak : {"_ZN5Xbyak9CodeArray2dbEi",                         // CodeArray::db(int)
+                              "_ZN5Xbyak13CodeGenerator3vexERKNS_3RegES3_PKNS_7OperandEiib",  // vex(...)
+                              "_ZN5Xbyak12LabelManager12defineClabelERNS_5LabelE"})       // defineClabel
+        EXPECT_EQ(dlsym(library, xbyak), nullptr) << xbyak << " is exported from " << info.dli_fname;
+    dlclose(library);
 }
 
 // ---- Lifetime ---------------------------------------------------------------------------------------------
