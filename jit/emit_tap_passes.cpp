@@ -61,7 +61,7 @@ void WindowEmitter<Ops>::emit_tap_pass(const ItemShape& s, std::int64_t taps) {
     Label block_loop;
     mov(tap_ptr_, tap_index_);
     mov(block_dst, dst_);
-    mov(tap_count_, sweep_);
+    mov(tap_count_, ptr[rsp + slot_sweep_blocks]);
     place(block_loop);
     // Widened pairs (bf16) hold their partial maxima as even and odd elements: loaded and stored the same way.
     for (int v = 0; v < vectors(s); ++v) {

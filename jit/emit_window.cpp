@@ -301,6 +301,18 @@ void WindowEmitter<Ops>::generate() {
         mov(scratch_, ptr[args_ + static_cast<std::int32_t>(field)]);
         mov(ptr[rsp + slot], scratch_);
     }
+    if (sweep_ > 1) {
+        // The blocks this call sweeps, and the bytes they span (each swept item steps back by those).
+        mov(scratch_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, sweep_blocks))]);
+        mov(ptr[rsp + slot_sweep_blocks], scratch_);
+        imul(scratch_, scratch_, static_cast<int>(block_lanes_ * elem()));
+        mov(ptr[rsp + slot_sweep_bytes], scratch_);
+        if (plan_.has_indices) {
+            mov(scratch_, ptr[rsp + slot_sweep_blocks]);
+            imul(scratch_, scratch_, static_cast<int>(block_lanes_ * index_elem()));
+            mov(ptr[rsp + slot_sweep_index_bytes], scratch_);
+        }
+    }
     // The args pointer is not needed any more: rdi becomes the row's source base.
 
     Label row_loop, empty_row, row_done, done;

@@ -28,6 +28,9 @@ struct KernelArgs {
     // Plans with width_ranges: each row computes only its outputs [out_begin, out_end) along the width (dst,
     // indices and index_base still describe output 0). Others compute the whole row and ignore these.
     std::int64_t out_begin, out_end;
+    // Channels last, the full entry of a plan with channel_sweep > 1: the full channel blocks this call covers,
+    // channel_sweep, or 1 to channel_sweep where the plan's sweep_splits allows. Other entries ignore it.
+    std::int64_t sweep_blocks;
 };
 
 using KernelFn = void (*)(const KernelArgs*);

@@ -321,6 +321,11 @@ struct KernelPlan {
     std::vector<OuterTaps> taps_d, taps_h;
     std::vector<RowRun> row_runs_h;
     std::int64_t rows_per_chunk = 1;
+    // Swept calls (channel_sweep > 1) may cover fewer full blocks than the sweep (KernelArgs::sweep_blocks): the
+    // executor shortens the sweeps of an image whose calls are too few for the threads (a global pool of one
+    // image is one call). False where the code's shape follows the sweep: a NaN scan covers the call's channels
+    // in one unrolled step.
+    bool sweep_splits = false;
     // Planar 2-D rows whose planes stack: one run of rows covers every output row, its windows start at the
     // plane's first row and step through the whole plane (out_h x position_step = in_h, as VGG's k2 s2 on even
     // planes), and the indices, if any, number the planes one after another (axis 0 or 1, row-major): the next

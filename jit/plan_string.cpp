@@ -24,7 +24,7 @@ std::string to_string(const KernelPlan& plan) {
       << " nan=" << (plan.nan == NanPolicy::ignore ? "ignore" : "propagate") << " vector_bytes=" << plan.vector_bytes
       << " lanes=" << plan.lanes << " vectors_per_block=" << plan.vectors_per_block
       << " channel_block=" << plan.channel_block << " channel_tail=" << plan.channel_tail
-      << " channel_sweep=" << plan.channel_sweep
+      << " channel_sweep=" << plan.channel_sweep << (plan.sweep_splits ? " (splits)" : "")
       << " out_width=" << plan.out_width << " unroll_width_taps=" << plan.unroll_width_taps
       << " unrolled_taps=" << plan.unrolled_taps_d << "x" << plan.unrolled_taps_h
       << " scan_rows_for_nan=" << plan.scan_rows_for_nan << " watch_rows_for_nan=" << plan.watch_rows_for_nan

@@ -85,7 +85,8 @@ private:
                          slot_index_base_row_step = 264, slot_channel_index_base_row_step = 272, slot_sweep_left = 280,
                          slot_sweep_channel_base = 288, slot_ring_stale = 296, slot_out_begin = 304,
                          slot_out_end = 312, slot_scan_steps = 320, slot_ring_fill = 328, slot_column_indices = 336,
-                         slot_passes_left = 344, frame_bytes = 360;
+                         slot_passes_left = 344, slot_sweep_blocks = 352, slot_sweep_bytes = 360,
+                         slot_sweep_index_bytes = 368, frame_bytes = 376;
     // A multiple of 16 plus 8: rsp 16-byte aligned after the return address and the six pushes, so the gather
     // and bounce areas sit where their vectors do not split cache lines.
     static_assert(frame_bytes % 16 == 8);
@@ -249,7 +250,8 @@ private:
 
     // `body` (one item, or one empty item, of an output pixel) once per channel block the call sweeps: the
     // window, the destinations and the channel part of the indices one block further each time, and back
-    // after. A run-time loop, so the code does not grow with the sweep.
+    // after. A run-time loop of the call's KernelArgs::sweep_blocks, so the code does not grow with the sweep
+    // and a call may cover fewer blocks.
     template <typename Body>
     void for_each_channel_block(Body body) {
         if (sweep_ <= 1) {
@@ -264,7 +266,8 @@ private:
             ops_.broadcast_gpr(vec(regs_.chan_base), scratch_, plan_.wide_index_math);
         };
         Label loop;
-        mov(qword[rsp + slot_sweep_left], static_cast<std::int32_t>(sweep_));
+        mov(scratch_, ptr[rsp + slot_sweep_blocks]);
+        mov(ptr[rsp + slot_sweep_left], scratch_);
         if (step_channel_base) {
             mov(scratch_, ptr[rsp + slot_channel_index_base]);
             mov(ptr[rsp + slot_sweep_channel_base], scratch_);
@@ -282,9 +285,9 @@ private:
         }
         dec(qword[rsp + slot_sweep_left]);
         jnz(loop, T_NEAR);
-        add_imm(window_, wrap_mul(-sweep_, block_bytes));
-        add_imm(dst_, wrap_mul(-sweep_, block_bytes));
-        if (plan_.has_indices) add_imm(indices_, wrap_mul(-sweep_, block_index_bytes));
+        sub(window_, ptr[rsp + slot_sweep_bytes]);
+        sub(dst_, ptr[rsp + slot_sweep_bytes]);
+        if (plan_.has_indices) sub(indices_, ptr[rsp + slot_sweep_index_bytes]);
         if (step_channel_base) set_channel_base(slot_channel_index_base);
     }
 

@@ -337,6 +337,29 @@ TEST_P(JitIsa, RowsSplitAlongTheWidthMatchTheReference) {
     }
 }
 
+// Swept calls (channels last, several channel blocks a call) of an image with fewer calls, rows and pieces
+// than threads: the executor shortens the sweeps, one call per thread, the last sweep shorter where the
+// threads do not divide the blocks (KernelArgs::sweep_blocks below the plan's channel_sweep). Global pools
+// (tap passes, or blocks with indices), windows of a few outputs, 3-D, adaptive bins, channel tails, both NaN
+// policies; every data type, split for 2, 3, 7 and 16 threads, on adversarial and tie data.
+TEST_P(JitIsa, SweepsShortenedForThreadsMatchTheReference) {
+    const std::vector<std::string> shapes = {
+        "maxpool layout=nxc src=1x1000x64 k=64",
+        "maxpool layout=nxc src=1x1000x40 k=20 s=20 nan=ignore",
+        "maxpool layout=nxc src=1x520x5x5 k=5x5 idx=s64",
+        "maxpool layout=nxc src=1x600x3x10 k=3x4 s=3x4 pb=0x1 pe=0x1 idx=s32 axis=1",
+        "maxpool layout=nxc src=1x300x2x3x3 k=2x3x3 idx=s64 axis=2",
+        "adaptivemaxpool layout=nxc src=1x700x5x6 out=1x1 idx=s64",
+    };
+    for (const std::string& shape : shapes)
+        for (const char* dt : dtypes) {
+            const std::string line = with_dtype(shape, dt);
+            const jit::KernelPlan plan = plan_on(isa(), pj::test::resolve_line(line));
+            EXPECT_TRUE(plan.channel_sweep > 1 && plan.sweep_splits) << line << ": sweep " << plan.channel_sweep;
+            for (const int threads : {2, 3, 7, 16}) check_split(line, isa(), threads);
+        }
+}
+
 // The executor's tilings: whole tiles, rows split because there are few tiles (of one channel block, or of every
 // block of an image together), one thread, planes or runs of rows per kernel call; results identical. Problems
 // this small run on one thread through the public API (too few bytes to wake a second), so each is also run
