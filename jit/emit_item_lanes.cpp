@@ -92,7 +92,9 @@ void WindowEmitter<Ops>::init_from_first_tap(const ItemShape& s, const Reg64& ba
 // In a masked item a lane's first real tap may be a later one: its index is the one kept on ties.
 template <typename Ops>
 void WindowEmitter<Ops>::init_lowest(const ItemShape& s) {
-    if (s.taps_as_lanes) ops_.zero_vector(vec(regs_.rank));  // the window's first row
+    if constexpr (!Ops::needs_vector_masks) {
+        if (s.taps_as_lanes) ops_.zero_vector(vec(regs_.rank));  // the window's first row
+    }
     for (int v = 0; v < vectors(s); ++v) {
         vmovaps(vec(regs_.acc[v]), vec(regs_.empty_value));
         if (!plan_.has_indices) continue;
@@ -116,13 +118,11 @@ void WindowEmitter<Ops>::init_lowest(const ItemShape& s) {
 // compares as if no NaN were present and notes any NaN it loads; the exact path applies the NaN policy.
 template <typename Ops>
 void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast, int tap) {
-    if (plan_.has_indices) ops_.prepare_tap_index(tap_index_);
-    if constexpr (!Ops::needs_vector_masks) {
-        if (s.taps_as_lanes) {
-            merge_row_of_taps(s, base, offset);
-            return;
-        }
+    if (s.taps_as_lanes) {
+        merge_row_of_taps(s, base, offset);
+        return;
     }
+    if (plan_.has_indices) ops_.prepare_tap_index(tap_index_);
     for (int v = 0; v < vectors(s); ++v) {
         if constexpr (!Ops::needs_vector_masks) {
             if (s.masked != nullptr && tap >= 0) {
@@ -178,9 +178,16 @@ void WindowEmitter<Ops>::merge_loaded_values(int v, const Vmm& fresh, bool fast)
 
 // Taps-as-lanes items (fast rows only): one input row of the window, its width taps in the lanes. Integer
 // maxima without indices need no scan rank (equal values have equal bits); floats keep it for +0 and -0.
+// Without opmasks only the maximum is kept, lane by lane (lanes past the window keep theirs): the first
+// element equal to it is searched for at the store.
 template <typename Ops>
 void WindowEmitter<Ops>::merge_row_of_taps(const ItemShape& s, const Reg64& row, std::int64_t offset) {
-    if constexpr (!Ops::needs_vector_masks) {
+    if constexpr (Ops::needs_vector_masks) {
+        load_item_vector(s, 0, row, offset, vec(regs_.fresh), false);
+        if (s.lanes < register_lanes()) ops_.max_fast_lanes(vec(regs_.acc[0]), vec(regs_.fresh), (std::uint64_t{1} << s.lanes) - 1);
+        else ops_.max_fast(vec(regs_.acc[0]), vec(regs_.fresh));
+    } else {
+        if (plan_.has_indices) ops_.prepare_tap_index(tap_index_);
         load_item_vector(s, 0, row, offset, vec(regs_.fresh), false);
         if (!plan_.has_indices && !plan_.is_float) {
             ops_.max_fast(vec(regs_.acc[0]), vec(regs_.fresh));
@@ -198,7 +205,29 @@ void WindowEmitter<Ops>::merge_row_of_taps(const ItemShape& s, const Reg64& row,
 // Taps-as-lanes items: the window's first maximum in scan order, picked across the lanes, and its index.
 template <typename Ops>
 void WindowEmitter<Ops>::store_first_maximum(const ItemShape& s) {
-    if constexpr (!Ops::needs_vector_masks) {
+    if constexpr (Ops::needs_vector_masks) {
+        // The maximum in every lane; stored as it is unless indices or a float zero need the first element
+        // equal to it (+0 equals -0: that element's bits are the answer).
+        const Vmm m = vec(regs_.acc[0]);
+        ops_.maximum_to_all_lanes(m, vec(regs_.scratch));
+        if (!plan_.has_indices && !plan_.is_float) {
+            ops_.store_value(at(dst_, 0), m, vec(regs_.scratch), 1);
+            return;
+        }
+        Label search, stored;
+        if (!plan_.has_indices) {
+            const Vmm zero = vec(regs_.fresh);
+            ops_.zero_vector(zero);
+            ops_.equal_lanes(tap_count_, zero, m);
+            test(tap_count_, tap_count_);
+            jnz(search, T_NEAR);
+            ops_.store_value(at(dst_, 0), m, vec(regs_.scratch), 1);
+            jmp(stored, T_NEAR);
+            place(search);
+        }
+        search_window_rows(s);
+        if (!plan_.has_indices) place(stored);
+    } else {
         const Reg64 lane = tap_count_;  // free outside the width-tap loop
         const Vmm idx = vec(plan_.has_indices ? regs_.idx[0] : regs_.acc[0]);
         ops_.select_first_maximum(vec(regs_.acc[0]), plan_.has_indices ? &idx : nullptr, vec(regs_.rank),
@@ -212,6 +241,58 @@ void WindowEmitter<Ops>::store_first_maximum(const ItemShape& s) {
         const LaneAddress out = [&](int) { return ptr[indices_]; };
         ops_.store_indices(out, table, idx, vec(regs_.chan_base), vec(regs_.minus_one), vec(regs_.scratch), 1, false);
     }
+}
+
+// Taps-as-lanes items without opmasks: the window's rows in scan order (window_ its first tap, window_index_
+// that tap's index) until the first with a lane equal to the maximum in acc[0]; that element's bits go to dst
+// and, with indices, its index. The maximum is one of the window's elements, so a row has it.
+template <typename Ops>
+void WindowEmitter<Ops>::search_window_rows(const ItemShape& s) {
+    const bool d_axis = plan_.spatial_rank >= 3, h_axis = plan_.spatial_rank >= 2, indices = plan_.has_indices;
+    const Vmm m = vec(regs_.acc[0]), fresh = vec(regs_.fresh);
+    const Reg64 lanes = tap_count_;
+    Label d_loop, h_loop, found;
+    mov(d_ptr_, window_);
+    if (indices) mov(ptr[rsp + slot_d_index], window_index_);
+    start_outer_d_count();
+    place(d_loop);
+    mov(h_ptr_, d_ptr_);
+    if (indices) mov(h_index_, ptr[rsp + slot_d_index]);
+    if (h_axis) mov(h_count_, ptr[rsp + slot_taps_h]);
+    place(h_loop);
+    load_item_vector(s, 0, h_ptr_, 0, fresh, false);
+    ops_.equal_lanes(lanes, fresh, m);
+    if (s.lanes < register_lanes()) and_(lanes, static_cast<std::int32_t>((std::uint64_t{1} << s.lanes) - 1));
+    else test(lanes, lanes);  // a mask move sets no flags
+    jnz(found, T_NEAR);
+    if (h_axis) {
+        add_imm(h_ptr_, plan_.src_tap_stride_h);
+        if (indices) add_imm(h_index_, plan_.index_tap_step_h);
+        dec(h_count_);
+        jnz(h_loop, T_NEAR);
+    }
+    if (d_axis) {
+        add_imm(d_ptr_, plan_.src_tap_stride_d);
+        if (indices) {
+            mov(scratch_, ptr[rsp + slot_d_index]);
+            add_imm(scratch_, plan_.index_tap_step_d);
+            mov(ptr[rsp + slot_d_index], scratch_);
+        }
+        dec(qword[rsp + slot_d_count]);
+        jnz(d_loop, T_NEAR);
+    }
+    mov(lanes, 1);  // not reached (see above); lane 0 of the last row rather than an undefined one
+    place(found);
+    bsf(lanes, lanes);
+    const int e = static_cast<int>(elem());
+    copy_bytes(*this, dst_, h_ptr_ + lanes * e, e, scratch_);
+    if (!indices) return;
+    mov(scratch_, ptr[rsp + slot_channel_index_base]);
+    add(scratch_, h_index_);
+    if (plan_.index_tap_step_w != 1) mul_imm(lanes, plan_.index_tap_step_w);
+    add(scratch_, lanes);
+    if (plan_.index_dtype == DType::s64) mov(qword[indices_], scratch_);
+    else mov(dword[indices_], scratch_.cvt32());
 }
 
 template <typename Ops>

@@ -305,18 +305,38 @@ private:
     // one span; a window's taps as lanes where a row has few outputs for its windows; else masked items that let
     // border outputs share vectors with interior ones (every kernel tap unrolled, a mask per tap). f16 starts
     // from its first element, which a masked or tap lane may not have. Taps as lanes keep each lane's scan rank
-    // as its row's byte offset in the window, in 32-bit lanes.
+    // as its row's byte offset in the window, in 32-bit lanes, with opmasks; without them (AVX2) the window's
+    // maximum goes to every lane and a second pass over its rows finds the first element equal to it (only for
+    // indices or a float maximum of zero: any other maximum's bits are the element's).
     void choose_fast_row() {
         constexpr const char* step = "fast_row";
         if (!lanes_are_outputs_) return;
         if (plan_.computed_windows) return declined(step, "the row's windows are computed at run time");
         if (!half_vectors_ && small_plane_) plan_.fast_segments = whole_plane_segments(p_, multipliers_, plan_.lanes);
         if (!plan_.fast_segments.empty()) return choose_whole_plane();
-        if (!caps_.opmasks) return declined(step, "taps-as-lanes and masked items pick lanes by opmask");
         if (!plan_.fast_starts_from_lowest) return declined(step, "f16 starts each window from its first element");
-        if (!half_vectors_ && axis_.dilation == 1 && small_plane_)
+        if (!half_vectors_ && !window_relative_ && axis_.dilation == 1 && small_plane_)
             plan_.fast_segments = window_lane_segments(runs_, plan_.segments, axis_.out, plan_.lanes);
-        if (!plan_.fast_segments.empty()) return chose(step, "taps as lanes");
+        // Without opmasks each window costs a reduction across the lanes and, for a float zero or indices, a
+        // search of its rows: that pays only against items whose lanes would mostly be empty. Measured on AVX2
+        // (f32 ncx, 1 thread): rows of 1 to 3 outputs ran 1.2-1.7x faster (adaptive 13 -> 2 and 13 -> 3 bins,
+        // a 10x7 window of 3x2 outputs, a full-width window), 4 outputs about the same (k5 s5 over 20), rows of 7
+        // to 18 outputs 1.2-1.6x slower (adaptive 28 -> 7, k3 s3 over 56, k8 s20 over 301).
+        // Windows of fewer width taps than half a vector gather few elements per output either way.
+        std::int64_t widest_item = 0, widest_window = 0;
+        for (const Segment& seg : plan_.segments) widest_item = std::max(widest_item, seg.outputs_per_item);
+        for (const Segment& seg : plan_.fast_segments) widest_window = std::max(widest_window, seg.taps);
+        if (!caps_.opmasks && !plan_.fast_segments.empty() &&
+            (2 * widest_item >= plan_.lanes || 2 * widest_window < plan_.lanes)) {
+            plan_.fast_segments.clear();
+            declined("fast_row", "taps as lanes: items of " + std::to_string(widest_item) + " outputs, windows of " +
+                                     std::to_string(widest_window) +
+                                     " width taps: the reduction across lanes costs more than gathered lanes");
+        }
+        if (!plan_.fast_segments.empty())
+            return chose(step, caps_.opmasks ? "taps as lanes"
+                                             : "taps as lanes, the first maximum found by a search of the window's rows");
+        if (!caps_.opmasks) return declined(step, "masked border items pick lanes by opmask");
         if (!adaptive_ && axis_.kernel <= max_unrolled_width_taps)
             plan_.fast_segments = masked_fast_segments(axis_, plan_.width_runs, plan_.vectors_per_block * plan_.lanes);
         if (!plan_.fast_segments.empty()) return chose(step, "masked border items");

@@ -201,14 +201,16 @@ const std::vector<StrategyRow>& strategy_registry() {
         {masked_items, {avx512}, {
             {"maxpool layout=ncx src=2x3x7x133 k=3x3 s=1x1 pb=1x1 pe=1x1"},
             {"maxpool layout=ncx src=1x3x10x70 k=3x5 s=2x2 pb=1x2 pe=1x2 round=ceil"}}},
-        // Rows of few outputs: a global pool of less than a vector, adaptive bins that overlap unevenly, 3-D
-        // with padding and a stride that would gather, a window of a whole vector (16 taps), adaptive 7x7 bins.
-        {taps_as_lanes, {avx512}, {
-            {"maxpool layout=ncx src=2x3x3x3 k=3x3"},
+        // Rows of few outputs (on AVX2 at most 3, windows of at least 4 taps: otherwise gathered lanes cost
+        // less) on planes too large for registers (AVX-512): a global pool of less than a vector, adaptive bins
+        // that overlap unevenly, 3-D with padding and a stride that would gather, windows of a whole AVX2 vector
+        // (8 taps) 150 apart, adaptive bins of 4 rows by 7 taps.
+        {taps_as_lanes, {avx512, avx2}, {
+            {"maxpool layout=ncx src=2x3x1x7 k=1x7"},
             {"adaptivemaxpool layout=ncx src=1x3x30x13 out=3x2"},
-            {"maxpool layout=ncx src=1x2x5x3x19 k=2x2x4 s=1x1x5 pb=0x1x2 pe=1x0x2"},
-            {"maxpool layout=ncx src=1x3x301 k=16 s=20 pb=3 pe=3 round=ceil"},
-            {"adaptivemaxpool layout=ncx src=2x3x28x28 out=7x7"}}},
+            {"maxpool layout=ncx src=1x2x5x9x13 k=2x2x4 s=1x1x5 pb=0x1x2 pe=1x0x2"},
+            {"maxpool layout=ncx src=1x3x310 k=8 s=150"},
+            {"adaptivemaxpool layout=ncx src=2x3x28x21 out=7x3"}}},
         // 1-D, 3-D, a kernel larger than the input, an adaptive bin of the whole plane, planes of 2 and 3 groups
         // of 64 f32 lanes (2 of 64 f64).
         {whole_plane, {avx512, avx2}, {

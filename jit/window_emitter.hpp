@@ -300,6 +300,7 @@ private:
     void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast, int tap = -1);
     void merge_row_of_taps(const ItemShape& s, const Reg64& row, std::int64_t offset);
     void store_first_maximum(const ItemShape& s);
+    void search_window_rows(const ItemShape& s);
     void store_item(const ItemShape& s);
     void store_empty_item(const ItemShape& s);
 
