@@ -2,6 +2,7 @@
 
 #include "jit/isa.hpp"
 #include "jit/plan.hpp"
+#include "runtime/executor.hpp"
 
 #include <chrono>
 #include <exception>
@@ -26,6 +27,7 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& p, ji
             jit::KernelPlan plan = jit::make_plan(p, isa);
             impl->kernel = jit::compile(plan);
             impl->plan = std::move(plan);
+            impl->tile_calls = tile_calls_of(p, *impl);
             impl->impl_name = name;
             break;
         } catch (const std::exception& e) {

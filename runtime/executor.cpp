@@ -20,15 +20,22 @@
 namespace pooljit {
 namespace {
 
+// More calls than this per tile are made one by one (their templates would grow with the plane).
+constexpr std::size_t max_tile_calls = 256;
+struct TooManyTileCalls {};
+
 // Everything a call needs that does not change between calls.
 class RowRunner {
 public:
     // call_blocks: the full channel blocks a call of the full entry sweeps (0: the plan's channel_sweep; fewer
     // only where the plan's sweep_splits allows).
+    // record: instead of calling the kernel, each call's arguments go there with null tensor pointers and their
+    // offsets (tile_calls_of).
     RowRunner(const Problem& p, const detail::Implementation& impl, const void* src, void* dst, void* indices,
-              std::int64_t call_blocks = 0)
+              std::int64_t call_blocks = 0, std::vector<detail::TileCall>* record = nullptr)
         : p_(p), plan_(impl.plan), taps_d_(impl.plan.taps_d), taps_h_(impl.plan.taps_h), runs_h_(impl.plan.row_runs_h), src_(static_cast<const std::uint8_t*>(src)), dst_(static_cast<std::uint8_t*>(dst)),
-          indices_(static_cast<std::uint8_t*>(indices)), full_(impl.kernel->full_block()), tail_(impl.kernel->tail_block()) {
+          indices_(static_cast<std::uint8_t*>(indices)), full_(impl.kernel->full_block()), tail_(impl.kernel->tail_block()),
+          tile_calls_(impl.tile_calls), record_(record), has_indices_(p.has_indices) {
         const int sr = p.spatial_rank;
         w_ = static_cast<std::size_t>(sr - 1);
         has_h_ = sr >= 2;
@@ -68,7 +75,7 @@ public:
         const double planes = static_cast<double>(p_.batch) * static_cast<double>(p_.channels);
         const double out_elems = planes * static_cast<double>(out_d_ * out_h_ * p_.out[w_]);
         return planes * static_cast<double>(spatial_) * static_cast<double>(elem_) +
-               out_elems * static_cast<double>(elem_ + (indices_ ? index_elem_ : 0));
+               out_elems * static_cast<double>(elem_ + (has_indices_ ? index_elem_ : 0));
     }
     // Calls a tile splits into along its output rows: none for kernels of whole planes.
     std::int64_t rows() const { return planes_ ? 1 : out_d_ * out_h_; }
@@ -99,6 +106,10 @@ public:
             }
             return;
         }
+        if (!nxc_ && !tile_calls_.empty()) {
+            run_tile_calls(begin, end);
+            return;
+        }
         if (nxc_ || rows() != 1) {
             // The tile's (n, block) counted, not divided out per tile (no tile: no block count to divide by).
             if (begin >= end) return;
@@ -120,6 +131,34 @@ public:
             const std::int64_t count = std::min(end - t, C - c);  // one image per call: axis-1 indices restart
             call(n, c, 0, 0, count, steps);
             t += count;
+        }
+    }
+
+    // Planar tiles [begin, end) from the calls made once for the whole tile: each call's arguments copied and
+    // moved to the tile (a few adds, where making a call took a few hundred instructions: a third of the time of
+    // adaptive 13 -> 2 bins over 256 planes went to making their calls).
+    void run_tile_calls(std::int64_t begin, std::int64_t end) const {
+        if (begin >= end) return;
+        const std::int64_t C = p_.channels;
+        const std::int64_t in_plane = in_d_ * in_h_ * p_.in[w_], out_plane = out_d_ * out_h_ * p_.out[w_];
+        std::int64_t n = begin / C, c = begin % C;
+        for (std::int64_t t = begin; t < end; ++t) {
+            const std::int64_t plane = n * C + c;
+            const std::int64_t src_add = plane * in_plane * elem_, dst_add = plane * out_plane * elem_;
+            const std::int64_t indices_add = plane * out_plane * index_elem_;
+            const std::int64_t channel_add = index_axis_ == 0 ? plane * spatial_ : index_axis_ == 1 ? c * spatial_ : 0;
+            for (const detail::TileCall& call : tile_calls_) {
+                jit::KernelArgs args = call.args;
+                args.src = src_ + (call.src_offset + src_add);
+                args.dst = dst_ + (call.dst_offset + dst_add);
+                args.indices = indices_ ? indices_ + (call.indices_offset + indices_add) : nullptr;
+                args.channel_index_base += channel_add;
+                full_(&args);
+            }
+            if (++c == C) {
+                c = 0;
+                ++n;
+            }
         }
     }
 
@@ -225,9 +264,11 @@ private:
         const std::int64_t dst_pos = ((plane * out_d_ + od) * out_h_ + oh) * p_.out[w_];
         const std::int64_t src_elem = nxc_ ? src_pos * C + c0 : src_pos;
         const std::int64_t dst_elem = nxc_ ? dst_pos * C + c0 : dst_pos;
-        args.src = src_ + src_elem * elem_;
-        args.dst = dst_ + dst_elem * elem_;
-        args.indices = indices_ ? indices_ + dst_elem * index_elem_ : nullptr;
+        const std::int64_t src_offset = src_elem * elem_, dst_offset = dst_elem * elem_;
+        const std::int64_t indices_offset = dst_elem * index_elem_;
+        args.src = record_ ? nullptr : src_ + src_offset;
+        args.dst = record_ ? nullptr : dst_ + dst_offset;
+        args.indices = indices_ ? indices_ + indices_offset : nullptr;
         args.taps_d = td.count;
         args.taps_h = th.count;
         args.index_base = (has_d_ ? td.first_position * plan_.index_mult[0] : 0) +
@@ -236,13 +277,18 @@ private:
         args.rows = rows;
         args.src_row_step = steps.src;
         args.dst_row_step = steps.dst;
-        args.indices_row_step = indices_ ? steps.indices : 0;
+        args.indices_row_step = has_indices_ ? steps.indices : 0;
         args.index_base_row_step = steps.index_base;
         args.channel_index_base_row_step = steps.channel_index_base;
         args.out_begin = outputs.begin;
         args.out_end = outputs.end < 0 ? p_.out[w_] : outputs.end;
         args.sweep_blocks = std::min(call_blocks_, full_blocks_ - first_block);
         const bool tail = nxc_ && first_block == full_blocks_;
+        if (record_) {
+            if (record_->size() == max_tile_calls) throw TooManyTileCalls{};
+            record_->push_back({args, src_offset, dst_offset, indices_offset});
+            return;
+        }
         (tail ? tail_ : full_)(&args);
     }
 
@@ -255,6 +301,9 @@ private:
     std::uint8_t* dst_;
     std::uint8_t* indices_;
     jit::KernelFn full_, tail_;
+    const std::vector<detail::TileCall>& tile_calls_;
+    std::vector<detail::TileCall>* record_;
+    bool has_indices_;
     std::size_t w_ = 0, h_ = 0;
     bool has_h_ = false, has_d_ = false, nxc_ = true, planes_ = false;
     std::int64_t in_d_ = 1, in_h_ = 1, out_d_ = 1, out_h_ = 1, elem_ = 1, index_elem_ = 1, spatial_ = 1, blocks_ = 1;
@@ -360,6 +409,22 @@ void execute_problem_split(const Problem& p, const detail::Implementation& impl,
     // caller's arena (its own task_arena, or oneTBB's default), with tasks for the threads worth waking.
     if (requested > 0) detail::arena_for(used).execute([&] { run_parallel(runner, used); });
     else run_parallel(runner, used);
+}
+
+std::vector<detail::TileCall> tile_calls_of(const Problem& p, const detail::Implementation& impl) {
+    const jit::KernelPlan& plan = impl.plan;
+    std::vector<detail::TileCall> calls;
+    if (!impl.kernel || plan.strategy != jit::Strategy::ncx_width || plan.stacked_planes) return calls;
+    const RowRunner recorder(p, impl, nullptr, nullptr, nullptr, 0, &calls);
+    if (recorder.rows() == 1 || p.channels == 0) return calls;  // the batch size does not matter: tile (0, 0)
+    // Without per-row tables (outer axes beyond 2^16 output rows) the calls are too many anyway.
+    if ((p.spatial_rank >= 2 && plan.taps_h.empty()) || (p.spatial_rank >= 3 && plan.taps_d.empty())) return calls;
+    try {
+        recorder.run_rows(0, 0, 0, recorder.rows());
+    } catch (const TooManyTileCalls&) {
+        calls.clear();
+    }
+    return calls;
 }
 
 void execute_problem(const Problem& p, const detail::Implementation& impl, const void* src, void* dst, void* indices) {

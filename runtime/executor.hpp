@@ -6,6 +6,8 @@
 
 #include <pooljit/types.hpp>
 
+#include <vector>
+
 namespace pooljit {
 
 // src, dst are non-null; indices is null exactly when the problem has no indices output.
@@ -16,5 +18,9 @@ void execute_problem(const Problem& problem, const detail::Implementation& impl,
 // them however few bytes the problem moves, so tests reach every split with small tensors.
 void execute_problem_split(const Problem& problem, const detail::Implementation& impl, const void* src, void* dst,
                            void* indices, int threads, bool small_problems_split);
+
+// The calls of one whole planar tile for Implementation::tile_calls (kernel set); empty where the executor
+// makes each call itself. Its batch size is ignored.
+std::vector<detail::TileCall> tile_calls_of(const Problem& problem, const detail::Implementation& impl);
 
 }  // namespace pooljit

@@ -14,6 +14,14 @@
 
 namespace pooljit::detail {
 
+// One kernel call of a whole planar tile (an image's channel, every output row) as the executor makes it for
+// channel 0 of image 0: its arguments with null tensor pointers, and the byte offsets of its src, dst and
+// indices from the tile's first element. Another tile's call adds that tile's offsets and channel index base.
+struct TileCall {
+    jit::KernelArgs args;
+    std::int64_t src_offset = 0, dst_offset = 0, indices_offset = 0;
+};
+
 // The batch-independent result of dispatch: what the cache stores.
 struct Implementation {
     std::string impl_name;     // "jit:avx512", "jit:avx2" or "ref"
@@ -23,6 +31,9 @@ struct Implementation {
     std::string demotion;
     jit::KernelPlan plan;      // meaningful when kernel is set
     std::shared_ptr<const jit::CompiledKernel> kernel;  // null: the reference interpreter runs
+    // Planar rows of several output rows: the calls of one whole tile, made once at creation (empty where the
+    // executor makes each call itself: channels last, planes computed whole, tiles of too many calls).
+    std::vector<TileCall> tile_calls;
     std::int64_t compile_microseconds = 0;
 };
 

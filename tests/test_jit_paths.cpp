@@ -337,6 +337,39 @@ TEST_P(JitIsa, RowsSplitAlongTheWidthMatchTheReference) {
     }
 }
 
+// Planar tiles of several output rows: their calls are made once at creation (Implementation::tile_calls), for
+// any batch size, and together cover every output row of a tile once (rows two apart for rings and separable
+// rows, 3-D planes, runs of equal windows, adaptive bins); channels last and tiles of more calls than the cap
+// (outer axes beyond the per-row tables) make each call themselves. Running them is what every planar test does.
+TEST_P(JitIsa, PlanarTileCallsAreMadeOnceAndCoverEveryRow) {
+    for (const char* line : {"maxpool dt=f32 layout=ncx src=1x4x13x13 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                             "maxpool dt=f32 layout=ncx src=0x4x13x13 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                             "maxpool dt=f32 layout=ncx src=2x3x20x24 k=3x3 d=2x2 pb=2x2 pe=2x2 idx=s64",
+                             "maxpool dt=u8 layout=ncx src=1x2x5x9x11 k=2x3x3 s=1x2x2 pb=0x1x1 pe=1x1x1",
+                             "adaptivemaxpool dt=bf16 layout=ncx src=1x5x13x13 out=2x2 idx=s32"}) {
+        SCOPED_TRACE(line);
+        const pj::Problem p = pj::test::resolve_line(line);
+        const auto impl = pj::detail::choose_implementation(p, isa());
+        ASSERT_TRUE(impl->kernel);
+        if (impl->plan.strategy != jit::Strategy::ncx_width || impl->plan.stacked_planes) continue;
+        ASSERT_FALSE(impl->tile_calls.empty()) << jit::to_string(impl->plan);
+        std::int64_t rows = 0;
+        for (const pj::detail::TileCall& call : impl->tile_calls) {
+            rows += call.args.rows;
+            EXPECT_EQ(call.args.src, nullptr);
+            EXPECT_GE(call.src_offset, 0);
+        }
+        const std::int64_t out_rows = p.spatial_rank == 3 ? p.out[0] * p.out[1] : p.out[0];
+        EXPECT_EQ(rows, out_rows);
+        check_split(line, isa(), 1);
+    }
+    for (const char* line : {"maxpool dt=f32 layout=nxc src=1x4x13x13 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                             "maxpool dt=f32 layout=ncx src=1x1x70000x3 k=2x3"}) {
+        SCOPED_TRACE(line);
+        EXPECT_TRUE(pj::detail::choose_implementation(pj::test::resolve_line(line), isa())->tile_calls.empty());
+    }
+}
+
 // Swept calls (channels last, several channel blocks a call) of an image with fewer calls, rows and pieces
 // than threads: the executor shortens the sweeps, one call per thread, the last sweep shorter where the
 // threads do not divide the blocks (KernelArgs::sweep_blocks below the plan's channel_sweep). Global pools
