@@ -62,8 +62,7 @@ public:
     std::int64_t tiles() const { return p_.batch * blocks_; }
     std::int64_t images() const { return p_.batch; }
     std::int64_t channel_blocks() const { return blocks_; }
-    // Channels last: the full channel blocks of a pixel, and the images' output rows that share each call's
-    // channels.
+    // Channels last: the full channel blocks of a pixel.
     std::int64_t full_blocks() const { return full_blocks_; }
     bool channels_last() const { return nxc_; }
     // A column ring or separable pixels: each call walks one block's run of rows (the calls carry their state).
