@@ -216,11 +216,7 @@ void WindowEmitter<Ops>::store_first_maximum(const ItemShape& s) {
         }
         Label search, stored;
         if (!plan_.has_indices) {
-            const Vmm zero = vec(regs_.fresh);
-            ops_.zero_vector(zero);
-            ops_.equal_lanes(tap_count_, zero, m);
-            test(tap_count_, tap_count_);
-            jnz(search, T_NEAR);
+            jump_if_float_zero(m, tap_count_, search);
             ops_.store_value(at(dst_, 0), m, vec(regs_.scratch), 1);
             jmp(stored, T_NEAR);
             place(search);

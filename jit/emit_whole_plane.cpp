@@ -32,13 +32,7 @@ void WindowEmitter<Ops>::emit_whole_plane(const ItemShape& s) {
     else emit_whole_plane_straight_maximum(s, vectors_in_plane, watch);
     const Vmm m = vec(regs_.acc[0]);
     if (store_maximum) {
-        if (plan_.is_float) {
-            const Vmm zero = vec(regs_.fresh);
-            ops_.zero_vector(zero);
-            ops_.equal_lanes(h_ptr_, zero, m);
-            test(h_ptr_, h_ptr_);
-            jnz(search, T_NEAR);
-        }
+        if (plan_.is_float) jump_if_float_zero(m, h_ptr_, search);
         ops_.store_value(at(dst_, 0), m, vec(regs_.scratch), 1);
         if (!plan_.is_float) return;
         jmp(stored, T_NEAR);

@@ -248,6 +248,16 @@ private:
         jnz(loop, T_NEAR);
     }
 
+    // A maximum spread across every lane of m: to `zero` when it is a float zero (either sign), whose bits the
+    // first element equal to it decides. bits: a scratch register; fresh is clobbered.
+    void jump_if_float_zero(const Vmm& m, const Reg64& bits, Label& zero) {
+        const Vmm fresh = vec(regs_.fresh);
+        ops_.zero_vector(fresh);
+        ops_.equal_lanes(bits, fresh, m);
+        test(bits, bits);
+        jnz(zero, T_NEAR);
+    }
+
     // `body` (one item, or one empty item, of an output pixel) once per channel block the call sweeps: the
     // window, the destinations and the channel part of the indices one block further each time, and back
     // after. A run-time loop of the call's KernelArgs::sweep_blocks, so the code does not grow with the sweep
