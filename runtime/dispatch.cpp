@@ -36,6 +36,9 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& p, ji
             // problem, so this is a bug that the tests and the fuzzer count (cache::Stats::demotions).
             decline(e.what());
             if (impl->demotion.empty()) impl->demotion = name + ": " + e.what();
+            // Nothing of this implementation stays behind (its tile calls are made after its code).
+            impl->kernel.reset();
+            impl->tile_calls.clear();
         }
     }
     if (!impl->kernel) impl->impl_name = "ref";
