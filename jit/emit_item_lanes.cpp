@@ -143,13 +143,13 @@ void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::i
         if (widened_pair(s, v)) {  // values of two vectors from one load: no indices, no raw bits
             ops_.load_widened_pair(vec(regs_.fresh), vec(regs_.scratch),
                                    at(base, offset + std::int64_t{v} * plan_.lanes * elem()), pair_valid(s, v));
-            merge_loaded_values(v, vec(regs_.fresh), fast);
-            merge_loaded_values(v + 1, vec(regs_.scratch), fast);
+            merge_loaded_values(v, vec(regs_.fresh), fast, tap);
+            merge_loaded_values(v + 1, vec(regs_.scratch), fast, tap);
             ++v;
             continue;
         }
         load_item_vector(s, v, base, offset, vec(regs_.fresh), false);
-        if (fast && plan_.watch_rows_for_nan) ops_.note_nan(vec(next_watch(v)), vec(regs_.fresh));
+        if (fast && plan_.watch_rows_for_nan && tap_watched(tap)) ops_.note_nan(vec(next_watch(v)), vec(regs_.fresh));
         if (fast && !plan_.has_indices && !f16()) {
             ops_.max_fast(vec(regs_.acc[v]), vec(regs_.fresh));
             continue;
@@ -166,9 +166,9 @@ void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::i
 // A loaded vector of values (no indices, no raw bits) into accumulator v: a max and the NaN watch in the fast
 // copy, the NaN policy's compare and blend in the exact one.
 template <typename Ops>
-void WindowEmitter<Ops>::merge_loaded_values(int v, const Vmm& fresh, bool fast) {
+void WindowEmitter<Ops>::merge_loaded_values(int v, const Vmm& fresh, bool fast, int tap) {
     if (fast) {
-        if (plan_.watch_rows_for_nan) ops_.note_nan(vec(next_watch(v)), fresh);
+        if (plan_.watch_rows_for_nan && tap_watched(tap)) ops_.note_nan(vec(next_watch(v)), fresh);
         ops_.max_fast(vec(regs_.acc[v]), fresh);
         return;
     }
@@ -362,7 +362,7 @@ template void WindowEmitter<Avx512Ops>::load_item_vector(const ItemShape&, int, 
 template void WindowEmitter<Avx512Ops>::init_from_first_tap(const ItemShape&, const Reg64&);
 template void WindowEmitter<Avx512Ops>::init_lowest(const ItemShape&);
 template void WindowEmitter<Avx512Ops>::merge_tap(const ItemShape&, const Reg64&, std::int64_t, bool, int);
-template void WindowEmitter<Avx512Ops>::merge_loaded_values(int, const Vmm&, bool);
+template void WindowEmitter<Avx512Ops>::merge_loaded_values(int, const Vmm&, bool, int);
 template void WindowEmitter<Avx512Ops>::store_item(const ItemShape&);
 template void WindowEmitter<Avx512Ops>::store_empty_item(const ItemShape&);
 template void WindowEmitter<Avx2Ops>::load_item_vector(const ItemShape&, int, const Reg64&, std::int64_t, const Vmm&,
@@ -370,7 +370,7 @@ template void WindowEmitter<Avx2Ops>::load_item_vector(const ItemShape&, int, co
 template void WindowEmitter<Avx2Ops>::init_from_first_tap(const ItemShape&, const Reg64&);
 template void WindowEmitter<Avx2Ops>::init_lowest(const ItemShape&);
 template void WindowEmitter<Avx2Ops>::merge_tap(const ItemShape&, const Reg64&, std::int64_t, bool, int);
-template void WindowEmitter<Avx2Ops>::merge_loaded_values(int, const Vmm&, bool);
+template void WindowEmitter<Avx2Ops>::merge_loaded_values(int, const Vmm&, bool, int);
 template void WindowEmitter<Avx2Ops>::store_item(const ItemShape&);
 template void WindowEmitter<Avx2Ops>::store_empty_item(const ItemShape&);
 

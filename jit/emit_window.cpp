@@ -135,6 +135,8 @@ void WindowEmitter<Ops>::merge_unrolled_window(const ItemShape& s, std::int64_t 
     if (indices) mov(h_index_, tap_index_);
     for (std::int64_t d = 0; d < rows_d; ++d) {
         for (std::int64_t h = 0; h < rows_h; ++h) {
+            // Full windows (plan.watch_shared_rows_h is 0 otherwise): row h is the kernel's row h.
+            window_row_h_ = fast && rows_d == 1 ? h : -1;
             for (std::int64_t t = 0; t < taps; ++t) {
                 if (indices) {
                     mov(tap_index_, h_index_);
@@ -142,6 +144,7 @@ void WindowEmitter<Ops>::merge_unrolled_window(const ItemShape& s, std::int64_t 
                 }
                 merge_tap(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), fast, static_cast<int>(t));
             }
+            window_row_h_ = -1;
             if (h + 1 == rows_h && d + 1 == rows_d) break;
             // The next row: one tap on along h, or the first row of the next tap along d.
             const bool next_plane = h + 1 == rows_h;
@@ -152,6 +155,34 @@ void WindowEmitter<Ops>::merge_unrolled_window(const ItemShape& s, std::int64_t 
                                              : plan_.index_tap_step_h);
         }
     }
+}
+
+// The call's first row has no row before it in the call: its shared rows (plan.watch_shared_rows_h) go into
+// the watch here, every position of each (full windows only: other calls loop over their rows, watching all).
+template <typename Ops>
+void WindowEmitter<Ops>::watch_first_row_shared_rows() {
+    Label partial_windows;
+    cmp(qword[rsp + slot_taps_h], static_cast<std::int32_t>(plan_.unrolled_taps_h));
+    jne(partial_windows, T_NEAR);
+    const ItemShape s = single_output_shape();
+    mov(row_src_, ptr[rsp + slot_row_src]);
+    for (std::int64_t h = 0; h < plan_.watch_shared_rows_h; ++h) {
+        Label position;
+        mov(window_, row_src_);
+        add_imm(window_, wrap_mul(h, plan_.src_tap_stride_h));
+        mov(tap_count_, plan_.in_width);
+        place(position);
+        for_each_channel_block([&] {
+            for (int v = 0; v < vectors(s); ++v) {
+                load_item_vector(s, v, window_, 0, vec(regs_.fresh), false);
+                ops_.note_nan(vec(next_watch(v)), vec(regs_.fresh));
+            }
+        });
+        add_imm(window_, plan_.src_step_w);
+        dec(tap_count_);
+        jnz(position, T_NEAR);
+    }
+    place(partial_windows);
 }
 
 template <typename Ops>
@@ -172,12 +203,27 @@ void WindowEmitter<Ops>::emit_segment(const Segment& seg) {
     add_imm(window_, wrap_mul(seg.first_position, plan_.src_step_w));
     mov(window_index_, ptr[rsp + slot_index_base]);
     add_imm(window_index_, wrap_mul(seg.first_position, plan_.index_mult_w));
-    repeat(seg.repeat, [&] {
+    const auto item = [&] {
         emit_swept_item(s, seg.taps);
         advance_outputs(s.outputs);
         add_imm(window_, wrap_mul(seg.item_step, plan_.src_step_w));
         add_imm(window_index_, wrap_mul(seg.item_step, plan_.index_mult_w));
-    });
+    };
+    // With a shared watch, the row's first item watches every width tap: no output before it loaded any.
+    item_first_tap_w_ = plan_.watch_shared_taps_w > 0
+                            ? (seg.first_position - (seg.out_begin * plan_.stride_w - plan_.pad_w)) / plan_.dilation_w
+                            : 0;
+    watch_every_width_tap_ = true;
+    if (row_first_item_ && plan_.watch_shared_taps_w > 0 && !exact_row()) {
+        item();
+        watch_every_width_tap_ = false;
+        repeat(seg.repeat - 1, item);
+    } else {
+        watch_every_width_tap_ = row_first_item_;
+        repeat(seg.repeat, item);
+    }
+    watch_every_width_tap_ = true;
+    row_first_item_ = false;
 }
 
 // The segment's items among the call's outputs [out_begin, out_end) (channels last: item k is output
@@ -218,23 +264,36 @@ void WindowEmitter<Ops>::emit_segment_in_range(const Segment& seg) {
         mul_imm(first, plan_.src_step_w);
         lea(window_, ptr[row_src_ + first]);
     }
+    const auto item = [&] {
+        emit_swept_item(s, seg.taps);
+        advance_outputs(s.outputs);
+        add_imm(window_, wrap_mul(seg.item_step, plan_.src_step_w));
+        add_imm(window_index_, wrap_mul(seg.item_step, plan_.index_mult_w));
+    };
+    if (seg.taps > 0 && plan_.watch_shared_taps_w > 0 && !exact_row()) {
+        // The call's first item of the segment: the output before it may lie outside the call's outputs.
+        item_first_tap_w_ = (seg.first_position - (seg.out_begin * plan_.stride_w - plan_.pad_w)) / plan_.dilation_w;
+        item();
+        dec(item_count_);
+        jz(skip, T_NEAR);
+        watch_every_width_tap_ = false;
+    }
     place(loop);
     if (seg.taps == 0) {
         for_each_channel_block([&] { store_empty_item(s); });
         advance_outputs(s.outputs);
     } else {
-        emit_swept_item(s, seg.taps);
-        advance_outputs(s.outputs);
-        add_imm(window_, wrap_mul(seg.item_step, plan_.src_step_w));
-        add_imm(window_index_, wrap_mul(seg.item_step, plan_.index_mult_w));
+        item();
     }
     dec(item_count_);
     jnz(loop, T_NEAR);
     place(skip);
+    watch_every_width_tap_ = true;
 }
 
 template <typename Ops>
 void WindowEmitter<Ops>::emit_row() {
+    row_first_item_ = true;
     if (plan_.computed_windows) emit_computed_walk();
     else
         for (const Segment& seg : !exact_row() && !plan_.fast_segments.empty() ? plan_.fast_segments : plan_.segments)
@@ -321,6 +380,18 @@ void WindowEmitter<Ops>::generate() {
     else if (plan_.separable.enabled() && !nxc_) emit_separable(row_loop, done);
     else if (plan_.ring_rows > 0 && nxc_) emit_column_ring(row_loop, done);
     else if (plan_.ring_rows > 0) emit_ring_rows(row_loop, done);
+    // Shared watch rows: the sums run through the call, from the first row's shared rows.
+    Vmm watch[max_vectors * max_watch_chains];
+    int watches = 0;
+    const bool watch_through_call = plan_.watch_rows_for_nan && plan_.watch_shared_rows_h > 0;
+    if (plan_.watch_rows_for_nan) {
+        for (int c = 0; c < plan_.watch_chains; ++c)
+            for (int v = 0; v < plan_.vectors_per_block; ++v) watch[watches++] = vec(regs_.watch[c * max_vectors + v]);
+    }
+    if (watch_through_call) {
+        for (int i = 0; i < watches; ++i) ops_.begin_nan_watch(watch[i]);
+        watch_first_row_shared_rows();
+    }
     place(row_loop);
     mov(dst_, ptr[rsp + slot_row_dst]);
     mov(indices_, ptr[rsp + slot_row_indices]);
@@ -348,16 +419,15 @@ void WindowEmitter<Ops>::generate() {
         fast_row_ = true;
     } else if (plan_.watch_rows_for_nan) {
         // The fast copy watches what it loads; a row that loaded a NaN is computed again by the exact copy.
+        // Through a call (shared rows), the first sum keeps the others' total, and after a NaN every later row
+        // of the call runs the exact copy: it may have read that NaN in a row it did not watch.
         Label exact_row;
-        int watches = 0;
-        Vmm watch[max_vectors * max_watch_chains];
-        for (int c = 0; c < plan_.watch_chains; ++c)
-            for (int v = 0; v < plan_.vectors_per_block; ++v) {
-                watch[watches] = vec(regs_.watch[c * max_vectors + v]);
-                ops_.begin_nan_watch(watch[watches++]);
-            }
+        if (!watch_through_call)
+            for (int i = 0; i < watches; ++i) ops_.begin_nan_watch(watch[i]);
         emit_row();
         ops_.jump_if_nan_seen(watch, watches, exact_row);
+        if (watch_through_call)
+            for (int i = 1; i < watches; ++i) ops_.begin_nan_watch(watch[i]);
         jmp(row_done, T_NEAR);
         place(exact_row);
         mov(dst_, ptr[rsp + slot_row_dst]);  // the fast copy left them at the row's end
@@ -365,6 +435,7 @@ void WindowEmitter<Ops>::generate() {
         fast_row_ = false;
         emit_row();
         fast_row_ = true;
+        if (watch_through_call) ops_.mark_nan_seen(watch[0]);
     } else {
         emit_row();
     }

@@ -219,6 +219,13 @@ struct KernelPlan {
     // was one chain of adds (3 cycles each on Zen 3) through the whole row, and on AVX2 the chain, not the loads,
     // bounded the stem's channels-last rows (f32 111 us where s32, without a watch, ran 75).
     int watch_chains = 1;
+    // Watched channels-last rows (choose_shared_watch): an input element that several taps of a call read is
+    // added to the watch by the first of them only. A width tap below watch_shared_taps_w (counted from the
+    // kernel's first tap) reads what a later tap of the previous output of the row read, and a window row below
+    // watch_shared_rows_h what a later row of the previous output row of the call read: neither is added again.
+    // The row's first output watches all its taps; with shared rows, the sums run through the call (a row after
+    // one that saw a NaN sees it too) and a scan of the first row's shared rows starts it. 0: every tap watched.
+    std::int64_t watch_shared_taps_w = 0, watch_shared_rows_h = 0;
     // bf16 values-only items of consecutive lanes load each pair of their vectors at once, split into the even
     // and the odd elements as f32, merge them in that order and interleave them back at the store
     // (IsaCaps::widened_pairs): one load, a shift and an and for 16 elements, not two widening loads and two

@@ -47,6 +47,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::nan_scan: return plan.scan_rows_for_nan;
         case StrategyId::nan_watch: return plan.watch_rows_for_nan;
         case StrategyId::planar_nan_watch: return ncx_rows && plan.watch_rows_for_nan;
+        case StrategyId::shared_watch: return plan.watch_shared_rows_h > 0 || plan.watch_shared_taps_w > 0;
         case StrategyId::tap_passes: return plan.tap_pass_taps > 0;
         case StrategyId::prefetch: return plan.prefetch_distance > 0;
         case StrategyId::masked_items:
@@ -82,7 +83,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
 constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> names = {
     "nxc_segments", "ncx_segments", "computed_windows", "paired_lanes", "gathered_lanes", "looped_width_taps",
     "unrolled_outer_taps", "channel_sweep", "width_ranges", "nan_scan", "nan_watch", "planar_nan_watch",
-    "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
+    "shared_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
     "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
     "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads",
     "byte_lanes", "wide_index_lanes", "window_relative_indices", "overhanging_windows",
@@ -185,6 +186,15 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=bf16 layout=ncx src=1x2x4x12x40 k=2x2x2 s=2x2x2"},
             {"maxpool dt=f32 layout=ncx src=1x3x300 k=3 s=2 pb=1 pe=1"},
             {"adaptivemaxpool dt=f32 layout=ncx src=2x3x13x13 out=6x6"}}},
+        // Watched channels-last rows whose windows overlap (tests/test_jit_paths.cpp puts a NaN at every input
+        // position): 3 wide at stride 2 with a channel tail (rows and width taps shared), dilated, ceil rounding
+        // (the row's first output in a loop of several), a 1-D row computed in pieces, 3-D (width taps only).
+        {shared_watch, {avx512, avx2}, {
+            {"maxpool dt=f32 layout=nxc src=2x19x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=f64 layout=nxc src=1x24x8x11 k=3x3 s=2x2 d=2x2 pb=2x2 pe=2x2"},
+            {"maxpool dt=bf16 layout=nxc src=1x40x9x8 k=3x3 s=2x2 round=ceil_torch"},
+            {"maxpool dt=f16 layout=nxc src=1x20x300 k=3 s=2 pb=1 pe=1 idx=s32"},
+            {"maxpool dt=f32 layout=nxc src=1x70x3x9x11 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1"}}},
         // Pixels of at least 1 KiB swept by a call (600 f32 channels: AVX-512 9 blocks of 64 and a tail of 24,
         // AVX2 37 blocks of 16 and a tail of 8), windows of at least 5 width taps: a global pool with an h
         // dilation, passes of 8 and a rest of 3 along the width, empty windows beside the borders, 3-D, a long

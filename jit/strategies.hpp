@@ -25,6 +25,7 @@ enum class StrategyId {
     nan_scan,                 // float rows: a NaN scan, then a fast copy of the row code or the exact one
     nan_watch,                // float rows bound by memory: the fast copy watches its loads, the exact one reruns
     planar_nan_watch,         // the watch in planar rows of plain items read by few windows (no second pass)
+    shared_watch,             // watched channels-last rows: each input element into the watch once per call
     tap_passes,               // channels last, wide pixels: windows in passes of width taps over all swept blocks
     prefetch,                 // planar 2-D/3-D rows prefetch the input rows ahead
     masked_items,             // planar fast rows: border outputs share vectors with interior ones through masks

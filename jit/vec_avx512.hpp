@@ -124,6 +124,8 @@ public:
     // past a partial vector were loaded as 0.
     void begin_nan_watch(const Vmm& sum) { g_.vxorps(sum, sum, sum); }
     void note_nan(const Vmm& sum, const Vmm& fresh) { add_float_lanes(g_, plan_.compare, sum, fresh); }
+    // A sum that has seen a NaN: all-ones lanes are NaN in f32 and f64.
+    void mark_nan_seen(const Vmm& sum) { g_.vpternlogd(sum, sum, sum, 0xFF); }
     void jump_if_nan_seen(const Vmm* sums, int count, const Xbyak::Label& exact_path) {
         constexpr std::uint8_t unord_q = 3;
         const bool f64 = plan_.compare == CompareType::f64;

@@ -130,6 +130,13 @@ private:
     int pair_valid(const ItemShape& s, int v) const {
         return s.whole_register_loads ? 2 * register_lanes() : valid(s, v) + valid(s, v + 1);
     }
+    // Watched rows: whether the load of width tap `tap` (counted from the item's first real tap; -1: a tap loop)
+    // goes into the watch. Not where an earlier output, or output row, of the call loaded the same input.
+    bool tap_watched(int tap) const {
+        if (tap < 0) return true;
+        if (window_row_h_ >= 0 && window_row_h_ < plan_.watch_shared_rows_h) return false;
+        return watch_every_width_tap_ || item_first_tap_w_ + tap >= plan_.watch_shared_taps_w;
+    }
     // Watched rows: the running sum vector v's next load goes into (its sums in turn, in the order of the code).
     int next_watch(int v) {
         const int chain = watch_turn_[v]++ % plan_.watch_chains;
@@ -306,7 +313,7 @@ private:
                           int tap = -1);
     void init_from_first_tap(const ItemShape& s, const Reg64& base);
     void init_lowest(const ItemShape& s);
-    void merge_loaded_values(int v, const Vmm& fresh, bool fast);
+    void merge_loaded_values(int v, const Vmm& fresh, bool fast, int tap);
     void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast, int tap = -1);
     void merge_row_of_taps(const ItemShape& s, const Reg64& row, std::int64_t offset);
     void store_first_maximum(const ItemShape& s);
@@ -373,6 +380,7 @@ private:
     void emit_row();
     void prefetch_ahead();
     void store_empty_row();
+    void watch_first_row_shared_rows();
     void load_constants();
     void generate();
     void emit_data();
@@ -385,7 +393,13 @@ private:
     Ops ops_;
     std::map<std::int64_t, Label> lane_tables_;
     bool fast_row_ = true;  // emitting the copy of the row code for input without NaN (scanned float rows)
-    int watch_turn_[max_vectors] = {};  // loads of each vector of the block noted so far (next_watch)
+    int watch_turn_[max_vectors] = {};
+    // Shared watch (plan.watch_shared_*): the first kernel tap along the width of the item being emitted, whether
+    // that item watches every width tap (its row's first), and the window row merge_unrolled_window is at (-1:
+    // the window's rows loop, every row watched).
+    std::int64_t item_first_tap_w_ = 0;
+    bool watch_every_width_tap_ = true, row_first_item_ = true;
+    std::int64_t window_row_h_ = -1;  // loads of each vector of the block noted so far (next_watch)
     // Where the fast copy of a whole-plane row goes when its item sees a NaN (the item is its own NaN scan).
     Label* nan_exit_ = nullptr;
     // The code being emitted applies the NaN policy per tap: float rows that are not scanned, and the copy

@@ -260,6 +260,58 @@ TEST_P(JitIsa, WatchedRowsRerunExactAndTapPassesKeepScanOrder) {
         }
 }
 
+// A shared watch adds each input element to the watch at the first tap of the call that loads it: the row's
+// first output and the call's first row (through a scan of its shared rows) watch all of theirs, later ones
+// only what the output (row) before did not load. So one NaN at each input position in turn, of a channel that
+// varies with the position (every block, the tail), on tie data: the row that reads it, and every later row of
+// the call, must run the exact copy. Windows 3 wide at stride 2 and 5 at stride 3, dilation 2, ceil rounding (the first
+// segment's first output peeled from its loop), 1-D and 2-D rows computed in pieces for threads, indices and
+// nan=ignore; compared with the reference, values and indices.
+TEST_P(JitIsa, SharedWatchSeesANanAtEveryInputPosition) {
+    struct Case {
+        const char* window;
+        std::int64_t rows_h, taps_w;  // the plan's watch_shared_rows_h and watch_shared_taps_w
+        bool pieces;
+    };
+    for (const char* dt : {"f32", "f64", "bf16", "f16"})
+        for (const Case& c : {Case{"src=1x40x7x9 k=3x3 s=2x2 pb=1x1 pe=1x1", 1, 1, false},
+                              Case{"src=1x32x9x8 k=3x3 s=2x2 round=ceil_torch idx=s64", 1, 1, false},
+                              Case{"src=1x16x11x11 k=5x5 s=3x3 pb=2x2 pe=2x2 nan=ignore", 2, 2, false},
+                              Case{"src=1x24x8x11 k=3x3 s=2x2 d=2x2 pb=2x2 pe=2x2", 2, 2, false},
+                              Case{"src=1x24x150 k=3 s=2 idx=s32", 0, 1, true},
+                              Case{"src=1x16x7x150 k=3x3 s=2x2 pb=1x1 pe=1x1", 1, 1, true}}) {
+            const std::string line = std::string("maxpool dt=") + dt + " layout=nxc " + c.window;
+            SCOPED_TRACE(line);
+            const pj::Problem problem = pj::test::resolve_line(line);
+            for (const jit::Isa planned : {jit::Isa::avx512, jit::Isa::avx2}) {
+                const jit::KernelPlan plan = plan_on(planned, problem);
+                EXPECT_TRUE(plan.watch_rows_for_nan) << jit::to_string(planned);
+                EXPECT_EQ(plan.watch_shared_rows_h, c.rows_h) << jit::to_string(planned);
+                EXPECT_EQ(plan.watch_shared_taps_w, c.taps_w) << jit::to_string(planned);
+                EXPECT_EQ(plan.width_ranges, c.pieces) << jit::to_string(planned);
+            }
+            const pj::TensorDesc& d = problem.src_desc();
+            const std::size_t elem = element_bytes(d), elements = pj::casegen::byte_size(d) / elem;
+            const std::size_t C = static_cast<std::size_t>(d.dims[1]), positions = elements / C;
+            std::mt19937_64 rng(elements);
+            const std::vector<std::uint8_t> ties = tie_input(d, rng);
+            const std::uint64_t nan = special_bits(d.dtype, 5);
+            for (std::size_t position = 0; position < positions; ++position) {
+                std::vector<std::uint8_t> src = ties;
+                std::memcpy(src.data() + (position * C + (position * 7) % C) * elem, &nan, elem);
+                SCOPED_TRACE("NaN at position " + std::to_string(position));
+                expect_reference_on(isa(), line, src);
+                if (c.pieces && position % 9 == 0) {
+                    const std::shared_ptr<const pj::detail::Implementation> impl = pj::detail::choose_implementation(problem, isa());
+                    pj::test::expect_run_matches_reference(problem, src, [&](const void* s, void* dst, void* i) {
+                        pj::execute_problem_split(problem, *impl, s, dst, i, 5, true);
+                    }, "5 pieces");
+                }
+                if (::testing::Test::HasFailure()) return;
+            }
+        }
+}
+
 // Planes in registers: every plane mixes signed zeros, -1 and the lowest value (ties inside each window: its
 // first zero in scan order must win, with its own bits) with a few 1s, and every third plane holds one NaN, so
 // one call runs planes through the fast gathers and the exact ones in turn (under nan=ignore the NaN's windows
