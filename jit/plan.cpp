@@ -892,8 +892,8 @@ private:
 
     // Watched channels-last rows: a tap that reads what a tap of the previous output (output row) read adds
     // nothing to the watch. Windows 3 wide at stride 2 (the stem, MobileNet) then add 4 of their 9 loads, not
-    // 9: measured on AVX2 (Zen 3, one thread, lowest of 6 alternating rounds) the stem's nxc f32 rows ran ...
-    // Shared rows need calls of many rows: each call scans its first row's shared rows first.
+    // 9: on AVX2 (Zen 3, one thread) 13% fewer instructions an execute and 1.05-1.22x faster (docs/performance.md,
+    // "Shared watch"). Shared rows need calls of many rows: each call scans its first row's shared rows first.
     void choose_shared_watch() {
         constexpr const char* step = "shared_watch";
         if (!plan_.watch_rows_for_nan) return;
