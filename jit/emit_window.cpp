@@ -210,9 +210,7 @@ void WindowEmitter<Ops>::emit_segment(const Segment& seg) {
         add_imm(window_index_, wrap_mul(seg.item_step, plan_.index_mult_w));
     };
     // With a shared watch, the row's first item watches every width tap: no output before it loaded any.
-    item_first_tap_w_ = plan_.watch_shared_taps_w > 0
-                            ? (seg.first_position - (seg.out_begin * plan_.stride_w - plan_.pad_w)) / plan_.dilation_w
-                            : 0;
+    item_first_tap_w_ = plan_.watch_shared_taps_w > 0 ? first_width_tap(seg) : 0;
     watch_every_width_tap_ = true;
     if (row_first_item_ && plan_.watch_shared_taps_w > 0 && !exact_row()) {
         item();
@@ -272,7 +270,7 @@ void WindowEmitter<Ops>::emit_segment_in_range(const Segment& seg) {
     };
     if (seg.taps > 0 && plan_.watch_shared_taps_w > 0 && !exact_row()) {
         // The call's first item of the segment: the output before it may lie outside the call's outputs.
-        item_first_tap_w_ = (seg.first_position - (seg.out_begin * plan_.stride_w - plan_.pad_w)) / plan_.dilation_w;
+        item_first_tap_w_ = first_width_tap(seg);
         item();
         dec(item_count_);
         jz(skip, T_NEAR);

@@ -130,6 +130,11 @@ private:
     int pair_valid(const ItemShape& s, int v) const {
         return s.whole_register_loads ? 2 * register_lanes() : valid(s, v) + valid(s, v + 1);
     }
+    // The kernel tap (along the width) of a segment's first real tap; positions modulo 2^64 as the plan's.
+    std::int64_t first_width_tap(const Segment& seg) const {
+        const std::int64_t window_start = wrap_add(wrap_mul(seg.out_begin, plan_.stride_w), -plan_.pad_w);
+        return wrap_add(seg.first_position, wrap_mul(window_start, -1)) / plan_.dilation_w;
+    }
     // Watched rows: whether the load of width tap `tap` (counted from the item's first real tap; -1: a tap loop)
     // goes into the watch. Not where an earlier output, or output row, of the call loaded the same input.
     bool tap_watched(int tap) const {
