@@ -74,10 +74,30 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
             ops_.note_nan(vec(regs_.plane_sum), acc(0));
         };
         // The maxima of `count` outputs' width taps from window_ (the first output's window in the padded row)
-        // into h_ptr_.
+        // into h_ptr_. Paired windows (stride 1): output i + 1's taps 0 .. k - 2 are output i's taps 1 .. k - 1,
+        // whose maximum is taken once; output i merges it after its own first tap, output i + 1 its last tap after
+        // it (each merge keeps the earlier on ties: the scan order's first maximum, as one window at a time).
         const auto reduce_outputs = [&](int count) {
+            const auto tap = [&](std::int64_t position, int v) {
+                return ptr[window_ + static_cast<std::int32_t>(position * pixel + v * vb)];
+            };
+            int unpaired = 0;
+            if (sep.paired_width_windows)
+                for (; unpaired + 1 < count; unpaired += 2)
+                    for (int v = 0; v < V; ++v) {
+                        const Vmm left = acc(unpaired * V + v), shared = acc((unpaired + 1) * V + v);
+                        vmovups(shared, tap(unpaired + 1, v));
+                        for (std::int64_t t = 2; t < plan_.kernel_w; ++t) {
+                            vmovups(fresh, tap(unpaired + t, v));
+                            ops_.max_fast(shared, fresh);
+                        }
+                        vmovups(left, tap(unpaired, v));
+                        ops_.max_fast(left, shared);
+                        vmovups(fresh, tap(unpaired + plan_.kernel_w, v));
+                        ops_.max_fast(shared, fresh);
+                    }
             for (std::int64_t t = 0; t < plan_.kernel_w; ++t)
-                for (int i = 0; i < count; ++i)
+                for (int i = unpaired; i < count; ++i)
                     for (int v = 0; v < V; ++v) {
                         const std::int64_t position = i * plan_.stride_w + t * plan_.dilation_w;
                         const auto offset = static_cast<std::int32_t>(position * pixel + v * vb);

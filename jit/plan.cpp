@@ -642,6 +642,7 @@ private:
         sep.pad_lanes = axis_.pad;
         sep.phases = 1;
         sep.maxima_vectors = axis_.out * vectors;
+        sep.paired_width_windows = axis_.stride == 1 && axis_.dilation == 1 && axis_.kernel >= 2;
         const std::int64_t reach = (axis_.out - 1) * axis_.stride + (axis_.kernel - 1) * axis_.dilation + 1;
         sep.phase_lanes = std::max(reach, axis_.pad + axis_.in);
         const std::int64_t padded_bytes = sep.phase_lanes * pixel_bytes, maxima_bytes = sep.maxima_vectors * caps_.vector_bytes;

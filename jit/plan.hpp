@@ -160,6 +160,9 @@ struct SeparableRows {
     // Maxima in flight: the block's accumulators, then registers no other role of the plan takes, up to 8
     // (pixels: a whole number of blocks, so a step takes accumulators / vectors_per_block pixels).
     int accumulators = 0;
+    // Separable pixels at stride 1 along the width, without dilation: neighbouring outputs are taken in pairs that
+    // share the maximum of the first one's taps 1 .. k - 1 (k + 1 loads and k maxima a pair, not 2k and 2k - 2).
+    bool paired_width_windows = false;
     bool enabled() const { return group_rows > 0; }
     // Padded rows (and rows of maxima) a pass holds: the input rows its output rows' windows read.
     std::int64_t buffered_rows() const { return (group_rows - 1) * row_step + window_rows; }

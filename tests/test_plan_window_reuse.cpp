@@ -319,7 +319,8 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
     const jit::KernelPlan sppf = plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2);
     EXPECT_EQ(sppf.separable, (jit::SeparableRows{.group_rows = 14, .window_rows = 5, .row_step = 1, .phases = 1,
                                                   .phase_lanes = 24, .lead_lanes = {0, 0}, .pad_lanes = 2,
-                                                  .maxima_vectors = 40, .accumulators = 8}));
+                                                  .maxima_vectors = 40, .accumulators = 8,
+                                                  .paired_width_windows = true}));
     // 8 maxima in flight, 4 pixels a step: the block's 2 accumulators beside the fresh load, scratch, the empty
     // value, the NaN watch and 3 blend registers (9 of 16) leave 7; 6 more make whole blocks.
     EXPECT_EQ(sppf.vectors_per_block, 2);
@@ -338,6 +339,12 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
     EXPECT_TRUE(plan_of("maxpool dt=u8 layout=nxc src=1x1024x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=s32 layout=nxc src=1x256x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x64x20x40 k=5x5 s=1x2 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
+    // Width windows in pairs at stride 1 without dilation only (stride 2 along the width, a width dilation: not).
+    EXPECT_TRUE(spp.separable.paired_width_windows);
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x64x20x40 k=5x5 s=1x2 pb=2x2 pe=2x2", jit::Isa::avx2)
+                     .separable.paired_width_windows);
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=1x1 pe=1x1", jit::Isa::avx2)
+                     .separable.paired_width_windows);
     // Not: integers over smaller pixels, a block of 3 channels (not a whole vector), indices, f16, rows bound by
     // memory (k3 s2), 1-D, 3-D; AVX-512, whose 32 registers hold 4 vectors of 64 bytes a row of the ring.
     for (const char* line : {"maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1",
