@@ -12,10 +12,10 @@ namespace pooljit::jit {
 // Vector v of an item whose lane 0 is at base + offset, into dst (raw: f16 bits): one load; at lane stride 2,
 // two loads and a deinterleave, its lanes in the trait's pair order (store_item restores lane order); else lane
 // by lane into the gather area. In a masked item (tap >= 0) only
-// elements inside the input are loaded.
+// elements inside the input are loaded. width_tap: the segment's real width tap at base + offset (-1: not known).
 template <typename Ops>
 void WindowEmitter<Ops>::load_item_vector(const ItemShape& s, int v, const Reg64& base, std::int64_t offset,
-                                          const Vmm& dst, bool raw, int tap) {
+                                          const Vmm& dst, bool raw, int tap, std::int64_t width_tap) {
     const bool masked = s.masked != nullptr && tap >= 0;
     const auto load = [&](const Vmm& to, const Address& a, int n, std::uint64_t bits) {
         if constexpr (!Ops::needs_vector_masks) {
@@ -40,7 +40,14 @@ void WindowEmitter<Ops>::load_item_vector(const ItemShape& s, int v, const Reg64
         const std::int64_t start = offset + first_lane * 2 * elem();
         const int span = s.whole_register_loads ? 2 * capacity : 2 * valid(s, v) - 1;
         if (even_element_loads(s) && !raw) {
-            ops_.load_even_elements(dst, at(base, start), span, vec(regs_.pair_hi));
+            // Whole dwords (bf16) or words (bytes) from the element before the span, or up to the element after
+            // it, where the row has that element: the even elements widen in place with no odd one to leave out.
+            const EvenSpanRoom room = even_span_room(s, v, width_tap);
+            if (room == EvenSpanRoom::none || s.whole_register_loads)
+                ops_.load_even_elements(dst, at(base, start), span, vec(regs_.pair_hi));
+            else if (room == EvenSpanRoom::before)
+                ops_.load_even_elements_in_pairs(dst, at(base, start - elem()), valid(s, v), true);
+            else ops_.load_even_elements_in_pairs(dst, at(base, start), valid(s, v), false);
             return;
         }
         const int low = std::min(capacity, span);
@@ -79,8 +86,8 @@ void WindowEmitter<Ops>::init_from_first_tap(const ItemShape& s, const Reg64& ba
             ++v;
             continue;
         }
-        load_item_vector(s, v, base, 0, vec(regs_.acc[v]), false);
-        if (f16()) load_item_vector(s, v, base, 0, vec(regs_.raw[v]), true);
+        load_item_vector(s, v, base, 0, vec(regs_.acc[v]), false, -1, 0);
+        if (f16()) load_item_vector(s, v, base, 0, vec(regs_.raw[v]), true, -1, 0);
         if (plan_.has_indices) ops_.broadcast_gpr(vec(regs_.idx[v]), tap_index_, plan_.index_lanes_64);
     }
 }
@@ -148,7 +155,7 @@ void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::i
             ++v;
             continue;
         }
-        load_item_vector(s, v, base, offset, vec(regs_.fresh), false);
+        load_item_vector(s, v, base, offset, vec(regs_.fresh), false, -1, tap);
         if (fast && plan_.watch_rows_for_nan && tap_watched(tap)) ops_.note_nan(vec(next_watch(v)), vec(regs_.fresh));
         if (fast && !plan_.has_indices && !f16()) {
             ops_.max_fast(vec(regs_.acc[v]), vec(regs_.fresh));
@@ -178,13 +185,14 @@ void WindowEmitter<Ops>::merge_loaded_values(int v, const Vmm& fresh, bool fast,
 
 // Taps-as-lanes items (fast rows only): one input row of the window, its width taps in the lanes. Integer
 // maxima without indices need no scan rank (equal values have equal bits); floats keep it for +0 and -0.
-// Without opmasks only the maximum is kept, lane by lane (lanes past the window keep theirs): the first
+// Without opmasks only the maximum is kept, lane by lane (lanes past the window merge the lowest value): the first
 // element equal to it is searched for at the store.
 template <typename Ops>
 void WindowEmitter<Ops>::merge_row_of_taps(const ItemShape& s, const Reg64& row, std::int64_t offset) {
     if constexpr (Ops::needs_vector_masks) {
         load_item_vector(s, 0, row, offset, vec(regs_.fresh), false);
-        if (s.lanes < register_lanes()) ops_.max_fast_lanes(vec(regs_.acc[0]), vec(regs_.fresh), (std::uint64_t{1} << s.lanes) - 1);
+        if (s.lanes < register_lanes())
+            ops_.max_fast_first_lanes_over(vec(regs_.acc[0]), vec(regs_.fresh), static_cast<int>(s.lanes), vec(regs_.empty_value));
         else ops_.max_fast(vec(regs_.acc[0]), vec(regs_.fresh));
     } else {
         if (plan_.has_indices) ops_.prepare_tap_index(tap_index_);
@@ -358,7 +366,7 @@ void WindowEmitter<Ops>::store_empty_item(const ItemShape& s) {
 
 // For the two traits compile() picks; emit_window.cpp instantiates the rest of the class.
 template void WindowEmitter<Avx512Ops>::load_item_vector(const ItemShape&, int, const Reg64&, std::int64_t, const Vmm&,
-                                                         bool, int);
+                                                         bool, int, std::int64_t);
 template void WindowEmitter<Avx512Ops>::init_from_first_tap(const ItemShape&, const Reg64&);
 template void WindowEmitter<Avx512Ops>::init_lowest(const ItemShape&);
 template void WindowEmitter<Avx512Ops>::merge_tap(const ItemShape&, const Reg64&, std::int64_t, bool, int);
@@ -366,7 +374,7 @@ template void WindowEmitter<Avx512Ops>::merge_loaded_values(int, const Vmm&, boo
 template void WindowEmitter<Avx512Ops>::store_item(const ItemShape&);
 template void WindowEmitter<Avx512Ops>::store_empty_item(const ItemShape&);
 template void WindowEmitter<Avx2Ops>::load_item_vector(const ItemShape&, int, const Reg64&, std::int64_t, const Vmm&,
-                                                       bool, int);
+                                                       bool, int, std::int64_t);
 template void WindowEmitter<Avx2Ops>::init_from_first_tap(const ItemShape&, const Reg64&);
 template void WindowEmitter<Avx2Ops>::init_lowest(const ItemShape&);
 template void WindowEmitter<Avx2Ops>::merge_tap(const ItemShape&, const Reg64&, std::int64_t, bool, int);

@@ -81,7 +81,14 @@ void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, s
         dec(tap_count_);
         jnz(w_loop, T_NEAR);
     }
-    if (rest > 0) add_step(tap_ptr_, rest);
+    // The rest of a planar row ends the row: a whole step back from its end, where the row holds one (its
+    // elements read twice change no sum's NaN), instead of a partial vector.
+    if (rest > 0 && full_steps > 0) {
+        add_imm(tap_ptr_, -(step_lanes - rest) * elem());
+        add_step(tap_ptr_, step_lanes);
+    } else if (rest > 0) {
+        add_step(tap_ptr_, rest);
+    }
     close_outer_rows(h_loop, d_loop);
     place(scanned);
     ops_.jump_if_nan_seen(sum_regs, sums, has_nan);

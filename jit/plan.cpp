@@ -337,9 +337,13 @@ private:
                                      std::to_string(widest_window) +
                                      " width taps: the reduction across lanes costs more than gathered lanes");
         }
-        if (!plan_.fast_segments.empty())
-            return chose(step, caps_.opmasks ? "taps as lanes"
-                                             : "taps as lanes, the first maximum found by a search of the window's rows");
+        if (!plan_.fast_segments.empty() && caps_.opmasks) return chose(step, "taps as lanes");
+        if (!plan_.fast_segments.empty()) {
+            // Lanes past the window are blended out at every row, so a row loads a whole register where the
+            // input row holds one: a partial vector of narrow data is a load per piece.
+            mark_whole_register_loads(plan_.fast_segments, axis_, plan_.lanes, plan_.vector_bytes / lane_bytes(plan_.compare));
+            return chose(step, "taps as lanes, the first maximum found by a search of the window's rows");
+        }
         if (!caps_.opmasks) return declined(step, "masked border items pick lanes by opmask");
         if (!adaptive_ && axis_.kernel <= max_unrolled_width_taps)
             plan_.fast_segments = masked_fast_segments(axis_, plan_.width_runs, plan_.vectors_per_block * plan_.lanes);

@@ -132,8 +132,8 @@ void mark_whole_register_loads(std::vector<Segment>& segments, const WidthAxis& 
     std::vector<Segment> marked;
     marked.reserve(segments.size() + 1);
     for (Segment& s : segments) {
-        const bool shaped = s.taps > 0 && !s.masked && !s.taps_as_lanes && !s.whole_plane &&
-                            (s.outputs_per_item == 1 || s.lane_step == 1 || s.lane_step == 2);  // else gathered
+        const bool shaped = s.taps > 0 && !s.masked && !s.whole_plane &&
+                            (s.taps_as_lanes || s.outputs_per_item == 1 || s.lane_step == 1 || s.lane_step == 2);  // else gathered
         if (!shaped || s.first_position < 0) {
             marked.push_back(s);
             continue;
@@ -141,9 +141,11 @@ void mark_whole_register_loads(std::vector<Segment>& segments, const WidthAxis& 
         const i128 last_vector_lane = (s.outputs_per_item - 1) / lanes * lanes;
         // The last element the first item's last vector reads at full width, from its first tap's position:
         // one register of lanes, or two of a pair; then the item's later taps.
-        const i128 reach = (s.outputs_per_item == 1 || s.lane_step == 1 ? last_vector_lane + register_lanes - 1
-                                                                        : 2 * last_vector_lane + 2 * register_lanes - 1) +
-                           static_cast<i128>(s.taps - 1) * a.dilation;
+        // Taps as lanes: one register from the window's first tap, once a row.
+        const i128 reach = s.taps_as_lanes ? register_lanes - 1
+                           : (s.outputs_per_item == 1 || s.lane_step == 1 ? last_vector_lane + register_lanes - 1
+                                                                          : 2 * last_vector_lane + 2 * register_lanes - 1) +
+                                 static_cast<i128>(s.taps - 1) * a.dilation;
         const i128 room = static_cast<i128>(a.in) - 1 - s.first_position - reach;  // >= 0: the first item fits
         // Items whose whole registers stay inside the row: all of them, or the first ones of a loop of items
         // (the rest become a segment of their own, with exact loads).

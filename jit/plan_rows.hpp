@@ -34,9 +34,9 @@ std::vector<PositionRun> adaptive_runs(const WidthAxis& a, std::size_t max_runs)
 // nxc: one item per output. ncx: items of `group` outputs, the last one partial.
 std::vector<Segment> segments_of(const std::vector<PositionRun>& runs, bool lanes_are_outputs, std::int64_t group);
 ComputedWindows computed_windows_of(const WidthAxis& a, bool adaptive);
-// Sets Segment::whole_register_loads on the planar segments (items of lanes 1 or 2 positions apart) whose loads at
-// a whole register's width (register_lanes elements, vectors of `lanes` lanes) stay inside the input row; a loop
-// of items whose last ones would pass the row's end is split there.
+// Sets Segment::whole_register_loads on the planar segments (items of lanes 1 or 2 positions apart, or taps as
+// lanes) whose loads at a whole register's width (register_lanes elements, vectors of `lanes` lanes) stay inside
+// the input row; a loop of items whose last ones would pass the row's end is split there.
 void mark_whole_register_loads(std::vector<Segment>& segments, const WidthAxis& a, std::int64_t lanes,
                                std::int64_t register_lanes);
 // Planar fast rows whose border outputs share items with interior ones through lane masks (empty: not possible).

@@ -68,12 +68,38 @@ public:
                 case DType::f64: g_.vmaskmovpd(dst, set_mask(valid, 8), src); return;
                 case DType::s64: g_.vpmaskmovq(dst, set_mask(valid, 8), src); return;
                 default:  // narrow data: the exact bytes into the low half, widened from the register
+                    if (valid == 1) {
+                        load_one_narrow(dst, src);
+                        return;
+                    }
                     xmm_from_memory(Xbyak::Xmm(dst.getIdx()), src.getRegExp(), valid * static_cast<int>(size_of(plan_.dtype)));
                     widen(dst, Xbyak::Xmm(dst.getIdx()));
                     return;
             }
         }
         load_full(dst, src);
+    }
+
+    // One narrow element, widened in every lane: a broadcast load reads exactly its bytes and, unlike an insert,
+    // does not wait for the register's previous value (the tap before, in a chain of single-lane taps).
+    void load_one_narrow(const Vmm& dst, const Xbyak::Address& src) {
+        const Xbyak::Xmm low(dst.getIdx());
+        switch (plan_.dtype) {
+            case DType::bf16:  // each dword holds the element twice: its high half is the f32 value
+                g_.vpbroadcastw(dst, g_.word[src.getRegExp()]);
+                g_.vpand(dst, dst, g_.ptr[g_.rip + high_words_]);
+                return;
+            case DType::f16:
+                g_.vpbroadcastw(low, g_.word[src.getRegExp()]);
+                g_.vcvtph2ps(dst, low);
+                return;
+            case DType::u8:
+            case DType::s8:
+                g_.vpbroadcastb(low, g_.byte[src.getRegExp()]);
+                widen(dst, low);
+                return;
+            default: throw Error("jit:avx2: load_one_narrow is for 8- and 16-bit data");
+        }
     }
 
     // f16 only: the raw 16-bit patterns, zero-extended to 32-bit lanes.
@@ -163,6 +189,14 @@ public:
         const Vmm mask = set_mask(valid, lane_bytes(plan_.compare));
         if (lanes_64()) g_.vblendvpd(fresh, m, fresh, mask);  // fresh <- mask ? fresh : m
         else g_.vblendvps(fresh, m, fresh, mask);
+        max_fast(m, fresh);
+    }
+    // As max_fast_lanes, the lanes past `valid` of fresh taken from `lowest` (the type's lowest value in every
+    // lane) rather than from m: the blend does not wait for m, so the maxima form a chain of one max each.
+    void max_fast_first_lanes_over(const Vmm& m, const Vmm& fresh, int valid, const Vmm& lowest) {
+        const Vmm mask = set_mask(valid, lane_bytes(plan_.compare));
+        if (lanes_64()) g_.vblendvpd(fresh, lowest, fresh, mask);
+        else g_.vblendvps(fresh, lowest, fresh, mask);
         max_fast(m, fresh);
     }
     // Whole-plane items: every lane of m <- the maximum over m's lanes; t: scratch.
@@ -391,6 +425,37 @@ public:
         }
     }
 
+    // As load_even_elements, where the row has an element before the span (at src, from_before) or one after it
+    // (src the span's start): `lanes` whole bf16 dwords (one load, masked past them) or byte words, each holding
+    // one even element, in its high half (from before) or its low half, with no odd element to leave out.
+    void load_even_elements_in_pairs(const Vmm& dst, const Xbyak::Address& src, int lanes, bool from_before) {
+        const Xbyak::Xmm low(dst.getIdx());
+        if (lanes < 1 || lanes > 8 || plan_.dtype == DType::f16 || size_of(plan_.dtype) > 2)
+            throw Error("jit:avx2: even-element loads are for bf16, u8 and s8 vectors of 1 to 8 lanes");
+        if (plan_.dtype == DType::bf16) {
+            if (lanes == 8) g_.vmovdqu(dst, src);
+            else if (lanes == 4) g_.vmovdqu(low, g_.xword[src.getRegExp()]);
+            else if (lanes < 4) xmm_from_memory(low, src.getRegExp(), 4 * lanes);
+            else g_.vpmaskmovd(dst, set_mask(lanes, 4), src);
+            if (from_before) g_.vpand(dst, dst, g_.ptr[g_.rip + high_words_]);
+            else g_.vpslld(dst, dst, 16);
+            return;
+        }
+        if (lanes == 8) {
+            g_.vpmovzxwd(dst, g_.xword[src.getRegExp()]);
+        } else {
+            xmm_from_memory(low, src.getRegExp(), 2 * lanes);
+            g_.vpmovzxwd(dst, low);
+        }
+        if (plan_.dtype == DType::u8) {
+            if (from_before) g_.vpsrld(dst, dst, 8);
+            else g_.vpand(dst, dst, g_.ptr[g_.rip + low_bytes_]);
+        } else {
+            g_.vpslld(dst, dst, from_before ? 16 : 24);
+            g_.vpsrad(dst, dst, 24);
+        }
+    }
+
     // At a jump target the mask register's content is unknown.
     void forget_mask() { mask_dwords_ = -1; }
 
@@ -491,6 +556,7 @@ private:
     // them; x's other bytes are unspecified.
     void xmm_from_memory(const Xbyak::Xmm& x, const Xbyak::RegExp& src, int bytes) {
         int done = 0;
+        if (bytes < 4) g_.vpxor(x, x, x);  // an insert first: cut its dependence on x's previous value
         for (const int width : {8, 4, 2, 1})
             for (; bytes - done >= width; done += width) {
                 const Xbyak::RegExp at = src + done;

@@ -346,6 +346,9 @@ public:
     void load_even_elements(const Vmm&, const Xbyak::Address&, int, const Vmm&) {
         throw Error("jit:avx512: even-element loads are not planned on AVX-512");
     }
+    void load_even_elements_in_pairs(const Vmm&, const Xbyak::Address&, int, bool) {
+        throw Error("jit:avx512: even-element loads are not planned on AVX-512");
+    }
     // One two-source permute gives the even lanes in order: pair order is lane order here.
     void deinterleave_even_in_pair_order(const Vmm& dst, const Vmm& lo, const Vmm& hi) { deinterleave_even(dst, lo, hi); }
     void restore_pair_order(const Vmm&) {}

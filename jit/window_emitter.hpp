@@ -22,6 +22,8 @@
 
 namespace pooljit::jit {
 
+__extension__ typedef __int128 i128;  // input positions near the 64-bit limits
+
 inline bool fits_i32(std::int64_t v) {
     return v >= std::numeric_limits<std::int32_t>::min() && v <= std::numeric_limits<std::int32_t>::max();
 }
@@ -36,6 +38,10 @@ struct ItemShape {
     bool taps_as_lanes = false;       // one output; lanes are its window's width taps, one load per input row
     bool whole_plane = false;         // one output; lanes are the whole plane's elements, `lanes` of them
     bool whole_register_loads = false;  // Segment::whole_register_loads
+    // Planar segments: the input positions of lane 0's first real tap in the first and in the last item (-1:
+    // not known), which tell whether a load may start an element early or end one late inside the row.
+    std::int64_t first_item_position = -1;
+    std::int64_t last_item_position = -1;
 };
 
 inline bool has_whole_plane(const KernelPlan& plan) {
@@ -119,6 +125,18 @@ private:
     // elements: in lane order, no deinterleave.
     bool even_element_loads(const ItemShape& s) const {
         return plan_.even_element_loads && s.lane_step == 2 && s.lanes > 1 && s.masked == nullptr;
+    }
+    // Where the input row has room around the even-element span of vector v at width tap `width_tap` (-1: any
+    // tap) in every item of the segment: an element before its first element, or one after its last.
+    enum class EvenSpanRoom { none, before, after };
+    EvenSpanRoom even_span_room(const ItemShape& s, int v, std::int64_t width_tap) const {
+        if (s.first_item_position < 0) return EvenSpanRoom::none;
+        const i128 lane_offset = static_cast<i128>(v) * plan_.lanes * 2;
+        const i128 tap_offset = width_tap < 0 ? 0 : static_cast<i128>(width_tap) * plan_.dilation_w;
+        if (s.first_item_position + tap_offset + lane_offset >= 1) return EvenSpanRoom::before;
+        if (width_tap < 0) return EvenSpanRoom::none;
+        const i128 after_last = s.last_item_position + tap_offset + lane_offset + 2 * (valid(s, v) - 1) + 1;
+        return after_last < plan_.in_width ? EvenSpanRoom::after : EvenSpanRoom::none;
     }
     // Vector v of the item and the next one load as a widened pair (plan.widened_pairs): v even, items of
     // consecutive lanes the row code merges itself.
@@ -214,10 +232,19 @@ private:
 
     ItemShape shape_of(const Segment& seg) const {
         if (nxc_) return {block_lanes_, 1, 1};
-        if (seg.taps_as_lanes) return {seg.taps, 1, 1, nullptr, true};
+        if (seg.taps_as_lanes) {
+            ItemShape s{seg.taps, 1, 1, nullptr, true};
+            s.whole_register_loads = seg.whole_register_loads;
+            return s;
+        }
         if (seg.whole_plane) return {seg.taps, 1, 1, nullptr, false, true};
         ItemShape s{seg.outputs_per_item, seg.lane_step, seg.outputs_per_item, seg.masked ? &seg : nullptr};
         s.whole_register_loads = seg.whole_register_loads;
+        const i128 last = static_cast<i128>(seg.first_position) + static_cast<i128>(seg.repeat - 1) * seg.item_step;
+        if (seg.first_position >= 0 && seg.repeat >= 1 && seg.item_step >= 0 && last < plan_.in_width) {
+            s.first_item_position = seg.first_position;
+            s.last_item_position = static_cast<std::int64_t>(last);
+        }
         return s;
     }
     ItemShape single_output_shape() const { return nxc_ ? ItemShape{block_lanes_, 1, 1} : ItemShape{1, 1, 1}; }
@@ -315,7 +342,7 @@ private:
 
     // emit_item_lanes.cpp
     void load_item_vector(const ItemShape& s, int v, const Reg64& base, std::int64_t offset, const Vmm& dst, bool raw,
-                          int tap = -1);
+                          int tap = -1, std::int64_t width_tap = -1);
     void init_from_first_tap(const ItemShape& s, const Reg64& base);
     void init_lowest(const ItemShape& s);
     void merge_loaded_values(int v, const Vmm& fresh, bool fast, int tap);

@@ -379,6 +379,25 @@ TEST(PlanFacts, NcxItemsLoadWholeRegistersInsideTheRow) {
     for (const jit::Segment& s : half.segments) EXPECT_FALSE(s.whole_register_loads);
 }
 
+// Without opmasks, taps-as-lanes rows blend the lanes past the window out at every row, so they load a whole
+// register where the input row holds one. Adaptive 13 -> 3 along the width: windows [0,5) [4,9) [8,13), one
+// load of 8 lanes a row from the window's start: the first two items stay inside the row, the third would
+// read positions 8 .. 15 and keeps its exact load.
+TEST(PlanFacts, Avx2TapsAsLanesLoadWholeRegistersInsideTheRow) {
+    const jit::KernelPlan bins = plan_of("adaptivemaxpool dt=bf16 layout=ncx src=1x256x13x13 out=3x3", jit::Isa::avx2);
+    jit::Segment inside{0, 2, 1, 5, 0, 4, 0};
+    inside.taps_as_lanes = true;
+    inside.whole_register_loads = true;
+    jit::Segment last{2, 1, 1, 5, 8, 4, 0};
+    last.taps_as_lanes = true;
+    ASSERT_EQ(bins.fast_segments.size(), 2u);
+    EXPECT_EQ(bins.fast_segments[0], inside);
+    EXPECT_EQ(bins.fast_segments[1], last);
+    // With opmasks the lanes past the window are never loaded.
+    for (const jit::Segment& s : plan_of("adaptivemaxpool dt=bf16 layout=ncx src=1x256x13x13 out=3x3").fast_segments)
+        EXPECT_FALSE(s.whole_register_loads);
+}
+
 TEST(PlanFacts, FloatRowsScanForNanAndFastCodeStartsFromTheLowestValue) {
     const auto plan = [](const char* dtype) {
         return plan_of(std::string("maxpool dt=") + dtype + " layout=nxc src=1x8x9x9 k=3x3 idx=s64");
