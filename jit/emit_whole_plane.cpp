@@ -64,6 +64,11 @@ void WindowEmitter<Ops>::emit_whole_plane_straight_maximum(const ItemShape& s, s
     load(m, 0);
     if (watch) ops_.note_nan(sum, m);
     for (std::int64_t v = 1; v < vectors_in_plane; ++v) {
+        if (plan_.widened_pairs && v + 1 < vectors_in_plane && valid(s, static_cast<int>(v) + 1) == plan_.lanes) {
+            merge_whole_plane_pair(m, m, at(window_, v * plan_.lanes * elem()), watch, sum, sum);
+            ++v;
+            continue;
+        }
         load(fresh, v);
         if (watch) ops_.note_nan(sum, fresh);
         const int n = valid(s, static_cast<int>(v));
@@ -132,7 +137,13 @@ void WindowEmitter<Ops>::emit_whole_plane_loop_maximum(const ItemShape& s, bool 
         mov(count, passes - 1);
         place(pass);
         for (int c = 0; c < chains; ++c) {
-            ops_.load_value(fresh, ptr[cursor + static_cast<std::int32_t>(c * bytes_per_vector)], plan_.lanes);
+            const Address at_c = ptr[cursor + static_cast<std::int32_t>(c * bytes_per_vector)];
+            if (plan_.widened_pairs && c + 1 < chains) {
+                merge_whole_plane_pair(vec(regs_.acc[c]), vec(regs_.acc[c + 1]), at_c, watch, sums[c], sums[c + 1]);
+                ++c;
+                continue;
+            }
+            ops_.load_value(fresh, at_c, plan_.lanes);
             if (watch) ops_.note_nan(sums[c], fresh);
             ops_.max_fast(vec(regs_.acc[c]), fresh);
         }
@@ -155,6 +166,21 @@ void WindowEmitter<Ops>::emit_whole_plane_loop_maximum(const ItemShape& s, bool 
     for (int c = 1; c < chains; ++c) ops_.max_fast(m, vec(regs_.acc[c]));
     if (watch) ops_.jump_if_nan_seen(sums, sum_count, *nan_exit_);
     ops_.maximum_to_all_lanes(m, t);
+}
+
+// Two whole vectors of bf16 at `from` as one load (plan.widened_pairs): the even elements into maximum m0 (and,
+// watched, NaN sum s0), the odd ones into m1 (and s1). The order is of no consequence to a maximum or a sum.
+template <typename Ops>
+void WindowEmitter<Ops>::merge_whole_plane_pair(const Vmm& m0, const Vmm& m1, const Address& from, bool watch,
+                                                const Vmm& s0, const Vmm& s1) {
+    const Vmm even = vec(regs_.fresh), odd = vec(regs_.scratch);
+    ops_.load_widened_pair(even, odd, from, 2 * static_cast<int>(plan_.lanes));
+    if (watch) {
+        ops_.note_nan(s0, even);
+        ops_.note_nan(s1, odd);
+    }
+    ops_.max_fast(m0, even);
+    ops_.max_fast(m1, odd);
 }
 
 // offset <- the plane offset of the first element equal to the maximum in acc[0]: a loop over the vectors until

@@ -453,6 +453,11 @@ private:
         if (plan_.dtype != DType::bf16) return;
         if (!caps_.widened_pairs) return declined(step, "the trait does not split a load into even and odd elements");
         if (p_.has_indices) return declined(step, "indices");
+        // A whole plane's maximum takes its vectors in any order: pairs of them, whatever the block.
+        if (has_whole_plane(plan_)) {
+            plan_.widened_pairs = true;
+            return chose(step, "the whole plane's maximum two vectors a load, even and odd elements");
+        }
         if (plan_.vectors_per_block < 2) return declined(step, "one vector a block");
         if (plan_.ring_rows > 0 || plan_.separable.enabled() || !plan_.fast_segments.empty())
             return declined(step, "the fast row is not plain items");

@@ -349,6 +349,11 @@ struct KernelPlan {
     friend bool operator==(const KernelPlan&, const KernelPlan&) = default;
 };
 
+// The plan's fast row is one whole-plane item (a global pool, an adaptive pool to one bin).
+inline bool has_whole_plane(const KernelPlan& plan) {
+    return !plan.fast_segments.empty() && plan.fast_segments.front().whole_plane;
+}
+
 // Choices the planner makes only where a problem needs them; tests force them on problems small enough to run.
 struct PlanOptions {
     bool wide_index_lanes = false;  // 64-bit index lanes beside half vectors of 32-bit compare lanes

@@ -44,10 +44,6 @@ struct ItemShape {
     std::int64_t last_item_position = -1;
 };
 
-inline bool has_whole_plane(const KernelPlan& plan) {
-    return !plan.fast_segments.empty() && plan.fast_segments.front().whole_plane;
-}
-
 template <typename Ops>
 class WindowEmitter : public Xbyak::CodeGenerator {
 public:
@@ -367,6 +363,7 @@ private:
     void emit_whole_plane(const ItemShape& s);
     void emit_whole_plane_straight_maximum(const ItemShape& s, std::int64_t vectors_in_plane, bool watch);
     void emit_whole_plane_straight_search(const ItemShape& s, std::int64_t vectors_in_plane, const Reg64& offset);
+    void merge_whole_plane_pair(const Vmm& m0, const Vmm& m1, const Address& from, bool watch, const Vmm& s0, const Vmm& s1);
     void emit_whole_plane_loop_maximum(const ItemShape& s, bool watch);
     void emit_whole_plane_loop_search(const ItemShape& s, const Reg64& offset);
 

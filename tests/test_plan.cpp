@@ -471,6 +471,11 @@ TEST(PlanFacts, WatchedRowsSumTheirLoadsInAsManyChainsAsTheRegistersHoldAndBf16L
     EXPECT_FALSE(pairs(stem, jit::Isa::avx2));
     EXPECT_TRUE(pairs("maxpool dt=bf16 layout=nxc src=16x2048x7x7 k=7x7", jit::Isa::avx2));  // tap passes
     EXPECT_FALSE(pairs("maxpool dt=bf16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2));
+    // A whole plane's maximum (global pools, PointNet, adaptive to one bin) takes its vectors in pairs in any
+    // block: the order is of no consequence to a maximum.
+    EXPECT_TRUE(pairs("maxpool dt=bf16 layout=ncx src=1x1024x1024 k=1024", jit::Isa::avx2));
+    EXPECT_TRUE(pairs("adaptivemaxpool dt=bf16 layout=ncx src=1x256x13x13 out=1x1", jit::Isa::avx2));
+    EXPECT_FALSE(pairs("adaptivemaxpool dt=bf16 layout=ncx src=1x256x13x13 out=1x1 idx=s64", jit::Isa::avx2));
     // Rows without a watch keep the one (unused) chain.
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2).watch_chains, 1);
 }
