@@ -26,6 +26,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <variant>
 #include <vector>
@@ -284,6 +285,38 @@ void run_overhang_shapes(const char* isa) {
                             run_one(g, layout, channels, width, dtype, shape);
 }
 
+// Planar rows of narrow data whose loads lean on the row's elements around a span: AVX2's even-element loads
+// from the element before a span, or up to the element after it; single elements as broadcasts; taps-as-lanes
+// rows as whole registers; a NaN scan's rest stepped back from the row's end; a whole plane's vectors in pairs.
+// Each in every narrow type (and f32 beside them), next to both guards.
+void run_planar_narrow_shapes(const char* isa) {
+    GuardRunner runner(isa);
+    constexpr std::array<const char*, 9> shapes = {
+        "maxpool layout=ncx src=1x3x5x16 k=2x2 s=2x2",                // tap 0 up to the element after, tap 1 from before
+        "maxpool layout=ncx src=2x3x7x112 k=3x3 s=2x2 pb=1x1 pe=1x1",  // the stem's rows; the last item's exact span
+        "maxpool layout=ncx src=1x3x2x4 k=1x1 s=1x2",                 // one-tap windows two apart
+        "maxpool layout=ncx src=1x2x1025 k=1025",                     // a whole plane: pairs, a partial vector
+        "adaptivemaxpool layout=ncx src=1x5x13x13 out=7x7",           // single-lane borders, stride-2 interior
+        "adaptivemaxpool layout=ncx src=1x5x13x13 out=6x6",           // stride-2 lanes from the row's first element
+        "adaptivemaxpool layout=ncx src=1x5x13x13 out=3x3",           // taps as lanes; the last window ends the row
+        "adaptivemaxpool layout=ncx src=1x5x13x13 out=2x2",
+        "adaptivemaxpool layout=ncx src=1x3x13x13 out=1x1",           // a whole plane of 169 elements
+    };
+    std::uint64_t seed = 0xB16A0000u;
+    for (const char* shape : shapes)
+        for (const char* dtype : {"bf16", "u8", "s8", "f16", "f32"})
+            for (const char* nan : {"propagate", "ignore"}) {
+                const bool adaptive = std::string_view(shape).starts_with("adaptive");  // always propagates
+                if (adaptive && std::string_view(nan) == "ignore") continue;
+                std::string line(shape);
+                line.insert(line.find(' '), std::string(" dt=") + dtype + (adaptive ? "" : std::string(" nan=") + nan));
+                pj::AnyPoolDesc desc = pj::parse_problem(line);
+                if (auto* max_pool = std::get_if<pj::MaxPoolDesc>(&desc); max_pool && seed % 3 == 0)
+                    max_pool->indices = index_variant(static_cast<std::size_t>(seed));
+                runner.run(desc, ++seed);
+            }
+}
+
 }  // namespace
 
 // The harness itself: one byte past the end, or one before the start, must fault.
@@ -317,6 +350,14 @@ TEST(GuardPages, EdgeShapesAvx2) {
 TEST(GuardPages, OverhangShapesAvx512) {
     POOLJIT_SKIP_UNLESS_CPU_RUNS(pooljit::jit::Isa::avx512);
     run_overhang_shapes("avx512");
+}
+TEST(GuardPages, PlanarNarrowShapesAvx512) {
+    POOLJIT_SKIP_UNLESS_CPU_RUNS(pooljit::jit::Isa::avx512);
+    run_planar_narrow_shapes("avx512");
+}
+TEST(GuardPages, PlanarNarrowShapesAvx2) {
+    POOLJIT_SKIP_UNLESS_CPU_RUNS(pooljit::jit::Isa::avx2);
+    run_planar_narrow_shapes("avx2");
 }
 TEST(GuardPages, OverhangShapesAvx2) {
     POOLJIT_SKIP_UNLESS_CPU_RUNS(pooljit::jit::Isa::avx2);
