@@ -476,6 +476,7 @@ private:
         if (plan_.lanes * lane_bytes(plan_.compare) != plan_.vector_bytes)
             return declined(step, "half vectors beside 64-bit index lanes");
         plan_.even_element_loads = true;
+        mark_room_around_first_loads(plan_.segments, axis_, plan_.lanes);
         chose(step, "lanes at stride 2 widen the even elements of one load");
     }
 

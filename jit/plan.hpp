@@ -81,6 +81,14 @@ struct Segment {
     // the input row at a whole register's width, so a partial vector loads a whole register (the lanes past the
     // item's outputs are never stored) instead of a masked or element-by-element load.
     bool whole_register_loads = false;
+    // ncx items of lanes 2 positions apart with exact loads (KernelPlan::even_element_loads): a load that has the
+    // input row's element before its span, or the one after it, takes whole dwords or words from there, its even
+    // elements widened in place. Every load after an item's first (a later tap or vector) has an element before
+    // it; the first (tap 0, first vector) has one where the segment's first real tap is past the row's start,
+    // and one after it where the last item's last lane's first tap is not the row's last element.
+    bool element_before_later_loads = false;
+    bool element_before_first_load = false;
+    bool element_after_first_load = false;
 
     friend bool operator==(const Segment&, const Segment&) = default;
 };

@@ -126,6 +126,19 @@ ComputedWindows computed_windows_of(const WidthAxis& a, bool adaptive) {
     return walk;
 }
 
+void mark_room_around_first_loads(std::vector<Segment>& segments, const WidthAxis& a, std::int64_t lanes) {
+    for (Segment& s : segments) {
+        if (s.taps <= 0 || s.masked || s.taps_as_lanes || s.whole_plane || s.whole_register_loads || s.lane_step != 2 ||
+            s.outputs_per_item < 2 || s.first_position < 0 || s.item_step < 0 || s.repeat < 1)
+            continue;
+        const i128 last_item = static_cast<i128>(s.first_position) + static_cast<i128>(s.repeat - 1) * s.item_step;
+        const i128 first_vector_lanes = std::min(s.outputs_per_item, lanes);
+        s.element_before_later_loads = true;
+        s.element_before_first_load = s.first_position >= 1;
+        s.element_after_first_load = last_item + 2 * (first_vector_lanes - 1) + 1 < a.in;
+    }
+}
+
 void mark_whole_register_loads(std::vector<Segment>& segments, const WidthAxis& a, std::int64_t lanes,
                                std::int64_t register_lanes) {
     if (lanes != register_lanes) return;  // half vectors beside 64-bit index lanes keep their exact loads

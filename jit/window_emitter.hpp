@@ -38,10 +38,9 @@ struct ItemShape {
     bool taps_as_lanes = false;       // one output; lanes are its window's width taps, one load per input row
     bool whole_plane = false;         // one output; lanes are the whole plane's elements, `lanes` of them
     bool whole_register_loads = false;  // Segment::whole_register_loads
-    // Planar segments: the input positions of lane 0's first real tap in the first and in the last item (-1:
-    // not known), which tell whether a load may start an element early or end one late inside the row.
-    std::int64_t first_item_position = -1;
-    std::int64_t last_item_position = -1;
+    bool element_before_later_loads = false;  // Segment::element_before_later_loads
+    bool element_before_first_load = false;   // Segment::element_before_first_load
+    bool element_after_first_load = false;    // Segment::element_after_first_load
 };
 
 template <typename Ops>
@@ -122,17 +121,14 @@ private:
     bool even_element_loads(const ItemShape& s) const {
         return plan_.even_element_loads && s.lane_step == 2 && s.lanes > 1 && s.masked == nullptr;
     }
-    // Where the input row has room around the even-element span of vector v at width tap `width_tap` (-1: any
-    // tap) in every item of the segment: an element before its first element, or one after its last.
+    // Where the input row has room around the even-element span of vector v at width tap `width_tap` (-1: not
+    // known) in every item of the segment: an element before its first element, or one after its last. Only the
+    // first load of an item (tap 0, vector 0) can start the row; the plan says what lies around it.
     enum class EvenSpanRoom { none, before, after };
     EvenSpanRoom even_span_room(const ItemShape& s, int v, std::int64_t width_tap) const {
-        if (s.first_item_position < 0) return EvenSpanRoom::none;
-        const i128 lane_offset = static_cast<i128>(v) * plan_.lanes * 2;
-        const i128 tap_offset = width_tap < 0 ? 0 : static_cast<i128>(width_tap) * plan_.dilation_w;
-        if (s.first_item_position + tap_offset + lane_offset >= 1) return EvenSpanRoom::before;
-        if (width_tap < 0) return EvenSpanRoom::none;
-        const i128 after_last = s.last_item_position + tap_offset + lane_offset + 2 * (valid(s, v) - 1) + 1;
-        return after_last < plan_.in_width ? EvenSpanRoom::after : EvenSpanRoom::none;
+        if (v > 0 || width_tap > 0) return s.element_before_later_loads ? EvenSpanRoom::before : EvenSpanRoom::none;
+        if (s.element_before_first_load) return EvenSpanRoom::before;  // and so every tap of the first vector
+        return width_tap == 0 && s.element_after_first_load ? EvenSpanRoom::after : EvenSpanRoom::none;
     }
     // Vector v of the item and the next one load as a widened pair (plan.widened_pairs): v even, items of
     // consecutive lanes the row code merges itself.
@@ -236,11 +232,9 @@ private:
         if (seg.whole_plane) return {seg.taps, 1, 1, nullptr, false, true};
         ItemShape s{seg.outputs_per_item, seg.lane_step, seg.outputs_per_item, seg.masked ? &seg : nullptr};
         s.whole_register_loads = seg.whole_register_loads;
-        const i128 last = static_cast<i128>(seg.first_position) + static_cast<i128>(seg.repeat - 1) * seg.item_step;
-        if (seg.first_position >= 0 && seg.repeat >= 1 && seg.item_step >= 0 && last < plan_.in_width) {
-            s.first_item_position = seg.first_position;
-            s.last_item_position = static_cast<std::int64_t>(last);
-        }
+        s.element_before_later_loads = seg.element_before_later_loads;
+        s.element_before_first_load = seg.element_before_first_load;
+        s.element_after_first_load = seg.element_after_first_load;
         return s;
     }
     ItemShape single_output_shape() const { return nxc_ ? ItemShape{block_lanes_, 1, 1} : ItemShape{1, 1, 1}; }

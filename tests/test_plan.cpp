@@ -371,7 +371,8 @@ TEST(PlanFacts, NcxItemsLoadWholeRegistersInsideTheRow) {
     const jit::KernelPlan vgg = plan_of("maxpool dt=bf16 layout=ncx src=1x64x224x224 k=2x2 s=2x2", jit::Isa::avx2);
     ASSERT_EQ(vgg.segments.size(), 2u);
     EXPECT_EQ(vgg.segments[0], (jit::Segment{0, 6, 16, 2, 0, 32, 2, false, false, false, true}));
-    EXPECT_EQ(vgg.segments[1], (jit::Segment{96, 1, 16, 2, 192, 32, 2}));
+    // The last item's exact loads: every load has the row's element before it (its first tap is at 192).
+    EXPECT_EQ(vgg.segments[1], (jit::Segment{96, 1, 16, 2, 192, 32, 2, false, false, false, false, true, true, true}));
     // Half vectors beside 64-bit index lanes keep exact loads.
     const jit::KernelPlan half = jit::make_plan(pj::resolve(pj::parse_max_pool(
                                                     "maxpool dt=f32 layout=ncx src=1x4x9x120 k=3x3 s=1x1 idx=s64")),
@@ -396,6 +397,34 @@ TEST(PlanFacts, Avx2TapsAsLanesLoadWholeRegistersInsideTheRow) {
     // With opmasks the lanes past the window are never loaded.
     for (const jit::Segment& s : plan_of("adaptivemaxpool dt=bf16 layout=ncx src=1x256x13x13 out=3x3").fast_segments)
         EXPECT_FALSE(s.whole_register_loads);
+}
+
+// Items of lanes 2 positions apart with exact loads say what the row holds around their first load (tap 0, first
+// vector), so that an even-element load can take whole dwords or words. Adaptive 13 -> 7 along the width:
+// outputs 1 .. 5 start at 1, 3, .. 9 (an element before: position 0); adaptive 13 -> 6: outputs start at 0,
+// 2, .. 10 (none before; after the last lane's first tap, 10, comes 11).
+TEST(PlanFacts, EvenElementLoadsKnowTheRoomAroundTheirFirstLoad) {
+    const auto stride_two = [](const std::string& line) {
+        for (const jit::Segment& s : plan_of(line, jit::Isa::avx2).segments)
+            if (s.lane_step == 2 && s.outputs_per_item > 1) return s;
+        return jit::Segment{};
+    };
+    const jit::Segment seven = stride_two("adaptivemaxpool dt=bf16 layout=ncx src=1x512x13x13 out=7x7");
+    EXPECT_EQ(seven.first_position, 1);
+    EXPECT_TRUE(seven.element_before_later_loads && seven.element_before_first_load);
+    const jit::Segment six = stride_two("adaptivemaxpool dt=u8 layout=ncx src=1x256x13x13 out=6x6");
+    EXPECT_EQ(six.first_position, 0);
+    EXPECT_TRUE(six.element_before_later_loads);
+    EXPECT_FALSE(six.element_before_first_load);
+    EXPECT_TRUE(six.element_after_first_load);
+    // VGG pool5's 7 outputs of 14: the first load starts the row and its last lane's tap, 12, has 13 after it.
+    const jit::Segment pool5 = stride_two("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2");
+    EXPECT_FALSE(pool5.element_before_first_load);
+    EXPECT_TRUE(pool5.element_after_first_load);
+    // f32 deinterleaves its pairs (no even-element loads), and AVX-512 loads its spans under opmasks.
+    EXPECT_FALSE(stride_two("maxpool dt=f32 layout=ncx src=1x512x14x14 k=2x2 s=2x2").element_before_later_loads);
+    for (const jit::Segment& s : plan_of("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2").segments)
+        EXPECT_FALSE(s.element_before_later_loads);
 }
 
 TEST(PlanFacts, FloatRowsScanForNanAndFastCodeStartsFromTheLowestValue) {
