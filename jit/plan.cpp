@@ -21,8 +21,9 @@
 //   choose_planar_nan_watch planar rows of plain items read by few windows: the watch instead of the scan
 //   choose_outer_unroll     items of rows whose windows hold the most common outer taps: those taps unrolled
 //   choose_watch_chains     watched rows: running NaN sums per vector, taken in turn by the taps
-//   choose_widened_pairs    bf16 items: two vectors a load, split into even and odd elements
+//   choose_widened_pairs    bf16 items and whole planes: two vectors a load, split into even and odd elements
 //   choose_even_element_loads  planar bf16/u8/s8 lanes at stride 2: one load, even elements widened in place
+//                           (and the row's room around each segment's first load)
 //   choose_separable_accumulators  separable rows and pixels: maxima in flight, the registers left over
 //   set_strides, set_prefetch, set_indices, set_tiling: the facts the code and the executor walk
 //   choose_shared_watch     watched channels-last rows: each input element added to the watch once per call
