@@ -43,7 +43,7 @@ void WindowEmitter<Ops>::load_item_vector(const ItemShape& s, int v, const Reg64
             // Whole dwords (bf16) or words (bytes) from the element before the span, or up to the element after
             // it, where the row has that element: the even elements widen in place with no odd one to leave out.
             const EvenSpanRoom room = even_span_room(s, v, width_tap);
-            if (room == EvenSpanRoom::none || s.whole_register_loads)
+            if (room == EvenSpanRoom::none)  // also whole-register segments: the plan marks no room there
                 ops_.load_even_elements(dst, at(base, start), span, vec(regs_.pair_hi));
             else if (room == EvenSpanRoom::before)
                 ops_.load_even_elements_in_pairs(dst, at(base, start - elem()), valid(s, v), true);

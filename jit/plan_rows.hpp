@@ -39,8 +39,8 @@ ComputedWindows computed_windows_of(const WidthAxis& a, bool adaptive);
 // the input row; a loop of items whose last ones would pass the row's end is split there.
 void mark_whole_register_loads(std::vector<Segment>& segments, const WidthAxis& a, std::int64_t lanes,
                                std::int64_t register_lanes);
-// Sets Segment::element_before_first_load / element_after_first_load on the segments of items of lanes 2 positions
-// apart with exact loads (vectors of `lanes` lanes).
+// Sets Segment::element_before_later_loads, element_before_first_load and element_after_first_load on the
+// segments of items of lanes 2 positions apart with exact loads (vectors of `lanes` lanes).
 void mark_room_around_first_loads(std::vector<Segment>& segments, const WidthAxis& a, std::int64_t lanes);
 // Planar fast rows whose border outputs share items with interior ones through lane masks (empty: not possible).
 std::vector<Segment> masked_fast_segments(const WidthAxis& a, const std::vector<WidthRun>& runs, std::int64_t group);
