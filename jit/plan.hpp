@@ -1,5 +1,6 @@
-// The planner: a pure function (Problem, Isa) -> KernelPlan (its steps: plan.cpp). A plan is data: the emitters translate it into
-// instructions and make no decisions of their own; tests assert plans without running code.
+// The planner: a pure function (Problem, Isa) -> KernelPlan (its steps: plan.cpp and the files it names). A plan
+// is data: the emitters translate it into instructions and make no decisions of their own; tests assert plans
+// without running code.
 #pragma once
 
 #include "jit/isa.hpp"

@@ -1,6 +1,7 @@
 // The geometry the planner's choices are made of: runs of equal windows along the width, the segments and
 // items they become, computed windows, the special item shapes of planar fast rows, planes in registers, and
-// index multipliers. Pure functions of the problem; the choices themselves are in plan.cpp.
+// index multipliers. Pure functions of the problem; the choices themselves are in plan.cpp and the files it
+// names.
 #include "jit/plan_rows.hpp"
 
 #include <pooljit/types.hpp>
