@@ -248,6 +248,15 @@ public:
             else g_.vmovdqu(dst, value);
             return;
         }
+        if (valid == 1) {  // one element: straight from lane 0, no packs (a whole plane's or a row tail's output)
+            const Xbyak::Xmm lane0(value.getIdx());
+            switch (plan_.dtype) {
+                case DType::bf16: g_.vpextrw(dst, lane0, 1); return;  // the f32's high half
+                case DType::f16: g_.vpextrw(dst, lane0, 0); return;   // raw bits, zero-extended
+                case DType::u8: case DType::s8: g_.vpextrb(dst, lane0, 0); return;  // the value's low byte
+                default: break;
+            }
+        }
         const Xbyak::Xmm narrow(scratch.getIdx());
         switch (plan_.dtype) {
             case DType::f32: case DType::s32: case DType::f64: case DType::s64:
