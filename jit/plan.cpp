@@ -59,6 +59,16 @@ namespace {
 // rest of the registers to raw bits, indices, rings and masks: an eighth of the register file (4 zmm of 32, 2
 // ymm of 16), then fewer where the plan's registers would not fit.
 constexpr int registers_per_block_vector = 8;
+// With indices, in rows bound by compares or in windows of at least min_taps_of_long_index_chains taps, a fifth
+// (3 ymm of 16; AVX-512 keeps max_vectors, 4 zmm of 32): each tap is a compare and two blends, a longer chain
+// per vector, and where the window's input is not in L1 (pixels of 1 KiB, whose window rows fall into a few L1
+// sets) a third chain keeps a third load in flight. Measured on AVX2 (Zen 3, 1 thread, same-run A/B, nxc, s64
+// indices unless stated): SPP k9 f32 3852 -> 3005 us, u8 2767 -> 2055, bf16 4138 -> 3301; SPPF f32 947 -> 685;
+// Inception s32 136.9 -> 121.1; PointNet u8 115.8 -> 92.0, bf16 212 -> 160; global 7x7 u8 212 -> 166. Short
+// windows of memory-bound rows keep 2: with 3 the 24-channel blocks left a channel tail that the rows swept
+// apart (SegNet u8 nxc 2347 -> 3607 us, audio f32 2918 -> 3331).
+constexpr int registers_per_block_vector_with_indices = 5;
+constexpr double min_taps_of_long_index_chains = 16;
 // Channels one nxc call sweeps per output pixel, in bytes: 2048 f32 channels.
 constexpr std::int64_t max_sweep_bytes = 8192;
 // Planar rows prefetch the input about this far ahead of the row they compute; past max_prefetch_bytes of
@@ -161,12 +171,29 @@ void Planner::choose_lanes() {
     if (p_.has_indices) plan_.index_dtype = p_.index_dtype;
 }
 
-// As many vectors per block as the lanes need, up to an eighth of the registers, and fewer while the plan's
-// registers (accumulators, raw f16 bits, indices, the trait's masks) would not fit.
+// Channels-last indices whose compare-and-blend chains are long enough to want a third vector a block (see
+// registers_per_block_vector_with_indices): rows bound by compares, or windows of many taps (a global pool's,
+// an adaptive bin of ceil(in / out) + 1 a side at most). Planar rows keep their blocking: later steps of theirs
+// (taps as lanes) take registers that a third vector would leave them short of.
+bool Planner::long_index_chains() const {
+    if (!p_.has_indices || lanes_are_outputs_) return false;  // measured channels last only
+    if (reads_per_element(p_) >= min_reads_of_compare_bound_rows) return true;
+    double taps = 1;
+    for (int a = 0; a < p_.spatial_rank; ++a) {
+        const auto u = static_cast<std::size_t>(a);
+        taps *= adaptive_ ? static_cast<double>((p_.in[u] + p_.out[u] - 1) / p_.out[u] + 1) : static_cast<double>(p_.kernel[u]);
+    }
+    return taps >= min_taps_of_long_index_chains;
+}
+
+// As many vectors per block as the lanes need, up to an eighth of the registers (a fifth for long index
+// chains), and fewer while the plan's registers (accumulators, raw f16 bits, indices, the trait's masks) would
+// not fit.
 void Planner::choose_vector_blocking() {
     const std::int64_t lane_items = lanes_are_outputs_ ? plan_.out_width : p_.channels;
     const std::int64_t vectors_needed = (lane_items + plan_.lanes - 1) / plan_.lanes;
-    const int most = std::min(max_vectors, caps_.vector_registers / registers_per_block_vector);
+    const int most = std::min(max_vectors, caps_.vector_registers / (long_index_chains() ? registers_per_block_vector_with_indices
+                                                                                        : registers_per_block_vector));
     plan_.vectors_per_block = static_cast<int>(std::clamp<std::int64_t>(vectors_needed, 1, most));
     while (plan_.vectors_per_block > 1 && !fits_registers(plan_)) --plan_.vectors_per_block;
     // A column ring with indices keeps an index vector beside each of its k x vectors row maxima, and one

@@ -57,6 +57,7 @@ private:
 
     // plan.cpp: lanes, blocking, the width's code and the facts the code and the executor walk.
     void choose_lanes();
+    bool long_index_chains() const;
     void choose_vector_blocking();
     void choose_channel_blocks();
     void choose_width_code();
