@@ -62,11 +62,11 @@ constexpr int registers_per_block_vector = 8;
 // With indices, in rows bound by compares or in windows of at least min_taps_of_long_index_chains taps, a fifth
 // (3 ymm of 16; AVX-512 keeps max_vectors, 4 zmm of 32): each tap is a compare and two blends, a longer chain
 // per vector, and where the window's input is not in L1 (pixels of 1 KiB, whose window rows fall into a few L1
-// sets) a third chain keeps a third load in flight. Measured on AVX2 (Zen 3, 1 thread, same-run A/B, nxc, s64
-// indices unless stated): SPP k9 f32 3852 -> 3005 us, u8 2767 -> 2055, bf16 4138 -> 3301; SPPF f32 947 -> 685;
-// Inception s32 136.9 -> 121.1; PointNet u8 115.8 -> 92.0, bf16 212 -> 160; global 7x7 u8 212 -> 166. Short
-// windows of memory-bound rows keep 2: with 3 the 24-channel blocks left a channel tail that the rows swept
-// apart (SegNet u8 nxc 2347 -> 3607 us, audio f32 2918 -> 3331).
+// sets) a third chain keeps a third load in flight. Measured on AVX2 (Zen 3, 1 thread, same-run A/B, lowest of
+// 6 rounds, nxc, s64 indices unless stated): SPP k9 f32 4309 -> 3640 us, u8 2877 -> 2159, bf16 4154 -> 3294;
+// SPPF f32 948 -> 697 (s32 977 -> 679); Inception 154 -> 142 (s32 142 -> 127); PointNet u8 111 -> 92; global
+// 7x7 u8 252 -> 195. Short windows of memory-bound rows keep 2: with 3 the 24-channel blocks left a channel
+// tail that the rows swept apart (SegNet u8 nxc 2347 -> 3607 us, audio f32 2918 -> 3331).
 constexpr int registers_per_block_vector_with_indices = 5;
 constexpr double min_taps_of_long_index_chains = 16;
 // Channels one nxc call sweeps per output pixel, in bytes: 2048 f32 channels.
