@@ -181,7 +181,9 @@ bool Planner::long_index_chains() const {
     double taps = 1;
     for (int a = 0; a < p_.spatial_rank; ++a) {
         const auto u = static_cast<std::size_t>(a);
-        taps *= adaptive_ ? static_cast<double>((p_.in[u] + p_.out[u] - 1) / p_.out[u] + 1) : static_cast<double>(p_.kernel[u]);
+        // ceil(in / out) + 1 without in + out, which could pass 2^63.
+        const std::int64_t side = adaptive_ ? (p_.in[u] - 1) / p_.out[u] + 2 : p_.kernel[u];
+        taps *= static_cast<double>(side);
     }
     return taps >= min_taps_of_long_index_chains;
 }
