@@ -194,8 +194,8 @@ bool Planner::long_index_chains() const {
 void Planner::choose_vector_blocking() {
     const std::int64_t lane_items = lanes_are_outputs_ ? plan_.out_width : p_.channels;
     const std::int64_t vectors_needed = (lane_items + plan_.lanes - 1) / plan_.lanes;
-    const int most = std::min(max_vectors, caps_.vector_registers / (long_index_chains() ? registers_per_block_vector_with_indices
-                                                                                        : registers_per_block_vector));
+    const int per_vector = long_index_chains() ? registers_per_block_vector_with_indices : registers_per_block_vector;
+    const int most = std::min(max_vectors, caps_.vector_registers / per_vector);
     plan_.vectors_per_block = static_cast<int>(std::clamp<std::int64_t>(vectors_needed, 1, most));
     while (plan_.vectors_per_block > 1 && !fits_registers(plan_)) --plan_.vectors_per_block;
     // A column ring with indices keeps an index vector beside each of its k x vectors row maxima, and one
