@@ -25,7 +25,7 @@ std::int64_t WindowEmitter<Ops>::separable_buffer_bytes() const {
     if (!sep.enabled()) return 0;
     const std::int64_t maxima_bytes = sep.maxima_vectors * Ops::vector_bytes;
     if (nxc_)  // one padded row of pixels, in whole cache lines, then the rows of maxima
-        return (sep.row_lanes() * plan_.vectors_per_block * Ops::vector_bytes + 63) / 64 * 64 + sep.buffered_rows() * maxima_bytes;
+        return separable_pixels_padded_bytes() + sep.buffered_rows() * maxima_bytes;
     return sep.buffered_rows() * (sep.row_lanes() * lane_bytes(plan_.compare) + maxima_bytes);
 }
 

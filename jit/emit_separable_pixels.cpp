@@ -19,6 +19,66 @@
 
 namespace pooljit::jit {
 
+// Channels last: the padded row of positions (a pixel; with indices, then a vector of index lanes), in whole
+// cache lines.
+template <typename Ops>
+std::int64_t WindowEmitter<Ops>::separable_pixels_padded_bytes() const {
+    return (plan_.separable.row_lanes() * separable_position_bytes() + 63) / 64 * 64;
+}
+
+// The padding around the input in the padded row at tap_ptr_ (the empty value), stored once a call: the copies
+// only write the input's pixels.
+template <typename Ops>
+void WindowEmitter<Ops>::store_separable_padding() {
+    const SeparableRows& sep = plan_.separable;
+    const std::int64_t position = separable_position_bytes();
+    for (std::int64_t p = 0; p < sep.row_lanes(); ++p) {
+        if (p == sep.pad_lanes) p = std::min(sep.row_lanes(), sep.pad_lanes + plan_.in_width);
+        if (p == sep.row_lanes()) break;
+        for (int v = 0; v < plan_.vectors_per_block; ++v)
+            vmovups(ptr[tap_ptr_ + static_cast<std::int32_t>(p * position + v * Ops::vector_bytes)], vec(regs_.empty_value));
+    }
+}
+
+// `count` pixels from window_ into the padded row from indices_, through the accumulators; floats' loaded vectors
+// summed among themselves first, then into the watch (one running sum's add per vector was a chain of its
+// latency).
+template <typename Ops>
+void WindowEmitter<Ops>::separable_copy_pixels(int count) {
+    const int V = plan_.vectors_per_block;
+    const std::int64_t L = plan_.lanes, position = separable_position_bytes(), vector_storage = L * elem();
+    const std::vector<int> accs = separable_accumulators();
+    const auto acc = [&](int i) { return vec(accs[static_cast<std::size_t>(i)]); };
+    for (int i = 0; i < count; ++i)
+        for (int v = 0; v < V; ++v) {
+            ops_.load_value(acc(i * V + v), at(window_, wrap_mul(i, plan_.src_step_w) + v * vector_storage), static_cast<int>(L));
+            vmovups(ptr[indices_ + static_cast<std::int32_t>(i * position + v * Ops::vector_bytes)], acc(i * V + v));
+        }
+    if (!plan_.is_float) return;
+    const int n = count * V;
+    for (int width = 1; width < n; width *= 2)
+        for (int i = 0; i + width < n; i += 2 * width) ops_.note_nan(acc(i), acc(i + width));
+    ops_.note_nan(vec(regs_.plane_sum), acc(0));
+}
+
+// `total` steps of `body` over `unroll` items at a time (a loop on tap_count_), then the rest; `advance` after
+// each full step.
+template <typename Ops>
+template <typename Body, typename Advance>
+void WindowEmitter<Ops>::separable_steps(std::int64_t total, int unroll, Body&& body, Advance&& advance) {
+    const std::int64_t full = total / unroll, rest = total % unroll;
+    if (full > 0) {
+        Label loop;
+        mov(tap_count_, full);
+        place(loop);
+        body(unroll);
+        advance(unroll);
+        dec(tap_count_);
+        jnz(loop, T_NEAR);
+    }
+    if (rest > 0) body(static_cast<int>(rest));
+}
+
 template <typename Ops>
 void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) {
     const SeparableRows& sep = plan_.separable;
@@ -28,7 +88,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
     const int V = plan_.vectors_per_block;
     const std::int64_t L = plan_.lanes, vb = Ops::vector_bytes, pixel = std::int64_t{V} * vb;
     if (block_lanes_ != std::int64_t{V} * L) throw Error("jit: separable pixels fill whole registers with channels");
-    const std::int64_t padded_bytes = (sep.row_lanes() * pixel + 63) / 64 * 64, maxima_bytes = sep.maxima_vectors * vb;
+    const std::int64_t padded_bytes = separable_pixels_padded_bytes(), maxima_bytes = sep.maxima_vectors * vb;
     const std::int64_t vector_storage = L * elem();  // input bytes of one vector of channels
     const std::vector<int> accs = separable_accumulators();
     const auto acc = [&](int i) { return vec(accs[static_cast<std::size_t>(i)]); };
@@ -36,8 +96,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
     const int unroll = static_cast<int>(accs.size()) / V;
     if (unroll < 1 || unroll * V != static_cast<int>(accs.size()))
         throw Error("jit: separable pixels take whole blocks of accumulators");
-    const bool watch = plan_.is_float;
-    const Vmm fresh = vec(regs_.fresh), empty = vec(regs_.empty_value);
+    const Vmm fresh = vec(regs_.fresh);
 
     // Registers: row_src_ the input row being copied; dst_ the output row; tap_ptr_ the padded row;
     // window_index_ the rows of maxima; d_ptr_ rows left in the call; h_index_ rows of this group; h_count_,
@@ -46,12 +105,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
     const Reg64 &padded = tap_ptr_, &maxima = window_index_, &group = h_index_;
     begin_separable_call(other_calls, padded_bytes);
 
-    // The padding around the input, stored once a call: the copies only write the input's pixels.
-    for (std::int64_t p = 0; p < sep.row_lanes(); ++p) {
-        if (p == sep.pad_lanes) p = std::min(sep.row_lanes(), sep.pad_lanes + plan_.in_width);
-        if (p == sep.row_lanes()) break;
-        for (int v = 0; v < V; ++v) vmovups(ptr[padded + static_cast<std::int32_t>(p * pixel + v * vb)], empty);
-    }
+    store_separable_padding();
 
     Label group_loop;
     begin_separable_group(group_loop);
@@ -59,20 +113,6 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
     // Each input row of the group, (group - 1) * row_step + taps_h of them one tap stride apart: copied into the
     // padded row, then its maxima into the group's next row of maxima.
     {
-        // `count` pixels from window_ into the padded row from indices_; floats' loaded vectors summed among
-        // themselves first, then into the watch (one running sum's add per vector was a chain of its latency).
-        const auto copy_pixels = [&](int count) {
-            for (int i = 0; i < count; ++i)
-                for (int v = 0; v < V; ++v) {
-                    ops_.load_value(acc(i * V + v), at(window_, wrap_mul(i, plan_.src_step_w) + v * vector_storage), static_cast<int>(L));
-                    vmovups(ptr[indices_ + static_cast<std::int32_t>(i * pixel + v * vb)], acc(i * V + v));
-                }
-            if (!watch) return;
-            const int n = count * V;
-            for (int width = 1; width < n; width *= 2)
-                for (int i = 0; i + width < n; i += 2 * width) ops_.note_nan(acc(i), acc(i + width));
-            ops_.note_nan(vec(regs_.plane_sum), acc(0));
-        };
         // The maxima of `count` outputs' width taps from window_ (the first output's window in the padded row)
         // into h_ptr_. Paired windows (stride 1): output i + 1's taps 0 .. k - 2 are output i's taps 1 .. k - 1,
         // whose maximum is taken once; output i merges it after its own first tap, output i + 1 its last tap after
@@ -112,33 +152,18 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
                 for (int v = 0; v < V; ++v)
                     vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(i * pixel + v * vb)], acc(i * V + v));
         };
-        // `total` steps of `body` over `unroll` items at a time (a loop), then the rest; `advance` after each.
-        const auto in_steps = [&](std::int64_t total, auto&& body, auto&& advance) {
-            const std::int64_t full = total / unroll, rest = total % unroll;
-            if (full > 0) {
-                Label loop;
-                mov(tap_count_, full);
-                place(loop);
-                body(unroll);
-                advance(unroll);
-                dec(tap_count_);
-                jnz(loop, T_NEAR);
-            }
-            if (rest > 0) body(static_cast<int>(rest));
-        };
-
         Label input_row;
         separable_group_input_rows(h_count_);
         mov(h_ptr_, maxima);
         place(input_row);
         mov(window_, row_src_);
         lea(indices_, ptr[padded + static_cast<std::int32_t>(sep.pad_lanes * pixel)]);
-        in_steps(plan_.in_width, copy_pixels, [&](int count) {
+        separable_steps(plan_.in_width, unroll, [&](int count) { separable_copy_pixels(count); }, [&](int count) {
             add_imm(window_, wrap_mul(count, plan_.src_step_w));
             add(indices_, static_cast<std::int32_t>(count * pixel));
         });
         mov(window_, padded);
-        in_steps(plan_.out_width, reduce_outputs, [&](int count) {
+        separable_steps(plan_.out_width, unroll, reduce_outputs, [&](int count) {
             add(window_, static_cast<std::int32_t>(count * plan_.stride_w * pixel));
             add(h_ptr_, static_cast<std::int32_t>(count * pixel));
         });
@@ -202,7 +227,238 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
     next_separable_group(group_loop, done);
 }
 
+// Separable pixels with indices: the same passes, each maximum's index lanes (32-bit, beside 32-bit compare
+// lanes) carried beside it. The padded row has one vector of index lanes a position after its pixels, stored
+// once a call: the width part of the position's index (w x index_mult_w), broadcast. A row maximum takes the
+// index lanes of the tap it took, plus its input row's part; each output row's merge takes a later row's
+// maximum only where it is greater, so ties keep the earlier row and, within it, the earlier tap: the first
+// maximum in scan order. Padding: the empty value, which a later real tap replaces only where it is greater.
+// So a window that starts in the padding and whose real taps are all the empty value keeps a padded tap: the
+// positions before the input carry the first input position's index, which is then that window's first real
+// tap (the planner takes contiguous windows along the width with a real tap each). Positions after the input
+// come after a window's real taps and are never taken.
+template <typename Ops>
+void WindowEmitter<Ops>::emit_separable_pixel_indices(Label& other_calls, Label& done) {
+    const SeparableRows& sep = plan_.separable;
+    if (!nxc_ || !plan_.has_indices || plan_.index_lanes_64 || plan_.index_relative_to_window || f16() ||
+        lane_bytes(plan_.compare) != 4 || plan_.spatial_rank != 2 || sep.phases != 1 || sep.row_step < 1 ||
+        plan_.dilation_w != 1 || block_lanes_ != plan_.channel_block || sweep_ != 1)
+        throw Error("jit: separable pixels with indices are channels-last 2-D rows of 32-bit lanes, one full block a call");
+    const int V = plan_.vectors_per_block;
+    const std::int64_t L = plan_.lanes, vb = Ops::vector_bytes, pixel = std::int64_t{V} * vb;
+    if (block_lanes_ != std::int64_t{V} * L) throw Error("jit: separable pixels fill whole registers with channels");
+    // A padded position: its pixel, then its index lanes. A row of maxima: each output's V value vectors, then its
+    // V index vectors.
+    const std::int64_t position_bytes = separable_position_bytes();
+    const std::int64_t output_bytes = 2 * pixel, maxima_bytes = sep.maxima_vectors * vb;
+    const std::int64_t vector_storage = L * elem(), index_out_stride = plan_.dst_out_stride_w / elem() * index_elem();
+    const std::vector<int> accs = separable_accumulators();
+    const int unroll = static_cast<int>(accs.size()) / V;
+    if (unroll < 1 || unroll * V != static_cast<int>(accs.size()))
+        throw Error("jit: separable pixels take whole blocks of accumulators");
+    const auto acc = [&](int i) { return vec(accs[static_cast<std::size_t>(i)]); };
+    const auto idx = [&](int i) { return vec(i < V ? regs_.idx[i] : regs_.separable_idx + i - V); };
+    // chan_base holds the input row's index part during the row passes, the channel part at the stores.
+    const Vmm fresh = vec(regs_.fresh), row_part = vec(regs_.chan_base), scratch = vec(regs_.scratch);
+
+    // Registers: as emit_separable_pixels, and tap_index_ the input row's index part (row passes) or the output
+    // row's first row of maxima (merges); dst_ and indices_ the outputs from slot_sep_dst and slot_sep_indices,
+    // big_offset_ the lane table. The call's row slots are left as they were, for the row code.
+    const Reg64 &padded = tap_ptr_, &maxima = window_index_, &group = h_index_;
+    begin_separable_call(other_calls, separable_pixels_padded_bytes());
+    for (const auto& [from, to] : {std::pair{slot_row_dst, slot_sep_dst}, std::pair{slot_row_indices, slot_sep_indices},
+                                   std::pair{slot_index_base, slot_sep_index_base},
+                                   std::pair{slot_channel_index_base, slot_sep_channel_base}}) {
+        mov(scratch_, ptr[rsp + from]);
+        mov(ptr[rsp + to], scratch_);
+    }
+    store_separable_padding();
+    // The padded row's index lanes: position p holds the width part of input position clamp(p - pad, 0, in - 1).
+    {
+        const auto store_positions = [&](std::int64_t count, bool step) {
+            if (count <= 0) return;
+            Label loop;
+            mov(tap_count_, count);
+            place(loop);
+            vmovups(ptr[h_ptr_], fresh);
+            if (step) ops_.add_lanes(fresh, scratch, false);
+            add(h_ptr_, static_cast<std::int32_t>(position_bytes));
+            dec(tap_count_);
+            jnz(loop, T_NEAR);
+        };
+        lea(h_ptr_, ptr[padded + static_cast<std::int32_t>(pixel)]);
+        mov(scratch_, plan_.index_mult_w);
+        ops_.broadcast_gpr(scratch, scratch_, false);
+        ops_.zero_vector(fresh);
+        store_positions(sep.pad_lanes, false);
+        store_positions(plan_.in_width, true);
+        mov(scratch_, wrap_mul(plan_.in_width - 1, plan_.index_mult_w));
+        ops_.broadcast_gpr(fresh, scratch_, false);
+        store_positions(sep.row_lanes() - sep.pad_lanes - plan_.in_width, false);
+    }
+
+    Label group_loop;
+    begin_separable_group(group_loop);
+
+    // Each input row of the group: copied into the padded row, then its maxima with their indices into the
+    // group's next row of maxima.
+    {
+        // The maxima of `count` outputs' width taps from window_ (the first output's window in the padded row)
+        // into h_ptr_, their indices plus the row's part.
+        const auto value_at = [&](std::int64_t position, int v) {
+            return ptr[window_ + static_cast<std::int32_t>(position * position_bytes + v * vb)];
+        };
+        const auto index_at = [&](std::int64_t position) {
+            return ptr[window_ + static_cast<std::int32_t>(position * position_bytes + pixel)];
+        };
+        // Maximum i (value and index vector v) <- the tap at `position` where it is greater.
+        const auto merge_tap = [&](int i, std::int64_t position) {
+            vmovups(fresh, value_at(position, i % V));
+            ops_.compute_take_fast(fresh, acc(i));
+            ops_.blend_take(acc(i), fresh);
+            ops_.blend_take_index_from(idx(i), index_at(position));
+        };
+        const auto reduce_outputs = [&](int count) {
+            // Paired windows, as emit_separable_pixels: output i + 1's taps 0 .. k - 2 are output i's taps 1 .. k - 1,
+            // merged once; output i merges them after its first tap, output i + 1 its last tap after them.
+            int unpaired = 0;
+            if (sep.paired_width_windows)
+                for (; unpaired + 1 < count; unpaired += 2)
+                    for (int v = 0; v < V; ++v) {
+                        const int left = unpaired * V + v, shared = (unpaired + 1) * V + v;
+                        vmovups(acc(shared), value_at(unpaired + 1, v));
+                        vmovups(idx(shared), index_at(unpaired + 1));
+                        for (std::int64_t t = 2; t < plan_.kernel_w; ++t) merge_tap(shared, unpaired + t);
+                        vmovups(acc(left), value_at(unpaired, v));
+                        vmovups(idx(left), index_at(unpaired));
+                        ops_.compute_take_fast(acc(shared), acc(left));
+                        ops_.blend_take(acc(left), acc(shared));
+                        ops_.blend_take_index_from(idx(left), idx(shared));
+                        merge_tap(shared, unpaired + plan_.kernel_w);
+                    }
+            for (std::int64_t t = 0; t < plan_.kernel_w; ++t)
+                for (int i = unpaired; i < count; ++i)
+                    for (int v = 0; v < V; ++v) {
+                        const std::int64_t position = i * plan_.stride_w + t;
+                        if (t > 0) {
+                            merge_tap(i * V + v, position);
+                            continue;
+                        }
+                        vmovups(acc(i * V + v), value_at(position, v));
+                        vmovups(idx(i * V + v), index_at(position));
+                    }
+            for (int i = 0; i < count; ++i)
+                for (int v = 0; v < V; ++v) {
+                    ops_.add_lanes(idx(i * V + v), row_part, false);
+                    vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(i * output_bytes + v * vb)], acc(i * V + v));
+                    vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(i * output_bytes + pixel + v * vb)], idx(i * V + v));
+                }
+        };
+
+        Label input_row;
+        mov(tap_index_, ptr[rsp + slot_sep_index_base]);
+        separable_group_input_rows(h_count_);
+        mov(h_ptr_, maxima);
+        place(input_row);
+        mov(window_, row_src_);
+        lea(indices_, ptr[padded + static_cast<std::int32_t>(sep.pad_lanes * position_bytes)]);
+        separable_steps(plan_.in_width, unroll, [&](int count) { separable_copy_pixels(count); }, [&](int count) {
+            add_imm(window_, wrap_mul(count, plan_.src_step_w));
+            add(indices_, static_cast<std::int32_t>(count * position_bytes));
+        });
+        ops_.broadcast_gpr(row_part, tap_index_, false);
+        mov(window_, padded);
+        separable_steps(plan_.out_width, unroll, reduce_outputs, [&](int count) {
+            add(window_, static_cast<std::int32_t>(count * plan_.stride_w * position_bytes));
+            add(h_ptr_, static_cast<std::int32_t>(count * output_bytes));
+        });
+        const std::int64_t rest = plan_.out_width % unroll;
+        add(h_ptr_, static_cast<std::int32_t>(maxima_bytes - (plan_.out_width - rest) * output_bytes));
+        add_imm(tap_index_, plan_.index_tap_step_h);
+        close_separable_input_rows(input_row, other_calls);
+    }
+
+    // Output rows of the group: row i merges maxima rows i * row_step .. i * row_step + taps_h - 1 in order,
+    // `unroll` outputs at a time (window_ the first row's, h_ptr_ the row being merged); the stores move dst_
+    // and indices_ on output by output.
+    {
+        const std::int64_t entry = plan_.wide_index_math ? 8 : 4;
+        const auto merge_outputs = [&](int count) {
+            for (int i = 0; i < count; ++i)
+                for (int v = 0; v < V; ++v) {
+                    vmovups(acc(i * V + v), ptr[window_ + static_cast<std::int32_t>(i * output_bytes + v * vb)]);
+                    vmovups(idx(i * V + v), ptr[window_ + static_cast<std::int32_t>(i * output_bytes + pixel + v * vb)]);
+                }
+            Label merge_loop, merged;
+            mov(item_count_, ptr[rsp + slot_taps_h]);
+            dec(item_count_);
+            jz(merged, T_NEAR);
+            mov(h_ptr_, window_);
+            place(merge_loop);
+            add(h_ptr_, static_cast<std::int32_t>(maxima_bytes));
+            for (int i = 0; i < count; ++i)
+                for (int v = 0; v < V; ++v) {
+                    vmovups(fresh, ptr[h_ptr_ + static_cast<std::int32_t>(i * output_bytes + v * vb)]);
+                    ops_.compute_take_fast(fresh, acc(i * V + v));
+                    ops_.blend_take(acc(i * V + v), fresh);
+                    ops_.blend_take_index_from(idx(i * V + v),
+                                               ptr[h_ptr_ + static_cast<std::int32_t>(i * output_bytes + pixel + v * vb)]);
+                }
+            dec(item_count_);
+            jnz(merge_loop, T_NEAR);
+            place(merged);
+            for (int i = 0; i < count; ++i) {
+                for (int v = 0; v < V; ++v) {
+                    const std::int64_t first_lane = std::int64_t{v} * L;
+                    ops_.store_value(ptr[dst_ + static_cast<std::int32_t>(v * vector_storage)], acc(i * V + v), scratch,
+                                     static_cast<int>(L));
+                    lea(big_offset_, ptr[rip + lane_table(1)]);
+                    const LaneAddress table = [&, first_lane, entry](int lane) {
+                        return ptr[big_offset_ + static_cast<std::int32_t>((first_lane + lane) * entry)];
+                    };
+                    const LaneAddress out = [&, first_lane](int lane) {
+                        return ptr[indices_ + static_cast<std::int32_t>((first_lane + lane) * index_elem())];
+                    };
+                    ops_.store_indices(out, table, idx(i * V + v), row_part, vec(regs_.minus_one), scratch,
+                                       static_cast<int>(L), false);
+                }
+                add_imm(dst_, plan_.dst_out_stride_w);
+                add_imm(indices_, index_out_stride);
+            }
+        };
+        Label output_row;
+        mov(tap_index_, maxima);  // the group's next output row's first row of maxima
+        mov(h_count_, group);
+        place(output_row);
+        mov(dst_, ptr[rsp + slot_sep_dst]);
+        mov(indices_, ptr[rsp + slot_sep_indices]);
+        mov(scratch_, ptr[rsp + slot_sep_channel_base]);
+        ops_.broadcast_gpr(row_part, scratch_, plan_.wide_index_math);
+        mov(window_, tap_index_);
+        separable_steps(plan_.out_width, unroll, merge_outputs,
+                        [&](int count) { add(window_, static_cast<std::int32_t>(count * output_bytes)); });
+        for (const auto& [slot, step] : {std::pair{slot_sep_dst, slot_dst_row_step}, std::pair{slot_sep_indices, slot_indices_row_step},
+                                         std::pair{slot_sep_channel_base, slot_channel_index_base_row_step}}) {
+            mov(scratch_, ptr[rsp + step]);
+            add(ptr[rsp + slot], scratch_);
+        }
+        add(tap_index_, static_cast<std::int32_t>(sep.row_step * maxima_bytes));
+        dec(h_count_);
+        jnz(output_row, T_NEAR);
+    }
+
+    // The next group's first input row is group x row_step tap strides on.
+    mov(scratch_, group);
+    mul_imm(scratch_, wrap_mul(sep.row_step, plan_.index_tap_step_h));
+    add(ptr[rsp + slot_sep_index_base], scratch_);
+    next_separable_group(group_loop, done);
+}
+
+template std::int64_t WindowEmitter<Avx512Ops>::separable_pixels_padded_bytes() const;
 template void WindowEmitter<Avx512Ops>::emit_separable_pixels(Label&, Label&);
+template void WindowEmitter<Avx512Ops>::emit_separable_pixel_indices(Label&, Label&);
+template std::int64_t WindowEmitter<Avx2Ops>::separable_pixels_padded_bytes() const;
 template void WindowEmitter<Avx2Ops>::emit_separable_pixels(Label&, Label&);
+template void WindowEmitter<Avx2Ops>::emit_separable_pixel_indices(Label&, Label&);
 
 }  // namespace pooljit::jit

@@ -374,7 +374,10 @@ void WindowEmitter<Ops>::generate() {
 
     Label row_loop, empty_row, row_done, done;
     // Channels last, the tail block's calls run the row code (the buffers hold whole blocks).
-    if (plan_.separable.enabled() && nxc_ && block_lanes_ == plan_.channel_block) emit_separable_pixels(row_loop, done);
+    if (plan_.separable.enabled() && nxc_ && block_lanes_ == plan_.channel_block) {
+        if (plan_.has_indices) emit_separable_pixel_indices(row_loop, done);
+        else emit_separable_pixels(row_loop, done);
+    }
     else if (plan_.separable.enabled() && !nxc_) emit_separable(row_loop, done);
     else if (plan_.ring_rows > 0 && nxc_) emit_column_ring(row_loop, done);
     else if (plan_.ring_rows > 0) emit_ring_rows(row_loop, done);

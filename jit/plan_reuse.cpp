@@ -29,6 +29,8 @@ constexpr int ring_register_eighths = 4, ring_register_eighths_with_indices = 5;
 constexpr std::int64_t column_ring_input_bytes = 16 * 1024;
 // Separable rows: the padded input row and the buffered row maxima on the stack, within half of a 48 KiB L1.
 constexpr std::int64_t separable_buffer_bytes = 24 * 1024;
+// Separable pixels with indices: rows of maxima twice as wide (an index vector beside each), so twice the bytes.
+constexpr std::int64_t separable_index_buffer_bytes = 48 * 1024;
 // Separable pixels (channels last), blocks of a cache line's storage a pixel (each input line read whole by one
 // call), where the column ring's registers would hold fewer than min_column_ring_block_bytes of a block's
 // channels a row; integer data only over pixels whose storage is a multiple of separable_pixel_bytes_multiple,
@@ -140,8 +142,19 @@ bool Planner::separable_row_steps(std::int64_t& interval, std::int64_t& row_step
 // s32 1.4-1.5x and u8 1.3-2.0x over pixels of 1 or 2 KiB. On AVX-512 (32 registers: 2 to 4 vectors of 64
 // bytes a row) 0.5-1.1x: the ring keeps it.
 std::string Planner::separable_pixels_declined() const {
-    if (p_.has_indices) return "values only: the buffered maxima carry no indices";
     if (p_.dtype == DType::f16) return "f16 carries raw bits beside each lane";
+    if (p_.has_indices) {
+        if (plan_.index_lanes_64 || is_64bit(plan_.compare) || half_vectors_ || window_relative_)
+            return "indices ride in the buffers beside 32-bit compare lanes only";
+        // A padded tap before a window's first real one takes that tap's index (see emit_separable_indices.cpp):
+        // right only where the window's taps are contiguous and one of them is real.
+        if (axis_.dilation != 1) return "indices: a dilation along the width";
+        const auto empty = [&](std::int64_t o) {
+            const WindowTaps taps = window_taps(o, axis_.in, axis_.kernel, axis_.stride, axis_.dilation, axis_.pad);
+            return taps.begin >= taps.end;
+        };
+        if (axis_.out < 1 || empty(0) || empty(axis_.out - 1)) return "indices: windows empty along the width";
+    }
     if (adaptive_ || plan_.computed_windows) return "the windows are not runs of segments";
     if (p_.kernel[0] < 2 || p_.out[0] < 2) return "windows along h do not overlap";
     if (p_.channels < 1 || axis_.out < 1) return "the output is empty";
@@ -152,7 +165,7 @@ std::string Planner::separable_pixels_declined() const {
         max_vectors, caps_.vector_registers * column_ring_register_eighths / 8 / p_.kernel[0]);
     if (ring_vectors * caps_.vector_bytes >= min_column_ring_block_bytes)
         return "the column ring holds " + std::to_string(ring_vectors * caps_.vector_bytes) + " bytes of channels a row";
-    if (!plan_.is_float && p_.channels % (separable_pixel_bytes_multiple / elem()) != 0)
+    if (!plan_.is_float && !p_.has_indices && p_.channels % (separable_pixel_bytes_multiple / elem()) != 0)
         return "integer pixels of " + std::to_string(p_.channels * elem()) + " bytes keep the column ring (not a multiple of " +
                std::to_string(separable_pixel_bytes_multiple) + ")";
     return {};
@@ -167,7 +180,8 @@ SeparableRows Planner::separable_pixels_of(int vectors) const {
     std::int64_t interval = 1, row_step = 1;
     separable_row_steps(interval, row_step);
     const std::int64_t pixel_bytes = std::int64_t{vectors} * caps_.vector_bytes;
-    const std::int64_t most_pixels = separable_buffer_bytes / pixel_bytes;
+    const std::int64_t budget = p_.has_indices ? separable_index_buffer_bytes : separable_buffer_bytes;
+    const std::int64_t most_pixels = budget / pixel_bytes;
     if (axis_.in > most_pixels || axis_.out > most_pixels || axis_.pad > most_pixels || axis_.kernel > most_pixels ||
         axis_.dilation > most_pixels || axis_.stride > most_pixels)
         return sep;
@@ -175,14 +189,15 @@ SeparableRows Planner::separable_pixels_of(int vectors) const {
     sep.row_step = row_step;
     sep.pad_lanes = axis_.pad;
     sep.phases = 1;
-    sep.maxima_vectors = axis_.out * vectors;
+    sep.maxima_vectors = axis_.out * vectors * (p_.has_indices ? 2 : 1);  // with indices, an index vector beside each
     sep.paired_width_windows = axis_.stride == 1 && axis_.dilation == 1 && axis_.kernel >= 2;
     const std::int64_t reach = (axis_.out - 1) * axis_.stride + (axis_.kernel - 1) * axis_.dilation + 1;
     sep.phase_lanes = std::max(reach, axis_.pad + axis_.in);
-    const std::int64_t padded_bytes = sep.phase_lanes * pixel_bytes, maxima_bytes = sep.maxima_vectors * caps_.vector_bytes;
-    if (padded_bytes + (sep.window_rows + row_step) * maxima_bytes <= separable_buffer_bytes)
-        sep.group_rows =
-            std::min(((separable_buffer_bytes - padded_bytes) / maxima_bytes - sep.window_rows) / row_step + 1, p_.out[0]);
+    // With indices, the padded row's index lanes follow its pixels: one vector a position (its index, broadcast).
+    const std::int64_t position_bytes = pixel_bytes + (p_.has_indices ? caps_.vector_bytes : 0);
+    const std::int64_t padded_bytes = sep.phase_lanes * position_bytes, maxima_bytes = sep.maxima_vectors * caps_.vector_bytes;
+    if (padded_bytes + (sep.window_rows + row_step) * maxima_bytes <= budget)
+        sep.group_rows = std::min(((budget - padded_bytes) / maxima_bytes - sep.window_rows) / row_step + 1, p_.out[0]);
     return sep;
 }
 
@@ -190,12 +205,17 @@ SeparableRows Planner::separable_pixels_of(int vectors) const {
 int Planner::separable_pixel_vectors() const {
     if (lanes_are_outputs_ || p_.spatial_rank != 2 || !separable_pixels_declined().empty()) return 0;
     const std::int64_t line_vectors = std::clamp<std::int64_t>(cache_line_bytes / (plan_.lanes * elem()), 1, max_vectors);
-    const int vectors = static_cast<int>(std::min<std::int64_t>(line_vectors, (p_.channels + plan_.lanes - 1) / plan_.lanes));
-    if (p_.channels % (vectors * plan_.lanes) != 0) return 0;  // the tail block's calls would run the row code
-    KernelPlan candidate = plan_;
-    candidate.vectors_per_block = vectors;
-    candidate.separable = separable_pixels_of(vectors);
-    return candidate.separable.enabled() && fits_registers(candidate) ? vectors : 0;
+    const int most = static_cast<int>(std::min<std::int64_t>(line_vectors, (p_.channels + plan_.lanes - 1) / plan_.lanes));
+    // Values take a cache line's channels or none; indices (a vector of them beside each accumulator) fewer
+    // where a line's do not fit the registers.
+    for (int vectors = most; vectors >= (p_.has_indices ? 1 : most); --vectors) {
+        if (p_.channels % (vectors * plan_.lanes) != 0) continue;  // the tail block's calls would run the row code
+        KernelPlan candidate = plan_;
+        candidate.vectors_per_block = vectors;
+        candidate.separable = separable_pixels_of(vectors);
+        if (candidate.separable.enabled() && fits_registers(candidate)) return vectors;
+    }
+    return 0;
 }
 
 // Separable pixels: one block of a cache line's channels a call (choose_vector_blocking took its vectors).
@@ -207,7 +227,9 @@ void Planner::choose_separable_pixels() {
         return declined(step, "the blocks are not whole vectors of channels (a tail would run the row code)");
     const SeparableRows sep = separable_pixels_of(plan_.vectors_per_block);
     if (!sep.enabled())
-        return declined(step, "two output rows' buffers would pass " + std::to_string(separable_buffer_bytes) + " bytes");
+        return declined(step, "two output rows' buffers would pass " +
+                                  std::to_string(p_.has_indices ? separable_index_buffer_bytes : separable_buffer_bytes) +
+                                  " bytes");
     KernelPlan candidate = plan_;
     candidate.separable = sep;
     if (!fits_registers(candidate)) return declined(step, "it needs " + registers_text(candidate));
@@ -308,7 +330,9 @@ void Planner::choose_separable_accumulators() {
     if (!plan_.separable.enabled()) return;
     const int vectors = plan_.vectors_per_block;
     const int free = caps_.vector_registers - vector_registers_needed(plan_, caps_);
-    int accumulators = std::min(max_separable_accumulators, vectors + std::max(0, free));
+    // With indices each maximum in flight takes an index register beside it.
+    const int per_maximum = p_.has_indices ? 2 : 1;
+    int accumulators = std::min(max_separable_accumulators, vectors + std::max(0, free) / per_maximum);
     if (!lanes_are_outputs_) accumulators = std::max(1, accumulators / vectors) * vectors;
     plan_.separable.accumulators = accumulators;
     chose("separable_accumulators", std::to_string(accumulators) + " maxima in flight (" + registers_text(plan_) + ")");

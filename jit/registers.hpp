@@ -41,8 +41,9 @@ struct VectorRoles {
     // Whole-plane items and separable rows of floats: the first of plane_sums(plan) running sums that notice a NaN.
     int plane_sum = -1;
     int ring = -1;       // row-maxima rings: the first of ring_rows x vectors registers, row by row
-    // Separable rows and pixels: the first of the maxima in flight beyond the block's accumulators.
-    int separable_acc = -1;
+    // Separable rows and pixels: the first of the maxima in flight beyond the block's accumulators (and, with
+    // indices, the first of their index vectors).
+    int separable_acc = -1, separable_idx = -1;
     TraitVectorRoles trait;
     int used = 0;
 
@@ -94,6 +95,10 @@ struct VectorRoles {
         if (plan.separable.accumulators > vectors) {
             separable_acc = used;
             used += plan.separable.accumulators - vectors;
+            if (indices) {
+                separable_idx = used;
+                used += plan.separable.accumulators - vectors;
+            }
         }
     }
 };

@@ -286,7 +286,7 @@ const std::vector<StrategyRow>& strategy_registry() {
         // their own, a plane taller than one pass (4 output rows a pass), a stride 2 along h (rows 2 tap strides
         // apart), a dilation along h (calls of rows 2 apart), a width stride and dilation under ceil rounding
         // (windows past the padded row), pads beyond the kernel (windows empty along the width, rows empty along
-        // h), pixels of 1 KiB (s32 takes them too).
+        // h), pixels of 1 KiB (s32 takes them too), indices beside SPP's 9x9 window and beside u8 at stride 2.
         {separable_pixels, {avx2}, {
             {"maxpool layout=nxc src=2x32x12x11 k=5x5 pb=2x2 pe=2x2"},
             {"maxpool layout=nxc src=1x8x40x100 k=3x3 pb=1x1 pe=1x1"},
@@ -294,7 +294,9 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=nxc src=1x16x21x12 k=3x3 d=2x1 pb=2x1 pe=2x1"},
             {"maxpool layout=nxc src=1x16x10x15 k=3x4 s=1x2 d=1x2 pb=1x1 pe=1x2 round=ceil"},
             {"maxpool layout=nxc src=1x16x9x8 k=3x3 pb=4x4 pe=4x4"},
-            {"maxpool layout=nxc src=1x256x6x7 k=3x3 pb=1x1 pe=1x1"}}},
+            {"maxpool layout=nxc src=1x256x6x7 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64"},
+            {"maxpool dt=u8 layout=nxc src=1x16x21x15 k=5x4 s=2x2 pb=2x1 pe=2x2 round=ceil idx=s32"}}},
         // Border rows around the ring's calls and a channel tail, k2 windows, a width dilation, empty windows at
         // both ends of the rows, a column taller than one ring call (f32: 19 rows a call, bf16: 40), SPP's 9x9
         // window (9 width taps unrolled, 2 vectors a block on AVX-512, 1 on AVX2). Each has a channel tail

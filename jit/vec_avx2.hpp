@@ -230,6 +230,11 @@ public:
     void blend_take_index(const Vmm& idx) { blend(idx, tap_index(), index_mask(take()), plan_.index_lanes_64); }
     // Rings: the lanes that took a later row's maximum take that row's index too.
     void blend_take_index_from(const Vmm& idx, const Vmm& src) { blend(idx, src, index_mask(take()), plan_.index_lanes_64); }
+    // Separable pixels: the same from memory (32-bit index lanes beside 32-bit compare lanes).
+    void blend_take_index_from(const Vmm& idx, const Xbyak::Address& src) {
+        if (plan_.index_lanes_64 || lanes_64()) throw Error("jit:avx2: index lanes from memory are 32-bit lanes");
+        g_.vblendvps(idx, idx, src, take());
+    }
 
     // Lanes of a float accumulator that hold NaN (an all-NaN window under nan=ignore) -> the fix mask.
     void find_nan_lanes(const Vmm& acc) {

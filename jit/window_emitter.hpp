@@ -87,7 +87,8 @@ private:
                          slot_sweep_channel_base = 288, slot_ring_stale = 296, slot_out_begin = 304,
                          slot_out_end = 312, slot_scan_steps = 320, slot_ring_fill = 328, slot_column_indices = 336,
                          slot_passes_left = 344, slot_sweep_blocks = 352, slot_sweep_bytes = 360,
-                         slot_sweep_index_bytes = 368, frame_bytes = 376;
+                         slot_sweep_index_bytes = 368, slot_sep_dst = 376, slot_sep_indices = 384,
+                         slot_sep_index_base = 392, slot_sep_channel_base = 400, frame_bytes = 408;
     // A multiple of 16 plus 8: rsp 16-byte aligned after the return address and the six pushes, so the gather
     // and bounce areas sit where their vectors do not split cache lines.
     static_assert(frame_bytes % 16 == 8);
@@ -387,7 +388,18 @@ private:
     void emit_separable(Label& other_calls, Label& done);
 
     // emit_separable_pixels.cpp
+    // Bytes of one position of the padded row: a pixel of the block's compare lanes, then (with indices) a vector of
+    // its index lanes.
+    std::int64_t separable_position_bytes() const {
+        return (plan_.vectors_per_block + (plan_.has_indices ? 1 : 0)) * std::int64_t{Ops::vector_bytes};
+    }
+    std::int64_t separable_pixels_padded_bytes() const;
+    void store_separable_padding();
+    void separable_copy_pixels(int count);
+    template <typename Body, typename Advance>
+    void separable_steps(std::int64_t total, int unroll, Body&& body, Advance&& advance);
     void emit_separable_pixels(Label& other_calls, Label& done);
+    void emit_separable_pixel_indices(Label& other_calls, Label& done);
 
     // emit_tap_passes.cpp
     void emit_swept_item(const ItemShape& s, std::int64_t taps);

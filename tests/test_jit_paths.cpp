@@ -14,6 +14,7 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -219,6 +220,54 @@ TEST_P(JitIsa, SeparablePixelsNanCallsRunTheRowCodeAndTiesKeepScanOrder) {
             const pj::TensorDesc& d = p.src_desc();
             expect_reference_on(isa(), line, ties_with_two_nans(d));
         }
+    pj::set_num_threads(0);
+}
+
+// An integer input of ties: mostly the type's lowest value (7 in 8), else 1 or 2, drawn from rng; u8, s8, s32.
+std::vector<std::uint8_t> integer_ties(const pj::TensorDesc& d, std::mt19937_64& rng) {
+    const std::size_t elem = element_bytes(d), elements = pj::casegen::byte_size(d) / elem;
+    std::vector<std::uint8_t> src(pj::casegen::byte_size(d));
+    for (std::size_t e = 0; e < elements; ++e) {
+        const std::uint64_t roll = rng() % 16;
+        const std::int64_t value = roll < 14 ? 0 : static_cast<std::int64_t>(roll - 13);  // 0: the lowest
+        switch (d.dtype) {
+            case pj::DType::u8: src[e] = static_cast<std::uint8_t>(value); break;
+            case pj::DType::s8: src[e] = static_cast<std::uint8_t>(value == 0 ? -128 : value); break;
+            case pj::DType::s32: {
+                const std::int32_t v = value == 0 ? std::numeric_limits<std::int32_t>::min() : static_cast<std::int32_t>(value);
+                std::memcpy(src.data() + e * elem, &v, elem);
+                break;
+            }
+            default: ADD_FAILURE() << "integer_ties: u8, s8 or s32"; break;
+        }
+    }
+    return src;
+}
+
+// Separable pixels with indices (AVX2's channels-last rows bound by compares, 32-bit lanes): each lane's index
+// rides beside its maximum through the padded row and the rows of maxima. Float input of ties (signed zeros,
+// -1, -inf: a window that starts in the padding and whose real taps are all -inf must take its first real
+// tap's index), NaNs in the first image (their calls run the row code); integer input of mostly the lowest
+// value (the same for padded windows). Windows: SPP k9 (width windows in pairs) with column-major indices,
+// SPPF's with axis 2, a stride 2 with ceil rounding (windows past the padded row), a dilation along h, pads
+// as deep as the kernel along h (rows without a real tap), nan=ignore. Compared with the reference.
+TEST_P(JitIsa, SeparablePixelIndicesKeepEachWindowsFirstMaximum) {
+    pj::set_num_threads(1);  // every interior run of rows in one call: threads would cut it into bands
+    for (const char* line : {"maxpool dt=f32 layout=nxc src=2x16x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64 order=col",
+                             "maxpool dt=bf16 layout=nxc src=2x32x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32 axis=2",
+                             "maxpool dt=u8 layout=nxc src=1x16x21x15 k=5x4 s=2x2 pb=2x1 pe=2x2 round=ceil idx=s64",
+                             "maxpool dt=s8 layout=nxc src=1x16x30x20 k=3x3 d=2x1 pb=2x1 pe=2x1 idx=s32",
+                             "maxpool dt=s32 layout=nxc src=1x8x9x8 k=3x3 pb=3x1 pe=3x1 idx=s64",
+                             "maxpool dt=f32 layout=nxc src=2x16x13x11 k=4x4 pb=1x2 pe=2x1 nan=ignore idx=s32"}) {
+        SCOPED_TRACE(line);
+        const pj::Primitive p = pj::create(pj::parse_problem(line));
+        const jit::KernelPlan plan = plan_on(jit::Isa::avx2, p.problem());
+        EXPECT_TRUE(plan.separable.enabled());
+        const pj::TensorDesc& d = p.src_desc();
+        std::mt19937_64 rng(7);
+        const bool is_float = d.dtype == pj::DType::f32 || d.dtype == pj::DType::bf16;
+        expect_reference_on(isa(), line, is_float ? ties_with_two_nans(d) : integer_ties(d, rng));
+    }
     pj::set_num_threads(0);
 }
 

@@ -111,10 +111,11 @@ TEST(PlanFacts, ChannelBlocksAndTails) {
 
 TEST(PlanFacts, ChannelsLastIndicesInLongChainsTakeAFifthOfTheRegistersPerBlock) {
     const auto vectors = [](const std::string& line, jit::Isa isa) { return plan_of(line, isa).vectors_per_block; };
-    // Rows bound by compares (SPP k9, SPPF, Inception) and windows of 16 taps or more (a global pool): 3 ymm.
-    EXPECT_EQ(vectors("maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64", jit::Isa::avx2), 3);
-    EXPECT_EQ(vectors("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32", jit::Isa::avx2), 3);
-    EXPECT_EQ(vectors("maxpool dt=f32 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1 idx=s64", jit::Isa::avx2), 3);
+    // Rows bound by compares that separable pixels do not take (a dilation along the width, 1-D, 3-D) and
+    // windows of 16 taps or more (a global pool): 3 ymm.
+    EXPECT_EQ(vectors("maxpool dt=f32 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2 idx=s64", jit::Isa::avx2), 3);
+    EXPECT_EQ(vectors("maxpool dt=f32 layout=nxc src=1x256x1000 k=9 pb=4 pe=4 idx=s32", jit::Isa::avx2), 3);
+    EXPECT_EQ(vectors("maxpool dt=f32 layout=nxc src=1x64x8x28x28 k=3x3x3 pb=1x1x1 pe=1x1x1 idx=s64", jit::Isa::avx2), 3);
     EXPECT_EQ(vectors("maxpool dt=u8 layout=nxc src=16x2048x7x7 k=7x7 idx=s64", jit::Isa::avx2), 3);
     // Short windows of rows bound by memory keep 2 (a third left SegNet a channel tail swept apart), as do
     // values without indices and planar rows.

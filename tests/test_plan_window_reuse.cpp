@@ -311,6 +311,32 @@ TEST(PlanFacts, NxcWindowsOverlappingAlongHeightKeepAColumnRing) {
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x40x40 k=3x17 pb=1x8 pe=1x8").ring_rows, 0);
 }
 
+TEST(PlanFacts, NxcPixelIndicesRideInTheSeparableBuffers) {
+    // SPP k9 f32 with indices: a padded position is a pixel and a vector of index lanes (one vector of 8 channels,
+    // 64 bytes), a row of maxima 40 outputs x 2 vectors (2560 bytes); 48 positions leave 18 rows of maxima in
+    // 48 KiB: 10 output rows a pass. Each maximum in flight takes an index register beside it: 2 of them.
+    const jit::KernelPlan spp = plan_of("maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64", jit::Isa::avx2);
+    EXPECT_EQ(spp.vectors_per_block, 1);
+    EXPECT_EQ(spp.separable, (jit::SeparableRows{.group_rows = 10, .window_rows = 9, .row_step = 1, .phases = 1,
+                                                 .phase_lanes = 48, .lead_lanes = {0, 0}, .pad_lanes = 4,
+                                                 .maxima_vectors = 80, .accumulators = 2, .paired_width_windows = true}));
+    // SPPF: a cache line of channels a pixel (2 vectors), 24 positions of 96 bytes, rows of 20 x 4 vectors:
+    // 18 rows of maxima, 14 output rows a pass; 15 registers leave none for a second maximum.
+    const jit::KernelPlan sppf = plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32", jit::Isa::avx2);
+    EXPECT_EQ(sppf.vectors_per_block, 2);
+    EXPECT_EQ(sppf.separable.group_rows, 14);
+    EXPECT_EQ(sppf.separable.accumulators, 2);
+    // Integers over any pixel (their compares take 32-bit lanes beside the indices).
+    EXPECT_TRUE(plan_of("maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1 idx=s64", jit::Isa::avx2).separable.enabled());
+    // Not: a dilation along the width, windows empty along the width (a padded tap would keep its index), 64-bit
+    // compare lanes, AVX-512 (as without indices).
+    for (const char* line : {"maxpool dt=f32 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2 idx=s64",
+                             "maxpool dt=f32 layout=nxc src=1x16x9x8 k=3x3 pb=1x3 pe=1x3 idx=s64",
+                             "maxpool dt=f64 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64"})
+        EXPECT_FALSE(plan_of(line, jit::Isa::avx2).separable.enabled()) << line;
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64").separable.enabled());
+}
+
 TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
     // SPPF f32 on AVX2 (the ring would hold 1 vector of 32 bytes a row): blocks of a cache line, 2 vectors of 8
     // channels. Taps reach 19 + 4 + 1 = 24 pixels (2 of padding before the 20 of input, 2 after): 24 x 64 =
@@ -345,12 +371,11 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
                      .separable.paired_width_windows);
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=1x1 pe=1x1", jit::Isa::avx2)
                      .separable.paired_width_windows);
-    // Not: integers over smaller pixels, a block of 3 channels (not a whole vector), indices, f16, rows bound by
+    // Not: integers over smaller pixels, a block of 3 channels (not a whole vector), f16, rows bound by
     // memory (k3 s2), 1-D, 3-D; AVX-512, whose 32 registers hold 4 vectors of 64 bytes a row of the ring.
     for (const char* line : {"maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1",
                              "maxpool dt=s32 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1",
                              "maxpool dt=f32 layout=nxc src=1x3x40x40 k=9x9 pb=4x4 pe=4x4",
-                             "maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64",
                              "maxpool dt=f16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2",
                              "maxpool dt=f32 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
                              "maxpool dt=f32 layout=nxc src=1x512x20 k=5 pb=2 pe=2",
