@@ -79,6 +79,24 @@ void WindowEmitter<Ops>::separable_steps(std::int64_t total, int unroll, Body&& 
     if (rest > 0) body(static_cast<int>(rest));
 }
 
+// An output row's merges of its later rows of maxima: `merge_row` once for each of taps_h - 1 rows, h_ptr_ on
+// the row (maxima_bytes apart, from window_'s row).
+template <typename Ops>
+template <typename MergeRow>
+void WindowEmitter<Ops>::separable_merge_rows(std::int64_t maxima_bytes, MergeRow&& merge_row) {
+    Label merge_loop, merged;
+    mov(item_count_, ptr[rsp + slot_taps_h]);
+    dec(item_count_);
+    jz(merged, T_NEAR);
+    mov(h_ptr_, window_);
+    place(merge_loop);
+    add(h_ptr_, static_cast<std::int32_t>(maxima_bytes));
+    merge_row();
+    dec(item_count_);
+    jnz(merge_loop, T_NEAR);
+    place(merged);
+}
+
 template <typename Ops>
 void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) {
     const SeparableRows& sep = plan_.separable;
@@ -179,21 +197,13 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
         const auto merge_outputs = [&](int count) {
             for (int i = 0; i < count; ++i)
                 for (int v = 0; v < V; ++v) vmovups(acc(i * V + v), ptr[window_ + static_cast<std::int32_t>(i * pixel + v * vb)]);
-            Label merge_loop, merged;
-            mov(item_count_, ptr[rsp + slot_taps_h]);
-            dec(item_count_);
-            jz(merged, T_NEAR);
-            mov(h_ptr_, window_);
-            place(merge_loop);
-            add(h_ptr_, static_cast<std::int32_t>(maxima_bytes));
-            for (int i = 0; i < count; ++i)
-                for (int v = 0; v < V; ++v) {
-                    vmovups(fresh, ptr[h_ptr_ + static_cast<std::int32_t>(i * pixel + v * vb)]);
-                    ops_.max_fast(acc(i * V + v), fresh);
-                }
-            dec(item_count_);
-            jnz(merge_loop, T_NEAR);
-            place(merged);
+            separable_merge_rows(maxima_bytes, [&] {
+                for (int i = 0; i < count; ++i)
+                    for (int v = 0; v < V; ++v) {
+                        vmovups(fresh, ptr[h_ptr_ + static_cast<std::int32_t>(i * pixel + v * vb)]);
+                        ops_.max_fast(acc(i * V + v), fresh);
+                    }
+            });
             for (int i = 0; i < count; ++i)
                 for (int v = 0; v < V; ++v)
                     ops_.store_value(at(dst_, wrap_mul(i, plan_.dst_out_stride_w) + v * vector_storage), acc(i * V + v),
@@ -389,24 +399,16 @@ void WindowEmitter<Ops>::emit_separable_pixel_indices(Label& other_calls, Label&
                     vmovups(acc(i * V + v), ptr[window_ + static_cast<std::int32_t>(i * output_bytes + v * vb)]);
                     vmovups(idx(i * V + v), ptr[window_ + static_cast<std::int32_t>(i * output_bytes + pixel + v * vb)]);
                 }
-            Label merge_loop, merged;
-            mov(item_count_, ptr[rsp + slot_taps_h]);
-            dec(item_count_);
-            jz(merged, T_NEAR);
-            mov(h_ptr_, window_);
-            place(merge_loop);
-            add(h_ptr_, static_cast<std::int32_t>(maxima_bytes));
-            for (int i = 0; i < count; ++i)
-                for (int v = 0; v < V; ++v) {
-                    vmovups(fresh, ptr[h_ptr_ + static_cast<std::int32_t>(i * output_bytes + v * vb)]);
-                    ops_.compute_take_fast(fresh, acc(i * V + v));
-                    ops_.blend_take(acc(i * V + v), fresh);
-                    ops_.blend_take_index_from(idx(i * V + v),
-                                               ptr[h_ptr_ + static_cast<std::int32_t>(i * output_bytes + pixel + v * vb)]);
-                }
-            dec(item_count_);
-            jnz(merge_loop, T_NEAR);
-            place(merged);
+            separable_merge_rows(maxima_bytes, [&] {
+                for (int i = 0; i < count; ++i)
+                    for (int v = 0; v < V; ++v) {
+                        vmovups(fresh, ptr[h_ptr_ + static_cast<std::int32_t>(i * output_bytes + v * vb)]);
+                        ops_.compute_take_fast(fresh, acc(i * V + v));
+                        ops_.blend_take(acc(i * V + v), fresh);
+                        ops_.blend_take_index_from(idx(i * V + v),
+                                                   ptr[h_ptr_ + static_cast<std::int32_t>(i * output_bytes + pixel + v * vb)]);
+                    }
+            });
             for (int i = 0; i < count; ++i) {
                 for (int v = 0; v < V; ++v) {
                     const std::int64_t first_lane = std::int64_t{v} * L;

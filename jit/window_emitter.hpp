@@ -398,6 +398,8 @@ private:
     void separable_copy_pixels(int count);
     template <typename Body, typename Advance>
     void separable_steps(std::int64_t total, int unroll, Body&& body, Advance&& advance);
+    template <typename MergeRow>
+    void separable_merge_rows(std::int64_t maxima_bytes, MergeRow&& merge_row);
     void emit_separable_pixels(Label& other_calls, Label& done);
     void emit_separable_pixel_indices(Label& other_calls, Label& done);
 
