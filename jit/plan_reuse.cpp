@@ -146,8 +146,8 @@ std::string Planner::separable_pixels_declined() const {
     if (p_.has_indices) {
         if (plan_.index_lanes_64 || is_64bit(plan_.compare) || half_vectors_ || window_relative_)
             return "indices ride in the buffers beside 32-bit compare lanes only";
-        // A padded tap before a window's first real one takes that tap's index (see emit_separable_pixel_indices in emit_separable_pixels.cpp):
-        // right only where the window's taps are contiguous and one of them is real.
+        // A padded tap before a window's first real one takes that tap's index (emit_separable_pixel_indices in
+        // emit_separable_pixels.cpp): right only where the window's taps are contiguous and one of them is real.
         if (axis_.dilation != 1) return "indices: a dilation along the width";
         const auto empty = [&](std::int64_t o) {
             const WindowTaps taps = window_taps(o, axis_.in, axis_.kernel, axis_.stride, axis_.dilation, axis_.pad);
