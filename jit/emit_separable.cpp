@@ -43,8 +43,18 @@ template <typename Ops>
 std::vector<int> WindowEmitter<Ops>::separable_accumulators() const {
     std::vector<int> accs;
     for (int v = 0; v < plan_.vectors_per_block; ++v) accs.push_back(regs_.acc[v]);
-    for (int r = 0; r < plan_.separable.accumulators - plan_.vectors_per_block; ++r) accs.push_back(regs_.separable_acc + r);
+    for (int r = 0; r < plan_.separable.accumulators - plan_.vectors_per_block; ++r) accs.push_back(regs_.separable[r]);
     return accs;
+}
+
+// Separable pixels with indices: the index register beside each of separable_accumulators().
+template <typename Ops>
+std::vector<int> WindowEmitter<Ops>::separable_index_registers() const {
+    std::vector<int> idx;
+    const int vectors = plan_.vectors_per_block, extras = plan_.separable.accumulators - vectors;
+    for (int v = 0; v < vectors; ++v) idx.push_back(regs_.idx[v]);
+    for (int r = 0; r < extras; ++r) idx.push_back(regs_.separable[extras + r]);
+    return idx;
 }
 
 // The start of a separable call (rows or pixels), in the registers both keep: calls the buffers serve (real taps
@@ -320,6 +330,7 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
 template std::int64_t WindowEmitter<Avx512Ops>::separable_buffer_bytes() const;
 template int WindowEmitter<Avx512Ops>::frame_size() const;
 template std::vector<int> WindowEmitter<Avx512Ops>::separable_accumulators() const;
+template std::vector<int> WindowEmitter<Avx512Ops>::separable_index_registers() const;
 template void WindowEmitter<Avx512Ops>::begin_separable_call(Label&, std::int64_t);
 template void WindowEmitter<Avx512Ops>::begin_separable_group(Label&);
 template void WindowEmitter<Avx512Ops>::separable_group_input_rows(const Reg64&);
@@ -329,6 +340,7 @@ template void WindowEmitter<Avx512Ops>::emit_separable(Label&, Label&);
 template std::int64_t WindowEmitter<Avx2Ops>::separable_buffer_bytes() const;
 template int WindowEmitter<Avx2Ops>::frame_size() const;
 template std::vector<int> WindowEmitter<Avx2Ops>::separable_accumulators() const;
+template std::vector<int> WindowEmitter<Avx2Ops>::separable_index_registers() const;
 template void WindowEmitter<Avx2Ops>::begin_separable_call(Label&, std::int64_t);
 template void WindowEmitter<Avx2Ops>::begin_separable_group(Label&);
 template void WindowEmitter<Avx2Ops>::separable_group_input_rows(const Reg64&);

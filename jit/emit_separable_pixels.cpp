@@ -267,7 +267,8 @@ void WindowEmitter<Ops>::emit_separable_pixel_indices(Label& other_calls, Label&
     if (unroll < 1 || unroll * V != static_cast<int>(accs.size()))
         throw Error("jit: separable pixels take whole blocks of accumulators");
     const auto acc = [&](int i) { return vec(accs[static_cast<std::size_t>(i)]); };
-    const auto idx = [&](int i) { return vec(i < V ? regs_.idx[i] : regs_.separable_idx + i - V); };
+    const std::vector<int> idxs = separable_index_registers();
+    const auto idx = [&](int i) { return vec(idxs[static_cast<std::size_t>(i)]); };
     // chan_base holds the input row's index part during the row passes, the channel part at the stores.
     const Vmm fresh = vec(regs_.fresh), row_part = vec(regs_.chan_base), scratch = vec(regs_.scratch);
 
@@ -275,6 +276,7 @@ void WindowEmitter<Ops>::emit_separable_pixel_indices(Label& other_calls, Label&
     // row's first row of maxima (merges); dst_ and indices_ the outputs from slot_sep_dst and slot_sep_indices,
     // big_offset_ the lane table. The call's row slots are left as they were, for the row code.
     const Reg64 &padded = tap_ptr_, &maxima = window_index_, &group = h_index_;
+    Label leave;
     begin_separable_call(other_calls, separable_pixels_padded_bytes());
     for (const auto& [from, to] : {std::pair{slot_row_dst, slot_sep_dst}, std::pair{slot_row_indices, slot_sep_indices},
                                    std::pair{slot_index_base, slot_sep_index_base},
@@ -385,7 +387,7 @@ void WindowEmitter<Ops>::emit_separable_pixel_indices(Label& other_calls, Label&
         const std::int64_t rest = plan_.out_width % unroll;
         add(h_ptr_, static_cast<std::int32_t>(maxima_bytes - (plan_.out_width - rest) * output_bytes));
         add_imm(tap_index_, plan_.index_tap_step_h);
-        close_separable_input_rows(input_row, other_calls);
+        close_separable_input_rows(input_row, leave);
     }
 
     // Output rows of the group: row i merges maxima rows i * row_step .. i * row_step + taps_h - 1 in order,
@@ -454,6 +456,13 @@ void WindowEmitter<Ops>::emit_separable_pixel_indices(Label& other_calls, Label&
     mul_imm(scratch_, wrap_mul(sep.row_step, plan_.index_tap_step_h));
     add(ptr[rsp + slot_sep_index_base], scratch_);
     next_separable_group(group_loop, done);
+
+    // To the row code (a group that saw a NaN): the constants that maxima in flight may have taken
+    // (separable_alias_registers), and no mask known to be in a register.
+    place(leave);
+    load_constants();
+    jmp(other_calls, T_NEAR);
+    ops_.forget_mask();
 }
 
 template std::int64_t WindowEmitter<Avx512Ops>::separable_pixels_padded_bytes() const;

@@ -330,9 +330,11 @@ void Planner::choose_separable_accumulators() {
     if (!plan_.separable.enabled()) return;
     const int vectors = plan_.vectors_per_block;
     const int free = caps_.vector_registers - vector_registers_needed(plan_, caps_);
-    // With indices each maximum in flight takes an index register beside it.
+    // With indices each maximum in flight takes an index register beside it; registers the row code takes only
+    // for a moment hold them too (separable_alias_registers).
     const int per_maximum = p_.has_indices ? 2 : 1;
-    int accumulators = std::min(max_separable_accumulators, vectors + std::max(0, free) / per_maximum);
+    const int spare = std::max(0, free) + separable_alias_registers(plan_, caps_);
+    int accumulators = std::min(max_separable_accumulators, vectors + spare / per_maximum);
     if (!lanes_are_outputs_) accumulators = std::max(1, accumulators / vectors) * vectors;
     plan_.separable.accumulators = accumulators;
     chose("separable_accumulators", std::to_string(accumulators) + " maxima in flight (" + registers_text(plan_) + ")");

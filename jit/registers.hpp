@@ -14,6 +14,16 @@ namespace pooljit::jit {
 constexpr int max_vectors = 4;
 // Running NaN sums a watched vector of the block may take its taps' loads into, in turn (KernelPlan::watch_chains).
 constexpr int max_watch_chains = 4;
+// Separable rows and pixels: at most this many maxima in flight beyond the block's accumulators.
+constexpr int max_separable_extras = 8;
+
+// Separable pixels with indices, on a trait without opmasks: vector registers that also hold maxima in flight
+// (their indices, too) besides the ones no role takes. The row code takes them only within one tap or one store
+// (the tap's broadcast index, a widened mask, a tail mask) or as a constant loaded once (-1, loaded again when
+// the separable code leaves for the row code), and the two codes never interleave. 0 elsewhere.
+inline int separable_alias_registers(const KernelPlan& plan, const IsaCaps& caps) {
+    return plan.separable.enabled() && plan.has_indices && plan.strategy == Strategy::nxc_channels && !caps.opmasks ? 4 : 0;
+}
 
 // Vector registers a trait without opmasks keeps for its masks and broadcasts (-1: the plan never needs it).
 struct TraitVectorRoles {
@@ -41,14 +51,15 @@ struct VectorRoles {
     // Whole-plane items and separable rows of floats: the first of plane_sums(plan) running sums that notice a NaN.
     int plane_sum = -1;
     int ring = -1;       // row-maxima rings: the first of ring_rows x vectors registers, row by row
-    // Separable rows and pixels: the first of the maxima in flight beyond the block's accumulators (and, with
-    // indices, the first of their index vectors).
-    int separable_acc = -1, separable_idx = -1;
+    // Separable rows and pixels: the maxima in flight beyond the block's accumulators, their value registers
+    // first, then (with indices) as many index registers, one for each.
+    int separable[2 * max_separable_extras];
     TraitVectorRoles trait;
     int used = 0;
 
     VectorRoles(const KernelPlan& plan, const IsaCaps& caps) {
         std::fill(std::begin(watch), std::end(watch), -1);
+        std::fill(std::begin(separable), std::end(separable), -1);
         const int vectors = plan.vectors_per_block;
         const bool f16 = plan.dtype == DType::f16, indices = plan.has_indices;
         const auto any_fast = [&](bool Segment::*what) {
@@ -92,14 +103,10 @@ struct VectorRoles {
                 trait.wide_mask = used++;
             }
         }
-        if (plan.separable.accumulators > vectors) {
-            separable_acc = used;
-            used += plan.separable.accumulators - vectors;
-            if (indices) {
-                separable_idx = used;
-                used += plan.separable.accumulators - vectors;
-            }
-        }
+        const int extras = std::clamp(plan.separable.accumulators - vectors, 0, max_separable_extras);
+        const int aliases[] = {trait.tap_index, trait.wide_mask, trait.tail_mask, minus_one};
+        const int alias_count = separable_alias_registers(plan, caps);
+        for (int r = 0; r < extras * (indices ? 2 : 1); ++r) separable[r] = r < alias_count ? aliases[r] : used++;
     }
 };
 

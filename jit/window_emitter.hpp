@@ -380,6 +380,7 @@ private:
     std::int64_t separable_buffer_bytes() const;
     int frame_size() const;
     std::vector<int> separable_accumulators() const;
+    std::vector<int> separable_index_registers() const;
     void begin_separable_call(Label& other_calls, std::int64_t padded_bytes);
     void begin_separable_group(Label& group_loop);
     void separable_group_input_rows(const Reg64& r);

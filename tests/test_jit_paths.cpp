@@ -268,6 +268,21 @@ TEST_P(JitIsa, SeparablePixelIndicesKeepEachWindowsFirstMaximum) {
         const bool is_float = d.dtype == pj::DType::f32 || d.dtype == pj::DType::bf16;
         expect_reference_on(isa(), line, is_float ? ties_with_two_nans(d) : integer_ties(d, rng));
     }
+    // A 3x3 block of NaNs in channel 3 under nan=ignore: the window over it is empty (index -1), which the row
+    // code stores into s32 indices with the -1 constant that the separable code's maxima in flight took
+    // (reloaded on leaving: a build without the reload fails here).
+    const std::string line = "maxpool dt=f32 layout=nxc src=1x16x12x12 k=3x3 pb=1x1 pe=1x1 nan=ignore idx=s32";
+    const pj::Primitive p = pj::create(pj::parse_problem(line));
+    EXPECT_TRUE(plan_on(jit::Isa::avx2, p.problem()).separable.enabled());
+    const pj::TensorDesc& d = p.src_desc();
+    std::mt19937_64 rng(3);
+    std::vector<std::uint8_t> src = tie_input(d, rng);
+    for (const std::int64_t h : {5, 6, 7})
+        for (const std::int64_t w : {5, 6, 7}) {
+            const float nan = std::numeric_limits<float>::quiet_NaN();
+            std::memcpy(src.data() + static_cast<std::size_t>((h * 12 + w) * 16 + 3) * sizeof(float), &nan, sizeof(float));
+        }
+    expect_reference_on(isa(), line, src);
     pj::set_num_threads(0);
 }
 

@@ -314,18 +314,23 @@ TEST(PlanFacts, NxcWindowsOverlappingAlongHeightKeepAColumnRing) {
 TEST(PlanFacts, NxcPixelIndicesRideInTheSeparableBuffers) {
     // SPP k9 f32 with indices: a padded position is a pixel and a vector of index lanes (one vector of 8 channels,
     // 64 bytes), a row of maxima 40 outputs x 2 vectors (2560 bytes); 48 positions leave 18 rows of maxima in
-    // 48 KiB: 10 output rows a pass. Each maximum in flight takes an index register beside it: 2 of them.
+    // 48 KiB: 10 output rows a pass. Each maximum in flight takes an index register beside it: the block's 2 and
+    // 13 others leave 3 registers, and the 4 the row code takes only for a moment (a tap's index, a widened
+    // mask, a tail mask, the -1 constant) hold maxima too: 3 more maxima, 4 in flight.
     const jit::KernelPlan spp = plan_of("maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64", jit::Isa::avx2);
     EXPECT_EQ(spp.vectors_per_block, 1);
     EXPECT_EQ(spp.separable, (jit::SeparableRows{.group_rows = 10, .window_rows = 9, .row_step = 1, .phases = 1,
                                                  .phase_lanes = 48, .lead_lanes = {0, 0}, .pad_lanes = 4,
-                                                 .maxima_vectors = 80, .accumulators = 2, .paired_width_windows = true}));
+                                                 .maxima_vectors = 80, .accumulators = 4, .paired_width_windows = true}));
     // SPPF: a cache line of channels a pixel (2 vectors), 24 positions of 96 bytes, rows of 20 x 4 vectors:
-    // 18 rows of maxima, 14 output rows a pass; 15 registers leave none for a second maximum.
+    // 18 rows of maxima, 14 output rows a pass; 15 registers leave one, which with the row code's 4 make a
+    // second output's 2 maxima and 2 index vectors.
     const jit::KernelPlan sppf = plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32", jit::Isa::avx2);
     EXPECT_EQ(sppf.vectors_per_block, 2);
     EXPECT_EQ(sppf.separable.group_rows, 14);
-    EXPECT_EQ(sppf.separable.accumulators, 2);
+    EXPECT_EQ(sppf.separable.accumulators, 4);
+    // Without indices no register is shared: SPPF's values keep their 8 maxima (the free registers alone).
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.accumulators, 8);
     // Integers over any pixel (their compares take 32-bit lanes beside the indices).
     EXPECT_TRUE(plan_of("maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1 idx=s64", jit::Isa::avx2).separable.enabled());
     // Not: a dilation along the width, windows empty along the width (a padded tap would keep its index), 64-bit
