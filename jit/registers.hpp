@@ -38,7 +38,8 @@ struct TraitVectorRoles {
 // one elsewhere.
 inline int plane_sums(const KernelPlan& plan) { return plan.loop_whole_plane ? plan.whole_plane_sums : 1; }
 
-// Vector registers by role, handed out once each, so no number means two things.
+// Vector registers by role, handed out once each, so no number means two things within one code: only the
+// separable pixels' maxima with indices share registers with roles of the row code (separable_alias_registers).
 struct VectorRoles {
     int acc[max_vectors] = {-1, -1, -1, -1}, raw[max_vectors] = {-1, -1, -1, -1}, idx[max_vectors] = {-1, -1, -1, -1};
     // Watched rows: the running sums of the values vector v of the block loads, plan.watch_chains of them taken
