@@ -241,18 +241,16 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
     // t * dilation of its window in the padded row: at stride 2, lane (t * dilation) / 2 of phase
     // (t * dilation) % 2 from the output's own lane.
     {
+        // Taps last to first, each later one a memory operand of the max that keeps it on ties: the first
+        // maximum in scan order, one instruction a tap.
         const auto reduce_block = [&](int outputs) {
-            for (std::int64_t t = 0; t < plan_.kernel_w; ++t) {
+            for (std::int64_t t = plan_.kernel_w - 1; t >= 0; --t) {
                 const std::int64_t lane = t * plan_.dilation_w;
                 const int phase = static_cast<int>(lane % sep.phases);
                 for (int v = 0; v < outputs; ++v) {
                     const auto offset = static_cast<std::int32_t>((phase_lane(phase, lane / sep.phases) + std::int64_t{v} * L) * lb);
-                    if (t == 0) {
-                        vmovups(acc(v), ptr[window_ + offset]);
-                        continue;
-                    }
-                    vmovups(fresh, ptr[window_ + offset]);
-                    ops_.max_fast(acc(v), fresh);
+                    if (t == plan_.kernel_w - 1) vmovups(acc(v), ptr[window_ + offset]);
+                    else ops_.max_fast_earlier(acc(v), ptr[window_ + offset], fresh);
                 }
             }
             for (int v = 0; v < outputs; ++v) vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(v * vb)], acc(v));
@@ -289,21 +287,23 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
         mov(h_ptr_, maxima);  // the group's next output row's first row of maxima
         mov(item_count_, group);
         place(output_row);
+        // The rows last to first, as the taps of a row of maxima: the earliest row keeps a tie.
         const auto merge_block = [&](int vectors, std::int64_t first_vector) {
             const auto column = static_cast<std::int32_t>(first_vector * vb);
-            for (int v = 0; v < vectors; ++v)
-                vmovups(vec(accs[static_cast<std::size_t>(v)]), ptr[h_ptr_ + column + static_cast<std::int32_t>(v * vb)]);
             Label merge_loop, merged;
             mov(tap_count_, ptr[rsp + slot_taps_h]);
             dec(tap_count_);
+            mov(window_, tap_count_);
+            mul_imm(window_, maxima_bytes);
+            add(window_, h_ptr_);
+            for (int v = 0; v < vectors; ++v)
+                vmovups(vec(accs[static_cast<std::size_t>(v)]), ptr[window_ + column + static_cast<std::int32_t>(v * vb)]);
+            test(tap_count_, tap_count_);
             jz(merged, T_NEAR);
-            lea(window_, ptr[h_ptr_ + column]);
             place(merge_loop);
-            add(window_, static_cast<std::int32_t>(maxima_bytes));
-            for (int v = 0; v < vectors; ++v) {
-                vmovups(fresh, ptr[window_ + static_cast<std::int32_t>(v * vb)]);
-                ops_.max_fast(vec(accs[static_cast<std::size_t>(v)]), fresh);
-            }
+            sub(window_, static_cast<std::int32_t>(maxima_bytes));
+            for (int v = 0; v < vectors; ++v)
+                ops_.max_fast_earlier(vec(accs[static_cast<std::size_t>(v)]), ptr[window_ + column + static_cast<std::int32_t>(v * vb)], fresh);
             dec(tap_count_);
             jnz(merge_loop, T_NEAR);
             place(merged);

@@ -163,6 +163,23 @@ public:
                 break;
         }
     }
+    // Without indices and raw bits, NaN-free input: acc <- max(acc, the vector at a), ties taking the memory's.
+    // Callers go through their taps last to first, so a tie keeps the earliest tap, as max_fast's first to last
+    // does; the load folds into the max (s64's compare and blend load it into fresh first).
+    void max_fast_earlier(const Vmm& acc, const Xbyak::Address& a, const Vmm& fresh) {
+        switch (plan_.compare) {
+            case CompareType::f32: g_.vmaxps(acc, acc, a); break;
+            case CompareType::f64: g_.vmaxpd(acc, acc, a); break;
+            case CompareType::s32: g_.vpmaxsd(acc, acc, a); break;
+            case CompareType::u32: g_.vpmaxud(acc, acc, a); break;
+            case CompareType::u8: g_.vpmaxub(acc, acc, a); break;
+            case CompareType::s8: g_.vpmaxsb(acc, acc, a); break;
+            case CompareType::s64:
+                g_.vmovdqu(fresh, a);
+                max_fast(acc, fresh);
+                break;
+        }
+    }
     // NaN watch (the scan before a row's fast code): a running sum of loaded vectors. A NaN anywhere makes the
     // sum NaN; +inf meeting -inf (or an overflow) does too, which only sends the row to its exact code. Lanes
     // past a partial vector were loaded as 0.
