@@ -448,13 +448,7 @@ void WindowEmitter<Ops>::generate() {
     place(row_done);
     dec(qword[rsp + slot_rows]);
     jz(done, T_NEAR);
-    for (const auto& [slot, step] : {std::pair{slot_row_src, slot_src_row_step}, std::pair{slot_row_dst, slot_dst_row_step},
-                                     std::pair{slot_row_indices, slot_indices_row_step},
-                                     std::pair{slot_index_base, slot_index_base_row_step},
-                                     std::pair{slot_channel_index_base, slot_channel_index_base_row_step}}) {
-        mov(scratch_, ptr[rsp + step]);
-        add(ptr[rsp + slot], scratch_);
-    }
+    step_row_slots();
     jmp(row_loop, T_NEAR);
 
     place(done);

@@ -418,6 +418,19 @@ private:
     void emit_row();
     void prefetch_ahead();
     void store_empty_row();
+    // The call's next row: its pointers and index bases in their slots, one step on. Without indices only the
+    // data pointers move (each step is a read-modify-write of a stack slot, a chain from row to row that rows of
+    // a few vectors, a global pool's planes, feel).
+    void step_row_slots() {
+        for (const auto& [slot, step] : {std::pair{slot_row_src, slot_src_row_step}, std::pair{slot_row_dst, slot_dst_row_step},
+                                         std::pair{slot_row_indices, slot_indices_row_step},
+                                         std::pair{slot_index_base, slot_index_base_row_step},
+                                         std::pair{slot_channel_index_base, slot_channel_index_base_row_step}}) {
+            if (!plan_.has_indices && slot != slot_row_src && slot != slot_row_dst) continue;
+            mov(scratch_, ptr[rsp + step]);
+            add(ptr[rsp + slot], scratch_);
+        }
+    }
     void watch_first_row_shared_rows();
     void load_constants();
     void generate();
