@@ -337,7 +337,15 @@ void WindowEmitter<Ops>::load_constants() {
 template <typename Ops>
 void WindowEmitter<Ops>::generate() {
     for (const Reg64& r : {rbx, rbp, r12, r13, r14, r15}) push(r);
-    sub(rsp, frame_size());
+    // Frames of separable buffers span many pages: each is touched from the top down as rsp passes it, so a
+    // thread whose stack is too small faults on its guard page instead of writing past it.
+    constexpr int page_bytes = 4096;
+    int unprobed = frame_size();
+    for (; unprobed > page_bytes; unprobed -= page_bytes) {
+        sub(rsp, page_bytes);
+        or_(dword[rsp], 0);
+    }
+    sub(rsp, unprobed);
     load_constants();
     for (const auto& [field, slot] : {std::pair{offsetof(KernelArgs, taps_h), slot_taps_h},
                                       std::pair{offsetof(KernelArgs, taps_d), slot_taps_d},

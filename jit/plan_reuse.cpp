@@ -27,8 +27,15 @@ constexpr int ring_register_eighths = 4, ring_register_eighths_with_indices = 5;
 // best on a 2048-row image (1x64x2048x64 k3 nxc f32: 5.9 ms, 7.1, 10.3 and 9.5 ms; the row code 7.7-8.2 ms) and
 // level on SPPF.
 constexpr std::int64_t column_ring_input_bytes = 16 * 1024;
-// Separable rows: the padded input row and the buffered row maxima on the stack, within half of a 48 KiB L1.
+// Separable rows (planar): the padded input rows and the buffered row maxima on the stack, within half of a 48 KiB L1.
 constexpr std::int64_t separable_buffer_bytes = 24 * 1024;
+// Separable pixels: the padded pixel row and the rows of maxima, past L1 (32 KiB on Zen 3) into L2. A pass's
+// rows of maxima beyond its output rows (taps_h - row_step of them) are taken again by the next pass, so more
+// output rows a pass take fewer rows twice. Measured (AVX2 Zen 3, 1 thread, nxc, lowest of 6 rounds, budgets of
+// 24 / 32 / 48 / 64 KiB): SPP k9 f32 539 / 532 / 419 / 379 us, the dilated 3x3 (pad 2) f32 100 / 90 / 86 / 84,
+// bf16 87 / 78 / 78 / 69, Inception and SPPF level from 32 KiB on (53 / 51 / 54 / 54, 140 / 126 / 130 / 131);
+// 96 and 128 KiB gave SPP k9 375 and 358, the rest level.
+constexpr std::int64_t separable_pixel_buffer_bytes = 64 * 1024;
 // Separable pixels with indices: rows of maxima twice as wide (an index vector beside each), so twice the bytes.
 constexpr std::int64_t separable_index_buffer_bytes = 48 * 1024;
 // Separable pixels (channels last), blocks of a cache line's storage a pixel (each input line read whole by one
@@ -172,15 +179,15 @@ std::string Planner::separable_pixels_declined() const {
 }
 
 // Separable pixels of `vectors` vectors a pixel: the padded row of the block's pixels and the buffered rows of
-// maxima on the stack, within separable_buffer_bytes (group_rows 0: they do not fit). Sizes are bounded
-// before they are multiplied. Windows along the width that are empty read only the empty value, which is
-// what the row code stores for them.
+// maxima on the stack, within separable_pixel_buffer_bytes (with indices separable_index_buffer_bytes; group_rows
+// 0: they do not fit). Sizes are bounded before they are multiplied. Windows along the width that are empty read
+// only the empty value, which is what the row code stores for them.
 SeparableRows Planner::separable_pixels_of(int vectors) const {
     SeparableRows sep;
     std::int64_t interval = 1, row_step = 1;
     separable_row_steps(interval, row_step);
     const std::int64_t pixel_bytes = std::int64_t{vectors} * caps_.vector_bytes;
-    const std::int64_t budget = p_.has_indices ? separable_index_buffer_bytes : separable_buffer_bytes;
+    const std::int64_t budget = p_.has_indices ? separable_index_buffer_bytes : separable_pixel_buffer_bytes;
     const std::int64_t most_pixels = budget / pixel_bytes;
     if (axis_.in > most_pixels || axis_.out > most_pixels || axis_.pad > most_pixels || axis_.kernel > most_pixels ||
         axis_.dilation > most_pixels || axis_.stride > most_pixels)
@@ -206,13 +213,17 @@ int Planner::separable_pixel_vectors() const {
     if (lanes_are_outputs_ || p_.spatial_rank != 2 || !separable_pixels_declined().empty()) return 0;
     const std::int64_t line_vectors = std::clamp<std::int64_t>(cache_line_bytes / (plan_.lanes * elem()), 1, max_vectors);
     const int most = static_cast<int>(std::min<std::int64_t>(line_vectors, (p_.channels + plan_.lanes - 1) / plan_.lanes));
-    // Values take a cache line's channels or none; indices (a vector of them beside each accumulator) fewer
-    // where a line's do not fit the registers.
+    // Values take a cache line's channels or none, and none where a pass would hold fewer output rows than a
+    // window's rows: each pass takes the rows of maxima past its output rows again, and a block of fewer
+    // vectors holds more rows a pass (AVX2 SPP k9 bf16 at 64 KiB: 4 vectors, 3 output rows a pass, 592 us; 1
+    // vector, the whole plane a pass: 488, lowest of 6 alternating rounds). Indices (a vector of them beside
+    // each accumulator) take fewer where a line's do not fit the registers.
     for (int vectors = most; vectors >= (p_.has_indices ? 1 : most); --vectors) {
         if (p_.channels % (vectors * plan_.lanes) != 0) continue;  // the tail block's calls would run the row code
         KernelPlan candidate = plan_;
         candidate.vectors_per_block = vectors;
         candidate.separable = separable_pixels_of(vectors);
+        if (!p_.has_indices && candidate.separable.group_rows < std::min(p_.kernel[0], p_.out[0])) continue;
         if (candidate.separable.enabled() && fits_registers(candidate)) return vectors;
     }
     return 0;
@@ -228,7 +239,7 @@ void Planner::choose_separable_pixels() {
     const SeparableRows sep = separable_pixels_of(plan_.vectors_per_block);
     if (!sep.enabled())
         return declined(step, "two output rows' buffers would pass " +
-                                  std::to_string(p_.has_indices ? separable_index_buffer_bytes : separable_buffer_bytes) +
+                                  std::to_string(p_.has_indices ? separable_index_buffer_bytes : separable_pixel_buffer_bytes) +
                                   " bytes");
     KernelPlan candidate = plan_;
     candidate.separable = sep;

@@ -345,10 +345,10 @@ TEST(PlanFacts, NxcPixelIndicesRideInTheSeparableBuffers) {
 TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
     // SPPF f32 on AVX2 (the ring would hold 1 vector of 32 bytes a row): blocks of a cache line, 2 vectors of 8
     // channels. Taps reach 19 + 4 + 1 = 24 pixels (2 of padding before the 20 of input, 2 after): 24 x 64 =
-    // 1536 bytes of padded row; 20 outputs x 2 vectors of maxima = 1280 bytes a row, 18 rows in the rest of
-    // 24 KiB: 14 output rows of 5 rows a pass.
+    // 1536 bytes of padded row; 20 outputs x 2 vectors of maxima = 1280 bytes a row, 50 rows in the rest of
+    // 64 KiB: every output row (20) in one pass.
     const jit::KernelPlan sppf = plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2);
-    EXPECT_EQ(sppf.separable, (jit::SeparableRows{.group_rows = 14, .window_rows = 5, .row_step = 1, .phases = 1,
+    EXPECT_EQ(sppf.separable, (jit::SeparableRows{.group_rows = 20, .window_rows = 5, .row_step = 1, .phases = 1,
                                                   .phase_lanes = 24, .lead_lanes = {0, 0}, .pad_lanes = 2,
                                                   .maxima_vectors = 40, .accumulators = 8,
                                                   .paired_width_windows = true}));
@@ -358,11 +358,16 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
     EXPECT_EQ(sppf.channel_block, 16);
     EXPECT_EQ(sppf.ring_rows, 0);
     EXPECT_FALSE(sppf.width_ranges);
-    // SPP k9 f32: a line's 2 vectors would not leave two output rows' maxima in the buffers (48 x 64 + 10 x 2560
-    // bytes); one vector a pixel does (48 x 32 + 10 x 1280), 18 rows of maxima: 10 output rows a pass.
+    // SPP k9 f32: a line's 2 vectors a pixel, 48 x 64 bytes of padded row and 40 x 64 a row of maxima: 24 rows
+    // of maxima in the rest of 64 KiB, 16 output rows a pass.
     const jit::KernelPlan spp = plan_of("maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
-    EXPECT_EQ(spp.vectors_per_block, 1);
-    EXPECT_EQ(spp.separable.group_rows, 10);
+    EXPECT_EQ(spp.vectors_per_block, 2);
+    EXPECT_EQ(spp.separable.group_rows, 16);
+    // SPP k9 bf16: a line's 4 vectors would hold 3 output rows a pass, fewer than the window's 9 rows; a block of
+    // 1 vector holds every output row (40) in one pass.
+    const jit::KernelPlan spp_bf16 = plan_of("maxpool dt=bf16 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
+    EXPECT_EQ(spp_bf16.vectors_per_block, 1);
+    EXPECT_EQ(spp_bf16.separable.group_rows, 40);
     // Floats over any pixel (Inception's 192 f32 channels; bf16 in 4 vectors of 8 lanes, a line of its storage),
     // integers over pixels of a multiple of 1 KiB (u8 1024 channels, s32 256), a stride 2 along the width.
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1", jit::Isa::avx2).separable.enabled());
