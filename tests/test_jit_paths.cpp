@@ -10,6 +10,7 @@
 #include "support/run_compare.hpp"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <array>
 #include <cstdlib>
@@ -283,6 +284,43 @@ TEST_P(JitIsa, SeparablePixelIndicesKeepEachWindowsFirstMaximum) {
             std::memcpy(src.data() + static_cast<std::size_t>((h * 12 + w) * 16 + 3) * sizeof(float), &nan, sizeof(float));
         }
     expect_reference_on(isa(), line, src);
+    pj::set_num_threads(0);
+}
+
+// Runs `body` on a thread of its own whose stack is `stack_bytes` (glibc's default is 8 MiB).
+template <typename Body>
+void run_on_stack_of(std::size_t stack_bytes, Body body) {
+    pthread_attr_t attr;
+    ASSERT_EQ(pthread_attr_init(&attr), 0);
+    ASSERT_EQ(pthread_attr_setstacksize(&attr, stack_bytes), 0);
+    pthread_t thread;
+    const auto start = [](void* arg) -> void* {
+        (*static_cast<Body*>(arg))();
+        return nullptr;
+    };
+    ASSERT_EQ(pthread_create(&thread, &attr, start, &body), 0);
+    ASSERT_EQ(pthread_join(thread, nullptr), 0);
+    pthread_attr_destroy(&attr);
+}
+
+// The README's promise: kernels fit a thread stack of 128 KiB. The largest frames are channels-last separable
+// buffers (64 KiB of them for values, 48 KiB with indices), run here on such a thread with one pooljit thread
+// (execute calls the kernel on the caller's thread) and compared with the reference.
+TEST_P(JitIsa, SeparableBuffersFitAThreadStackOf128KiB) {
+    pj::set_num_threads(1);
+    for (const char* line : {"maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4",
+                             "maxpool dt=f32 layout=nxc src=1x64x40x40 k=9x9 pb=4x4 pe=4x4 idx=s32",
+                             "maxpool dt=f32 layout=ncx src=1x8x40x40 k=9x9 pb=4x4 pe=4x4"}) {
+        SCOPED_TRACE(line);
+        const pj::test::IsaCap cap(jit::to_string(isa()));
+        const pj::Primitive p = pj::create(pj::parse_problem(line));
+        EXPECT_TRUE(plan_on(jit::Isa::avx2, p.problem()).separable.enabled());
+        std::mt19937_64 rng(11);
+        pj::test::expect_run_matches_reference(
+            p.problem(), tie_input(p.src_desc(), rng),
+            [&](const void* s, void* d, void* i) { run_on_stack_of(128 * 1024, [&] { p.execute(s, d, i); }); },
+            jit::to_string(isa()));
+    }
     pj::set_num_threads(0);
 }
 
