@@ -419,8 +419,8 @@ private:
     void prefetch_ahead();
     void store_empty_row();
     // The call's next row: its pointers and index bases in their slots, one step on. Without indices only the
-    // data pointers move (each step is a read-modify-write of a stack slot, a chain from row to row that rows of
-    // a few vectors, a global pool's planes, feel).
+    // data pointers move: each step is a read-modify-write of a stack slot, which rows of a few vectors (a global
+    // pool's planes) paid for three times over on slots only indices read.
     void step_row_slots() {
         for (const auto& [slot, step] : {std::pair{slot_row_src, slot_src_row_step}, std::pair{slot_row_dst, slot_dst_row_step},
                                          std::pair{slot_row_indices, slot_indices_row_step},
