@@ -213,18 +213,28 @@ int Planner::separable_pixel_vectors() const {
     if (lanes_are_outputs_ || p_.spatial_rank != 2 || !separable_pixels_declined().empty()) return 0;
     const std::int64_t line_vectors = std::clamp<std::int64_t>(cache_line_bytes / (plan_.lanes * elem()), 1, max_vectors);
     const int most = static_cast<int>(std::min<std::int64_t>(line_vectors, (p_.channels + plan_.lanes - 1) / plan_.lanes));
-    // Values take a cache line's channels or none, and none where a pass would hold fewer output rows than a
-    // window's rows: each pass takes the rows of maxima past its output rows again, and a block of fewer
-    // vectors holds more rows a pass (AVX2 SPP k9 bf16 at 64 KiB: 4 vectors, 3 output rows a pass, 592 us; 1
-    // vector, the whole plane a pass: 488, lowest of 6 alternating rounds). Indices (a vector of them beside
-    // each accumulator) take fewer where a line's do not fit the registers.
-    for (int vectors = most; vectors >= (p_.has_indices ? 1 : most); --vectors) {
-        if (p_.channels % (vectors * plan_.lanes) != 0) continue;  // the tail block's calls would run the row code
+    // Values take a cache line's channels, or fewer only where a pass over a line's would hold fewer output
+    // rows than a window's rows: each pass takes the rows of maxima past its output rows again, and a block of
+    // fewer vectors holds more rows a pass (AVX2 SPP k9 bf16 at 64 KiB: 4 vectors, 3 output rows a pass, 592
+    // us; 1 vector, the whole plane a pass, 488, lowest of 6 alternating rounds; 2 vectors, 16 rows a pass,
+    // 343 against 1 vector's 402, lowest of 8). Indices (a vector of them beside each accumulator) take fewer
+    // where a line's do not fit the registers.
+    const std::int64_t window_rows = std::min(p_.kernel[0], p_.out[0]);
+    for (int vectors = most; vectors >= 1; --vectors) {
+        const bool whole_blocks = p_.channels % (vectors * plan_.lanes) == 0;  // else the tail's calls run the row code
         KernelPlan candidate = plan_;
         candidate.vectors_per_block = vectors;
         candidate.separable = separable_pixels_of(vectors);
-        if (!p_.has_indices && candidate.separable.group_rows < std::min(p_.kernel[0], p_.out[0])) continue;
-        if (candidate.separable.enabled() && fits_registers(candidate)) return vectors;
+        const bool fits = whole_blocks && candidate.separable.enabled() && fits_registers(candidate);
+        if (p_.has_indices) {
+            if (fits) return vectors;
+            continue;
+        }
+        if (!fits) {
+            if (vectors == most) return 0;
+            continue;
+        }
+        if (candidate.separable.group_rows >= window_rows) return vectors;
     }
     return 0;
 }

@@ -363,11 +363,11 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
     const jit::KernelPlan spp = plan_of("maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
     EXPECT_EQ(spp.vectors_per_block, 2);
     EXPECT_EQ(spp.separable.group_rows, 16);
-    // SPP k9 bf16: a line's 4 vectors would hold 3 output rows a pass, fewer than the window's 9 rows; a block of
-    // 1 vector holds every output row (40) in one pass.
+    // SPP k9 bf16: a line's 4 vectors would hold 3 output rows a pass, fewer than the window's 9 rows; 3 do not
+    // divide 256 channels; 2 (f32's geometry) hold 16.
     const jit::KernelPlan spp_bf16 = plan_of("maxpool dt=bf16 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
-    EXPECT_EQ(spp_bf16.vectors_per_block, 1);
-    EXPECT_EQ(spp_bf16.separable.group_rows, 40);
+    EXPECT_EQ(spp_bf16.vectors_per_block, 2);
+    EXPECT_EQ(spp_bf16.separable.group_rows, 16);
     // Floats over any pixel (Inception's 192 f32 channels; bf16 in 4 vectors of 8 lanes, a line of its storage),
     // integers over pixels of a multiple of 1 KiB (u8 1024 channels, s32 256), a stride 2 along the width.
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1", jit::Isa::avx2).separable.enabled());
