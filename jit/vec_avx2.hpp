@@ -150,35 +150,23 @@ public:
     }
     // Without indices and raw bits: acc <- fresh > acc ? fresh : acc (ties and NaN keep acc: the fast path).
     void max_fast(const Vmm& acc, const Vmm& fresh) {
-        switch (plan_.compare) {
-            case CompareType::f32: g_.vmaxps(acc, fresh, acc); break;
-            case CompareType::f64: g_.vmaxpd(acc, fresh, acc); break;
-            case CompareType::s32: g_.vpmaxsd(acc, acc, fresh); break;
-            case CompareType::u32: g_.vpmaxud(acc, acc, fresh); break;
-            case CompareType::u8: g_.vpmaxub(acc, acc, fresh); break;
-            case CompareType::s8: g_.vpmaxsb(acc, acc, fresh); break;
-            case CompareType::s64:
-                g_.vpcmpgtq(take(), fresh, acc);
-                g_.vblendvpd(acc, acc, fresh, take());
-                break;
+        if (plan_.compare == CompareType::s64) {
+            g_.vpcmpgtq(take(), fresh, acc);
+            g_.vblendvpd(acc, acc, fresh, take());
+            return;
         }
+        max_keeping_second(g_, plan_.compare, acc, fresh, acc);
     }
     // Without indices and raw bits, NaN-free input: acc <- max(acc, the vector at a), ties taking the memory's.
     // Callers go through their taps last to first, so a tie keeps the earliest tap, as max_fast's first to last
     // does; the load folds into the max (s64's compare and blend load it into fresh first).
     void max_fast_earlier(const Vmm& acc, const Xbyak::Address& a, const Vmm& fresh) {
-        switch (plan_.compare) {
-            case CompareType::f32: g_.vmaxps(acc, acc, a); break;
-            case CompareType::f64: g_.vmaxpd(acc, acc, a); break;
-            case CompareType::s32: g_.vpmaxsd(acc, acc, a); break;
-            case CompareType::u32: g_.vpmaxud(acc, acc, a); break;
-            case CompareType::u8: g_.vpmaxub(acc, acc, a); break;
-            case CompareType::s8: g_.vpmaxsb(acc, acc, a); break;
-            case CompareType::s64:
-                g_.vmovdqu(fresh, a);
-                max_fast(acc, fresh);
-                break;
+        if (plan_.compare == CompareType::s64) {
+            g_.vmovdqu(fresh, a);
+            max_fast(acc, fresh);
+            return;
         }
+        max_keeping_second(g_, plan_.compare, acc, acc, a);
     }
     // NaN watch (the scan before a row's fast code): a running sum of loaded vectors. A NaN anywhere makes the
     // sum NaN; +inf meeting -inf (or an overflow) does too, which only sends the row to its exact code. Lanes

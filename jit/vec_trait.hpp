@@ -50,6 +50,22 @@ void add_float_lanes(Xbyak::CodeGenerator& g, CompareType compare, const Vmm& su
     else g.vaddps(sum, sum, addend);
 }
 
+// dst <- first > second ? first : second, lane by lane: the second on ties and where either is NaN (integer
+// maxima are the same either way). s64 is vpmaxsq, an AVX-512 instruction: the AVX2 trait compares and blends.
+template <typename Vmm>
+void max_keeping_second(Xbyak::CodeGenerator& g, CompareType compare, const Vmm& dst, const Vmm& first,
+                        const Xbyak::Operand& second) {
+    switch (compare) {
+        case CompareType::f32: g.vmaxps(dst, first, second); break;
+        case CompareType::f64: g.vmaxpd(dst, first, second); break;
+        case CompareType::s32: g.vpmaxsd(dst, first, second); break;
+        case CompareType::u32: g.vpmaxud(dst, first, second); break;
+        case CompareType::s64: g.vpmaxsq(dst, first, second); break;
+        case CompareType::u8: g.vpmaxub(dst, first, second); break;
+        case CompareType::s8: g.vpmaxsb(dst, first, second); break;
+    }
+}
+
 // v <- the empty-window value in the store domain (raw bits for f16), in every lane.
 template <typename Ops, typename Vmm>
 void broadcast_empty_value(Ops& ops, const Vmm& v, const KernelPlan& plan) {
