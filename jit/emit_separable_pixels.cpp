@@ -79,6 +79,19 @@ void WindowEmitter<Ops>::separable_steps(std::int64_t total, int unroll, Body&& 
     if (rest > 0) body(static_cast<int>(rest));
 }
 
+// The input row at row_src_ into the padded row at `padded`, after its padding positions: `unroll` pixels a
+// step (window_ walks the input, indices_ the padded row).
+template <typename Ops>
+void WindowEmitter<Ops>::separable_copy_input_row(const Reg64& padded, int unroll) {
+    const std::int64_t position = separable_position_bytes();
+    mov(window_, row_src_);
+    lea(indices_, ptr[padded + static_cast<std::int32_t>(plan_.separable.pad_lanes * position)]);
+    separable_steps(plan_.in_width, unroll, [&](int count) { separable_copy_pixels(count); }, [&](int count) {
+        add_imm(window_, wrap_mul(count, plan_.src_step_w));
+        add(indices_, static_cast<std::int32_t>(count * position));
+    });
+}
+
 // An output row's merges of its later rows of maxima: `merge_row` once for each of taps_h - 1 rows, h_ptr_ on
 // the row (maxima_bytes apart, from window_'s row).
 template <typename Ops>
@@ -174,12 +187,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
         separable_group_input_rows(h_count_);
         mov(h_ptr_, maxima);
         place(input_row);
-        mov(window_, row_src_);
-        lea(indices_, ptr[padded + static_cast<std::int32_t>(sep.pad_lanes * pixel)]);
-        separable_steps(plan_.in_width, unroll, [&](int count) { separable_copy_pixels(count); }, [&](int count) {
-            add_imm(window_, wrap_mul(count, plan_.src_step_w));
-            add(indices_, static_cast<std::int32_t>(count * pixel));
-        });
+        separable_copy_input_row(padded, unroll);
         mov(window_, padded);
         separable_steps(plan_.out_width, unroll, reduce_outputs, [&](int count) {
             add(window_, static_cast<std::int32_t>(count * plan_.stride_w * pixel));
@@ -372,12 +380,7 @@ void WindowEmitter<Ops>::emit_separable_pixel_indices(Label& other_calls, Label&
         separable_group_input_rows(h_count_);
         mov(h_ptr_, maxima);
         place(input_row);
-        mov(window_, row_src_);
-        lea(indices_, ptr[padded + static_cast<std::int32_t>(sep.pad_lanes * position_bytes)]);
-        separable_steps(plan_.in_width, unroll, [&](int count) { separable_copy_pixels(count); }, [&](int count) {
-            add_imm(window_, wrap_mul(count, plan_.src_step_w));
-            add(indices_, static_cast<std::int32_t>(count * position_bytes));
-        });
+        separable_copy_input_row(padded, unroll);
         ops_.broadcast_gpr(row_part, tap_index_, false);
         mov(window_, padded);
         separable_steps(plan_.out_width, unroll, reduce_outputs, [&](int count) {

@@ -56,16 +56,7 @@ public:
             max_fast(acc, fresh);
             return;
         }
-        const Vmm a = Vmm(acc.getIdx()) | set_bits(bits);
-        switch (plan_.compare) {
-            case CompareType::f32: g_.vmaxps(a, fresh, acc); break;
-            case CompareType::f64: g_.vmaxpd(a, fresh, acc); break;
-            case CompareType::s32: g_.vpmaxsd(a, acc, fresh); break;
-            case CompareType::u32: g_.vpmaxud(a, acc, fresh); break;
-            case CompareType::s64: g_.vpmaxsq(a, acc, fresh); break;
-            case CompareType::u8: g_.vpmaxub(a, acc, fresh); break;
-            case CompareType::s8: g_.vpmaxsb(a, acc, fresh); break;
-        }
+        max_keeping_second(g_, plan_.compare, Vmm(acc.getIdx()) | set_bits(bits), fresh, acc);
     }
     void compute_take_fast_lanes(const Vmm& fresh, const Vmm& acc, std::uint64_t bits) {
         constexpr std::uint8_t gt_oq = 0x1E, nle = 6;

@@ -397,6 +397,7 @@ private:
     std::int64_t separable_pixels_padded_bytes() const;
     void store_separable_padding();
     void separable_copy_pixels(int count);
+    void separable_copy_input_row(const Reg64& padded, int unroll);
     template <typename Body, typename Advance>
     void separable_steps(std::int64_t total, int unroll, Body&& body, Advance&& advance);
     template <typename MergeRow>
