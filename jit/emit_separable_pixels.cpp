@@ -7,7 +7,8 @@
 // apart in the input, fell into a few L1 sets where the pixel is a multiple of 1 KiB (SPPF's 512 f32 channels),
 // and the column ring that walked it missed L1 on most taps. A tap reads a whole pixel vector as it was stored,
 // so one padded row serves every input row (the store forwards). Rows first, each merge keeping the earlier on
-// ties, then the rows in order: the window's first maximum in scan order, as the rings. Float input is watched
+// ties, then the rows in order: the window's first maximum in scan order, as the rings (output rows one row of
+// maxima apart merge in pairs that share all but one row, paired_output_rows). Float input is watched
 // for NaN while it is copied; a group that saw one sends the whole call to the row code, which applies the NaN
 // policy (rows already stored are stored again, the same).
 #include "jit/window_emitter.hpp"
@@ -202,6 +203,12 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
     // Output rows of the group: row i merges maxima rows i * row_step .. i * row_step + taps_h - 1, in order,
     // `unroll` outputs at a time (window_ the first row's, h_ptr_ the row being merged).
     {
+        const auto store_outputs = [&](const Reg64& row_dst, int count, int first) {
+            for (int i = 0; i < count; ++i)
+                for (int v = 0; v < V; ++v)
+                    ops_.store_value(at(row_dst, wrap_mul(i, plan_.dst_out_stride_w) + v * vector_storage),
+                                     acc((first + i) * V + v), vec(regs_.scratch), static_cast<int>(L));
+        };
         const auto merge_outputs = [&](int count) {
             for (int i = 0; i < count; ++i)
                 for (int v = 0; v < V; ++v) vmovups(acc(i * V + v), ptr[window_ + static_cast<std::int32_t>(i * pixel + v * vb)]);
@@ -212,34 +219,101 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
                         ops_.max_fast(acc(i * V + v), fresh);
                     }
             });
-            for (int i = 0; i < count; ++i)
-                for (int v = 0; v < V; ++v)
-                    ops_.store_value(at(dst_, wrap_mul(i, plan_.dst_out_stride_w) + v * vector_storage), acc(i * V + v),
-                                     vec(regs_.scratch), static_cast<int>(L));
+            store_outputs(dst_, count, 0);
         };
-        Label output_row;
+        // Output rows i and i + 1 (paired_output_rows): `count` outputs of each, the maximum of rows i + 1 .. i +
+        // taps_h - 1 taken once into the first `count` blocks of accumulators (shared), then row i's merged before
+        // it (into the next `count` blocks) and row i + taps_h after it: each merge keeps the earlier on ties, as
+        // one row at a time. dst_ is row i's outputs, scratch_ row i + 1's (the trait's scratch GPR: whole blocks
+        // store full vectors, which do not use it).
+        const auto merge_output_pairs = [&](int count) {
+            const auto load = [&](const Reg64& row, std::int64_t row_offset, int i, int v) {
+                return ptr[row + static_cast<std::int32_t>(row_offset + i * pixel + v * vb)];
+            };
+            for (int i = 0; i < count; ++i)
+                for (int v = 0; v < V; ++v) vmovups(acc(i * V + v), load(window_, maxima_bytes, i, v));
+            Label merged;
+            lea(h_ptr_, ptr[window_ + static_cast<std::int32_t>(maxima_bytes)]);
+            mov(item_count_, ptr[rsp + slot_taps_h]);
+            sub(item_count_, 2);
+            jz(merged, T_NEAR);
+            Label merge_loop;
+            place(merge_loop);
+            add(h_ptr_, static_cast<std::int32_t>(maxima_bytes));
+            for (int i = 0; i < count; ++i)
+                for (int v = 0; v < V; ++v) {
+                    vmovups(fresh, load(h_ptr_, 0, i, v));
+                    ops_.max_fast(acc(i * V + v), fresh);
+                }
+            dec(item_count_);
+            jnz(merge_loop, T_NEAR);
+            place(merged);
+            for (int i = 0; i < count; ++i)
+                for (int v = 0; v < V; ++v) {
+                    vmovups(acc((count + i) * V + v), load(window_, 0, i, v));
+                    ops_.max_fast(acc((count + i) * V + v), acc(i * V + v));
+                }
+            store_outputs(dst_, count, count);
+            for (int i = 0; i < count; ++i)
+                for (int v = 0; v < V; ++v) {
+                    vmovups(fresh, load(h_ptr_, maxima_bytes, i, v));
+                    ops_.max_fast(acc(i * V + v), fresh);
+                }
+            store_outputs(scratch_, count, 0);
+        };
+        // `step` outputs a step along the row from window_ and dst_ (and scratch_ for pairs), then the rest.
+        const auto along_row = [&](int step, const auto& merge, bool pairs) {
+            const std::int64_t full = plan_.out_width / step, rest = plan_.out_width % step;
+            if (full > 0) {
+                Label loop;
+                mov(tap_count_, full);
+                place(loop);
+                merge(step);
+                add(window_, static_cast<std::int32_t>(step * pixel));
+                add_imm(dst_, wrap_mul(step, plan_.dst_out_stride_w));
+                if (pairs) add_imm(scratch_, wrap_mul(step, plan_.dst_out_stride_w));
+                dec(tap_count_);
+                jnz(loop, T_NEAR);
+            }
+            if (rest > 0) merge(static_cast<int>(rest));
+        };
+        Label output_row, rows_done;
         mov(indices_, maxima);  // the group's next output row's first row of maxima
         mov(h_count_, group);
+        if (sep.paired_output_rows) {
+            // Pairs while two rows are left and the call's windows take two rows or more; then row by row.
+            const int pair_step = static_cast<int>(accs.size()) / (2 * V);
+            Label output_pair, single_rows;
+            cmp(qword[rsp + slot_taps_h], 2);
+            jl(output_row, T_NEAR);
+            cmp(h_count_, 2);
+            jl(output_row, T_NEAR);
+            place(output_pair);
+            mov(tap_index_, dst_);
+            mov(window_, indices_);
+            mov(scratch_, dst_);
+            add(scratch_, ptr[rsp + slot_dst_row_step]);
+            along_row(pair_step, merge_output_pairs, true);
+            mov(dst_, tap_index_);
+            add(dst_, ptr[rsp + slot_dst_row_step]);
+            add(dst_, ptr[rsp + slot_dst_row_step]);
+            add(indices_, static_cast<std::int32_t>(2 * maxima_bytes));
+            sub(h_count_, 2);
+            cmp(h_count_, 2);
+            jge(output_pair, T_NEAR);
+            test(h_count_, h_count_);
+            jz(rows_done, T_NEAR);
+        }
         place(output_row);
         mov(tap_index_, dst_);
         mov(window_, indices_);
-        const std::int64_t full = plan_.out_width / unroll, rest = plan_.out_width % unroll;
-        if (full > 0) {
-            Label loop;
-            mov(tap_count_, full);
-            place(loop);
-            merge_outputs(unroll);
-            add(window_, static_cast<std::int32_t>(unroll * pixel));
-            add_imm(dst_, wrap_mul(unroll, plan_.dst_out_stride_w));
-            dec(tap_count_);
-            jnz(loop, T_NEAR);
-        }
-        if (rest > 0) merge_outputs(static_cast<int>(rest));
+        along_row(unroll, merge_outputs, false);
         mov(dst_, tap_index_);
         add(dst_, ptr[rsp + slot_dst_row_step]);
         add(indices_, static_cast<std::int32_t>(sep.row_step * maxima_bytes));
         dec(h_count_);
         jnz(output_row, T_NEAR);
+        place(rows_done);
     }
 
     next_separable_group(group_loop, done);

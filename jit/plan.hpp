@@ -172,6 +172,10 @@ struct SeparableRows {
     // Separable pixels at stride 1 along the width, without dilation: neighbouring outputs are taken in pairs that
     // share the maximum of the first one's taps 1 .. k - 1 (k + 1 loads and k maxima a pair, not 2k and 2k - 2).
     bool paired_width_windows = false;
+    // Separable pixels without indices whose output rows are one row of maxima apart (row_step 1) and take two or
+    // more: neighbouring output rows are merged in pairs that share the maximum of the first one's rows 1 .. k - 1
+    // (k + 1 loads and k maxima a pair of outputs, not 2k and 2k - 2). The accumulators hold two of each.
+    bool paired_output_rows = false;
     bool enabled() const { return group_rows > 0; }
     // Padded rows (and rows of maxima) a pass holds: the input rows its output rows' windows read.
     std::int64_t buffered_rows() const { return (group_rows - 1) * row_step + window_rows; }

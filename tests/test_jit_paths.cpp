@@ -245,6 +245,30 @@ std::vector<std::uint8_t> integer_ties(const pj::TensorDesc& d, std::mt19937_64&
     return src;
 }
 
+// Separable pixels' output rows in pairs (paired_output_rows): the maximum of rows 1 .. k - 1 of the first
+// row's window taken once, the first row's row merged before it and the second's last row after it. Ties of
+// signed zeros across rows (image 1; image 0 has NaNs, whose calls run the row code); calls whose windows take
+// one row (pads as deep as the kernel, an input of one row), two rows (an input of two: no row past the first
+// shared), and groups of an odd number of rows (the last row alone). Integers over 1 KiB pixels too. Against the
+// reference.
+TEST_P(JitIsa, SeparablePixelRowsInPairsKeepScanOrder) {
+    pj::set_num_threads(1);  // every interior run of rows in one call
+    for (const char* line : {"maxpool dt=f32 layout=nxc src=2x16x23x20 k=3x3 pb=2x1 pe=2x1",
+                             "maxpool dt=bf16 layout=nxc src=2x32x1x20 k=3x3 pb=2x1 pe=2x1",
+                             "maxpool dt=f32 layout=nxc src=2x16x2x20 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=f64 layout=nxc src=2x8x61x12 k=5x5 d=2x1 pb=4x2 pe=4x2",
+                             "maxpool dt=u8 layout=nxc src=1x1024x9x9 k=4x3 pb=1x1 pe=2x1"}) {
+        SCOPED_TRACE(line);
+        const pj::Primitive p = pj::create(pj::parse_problem(line));
+        const jit::KernelPlan plan = plan_on(jit::Isa::avx2, p.problem());
+        EXPECT_TRUE(plan.separable.paired_output_rows);
+        const pj::TensorDesc& d = p.src_desc();
+        std::mt19937_64 rng(11);
+        expect_reference_on(isa(), line, d.dtype == pj::DType::u8 ? integer_ties(d, rng) : ties_with_two_nans(d));
+    }
+    pj::set_num_threads(0);
+}
+
 // Separable pixels with indices (AVX2's channels-last rows bound by compares, 32-bit lanes): each lane's index
 // rides beside its maximum through the padded row and the rows of maxima. Float input of ties (signed zeros,
 // -1, -inf: a window that starts in the padding and whose real taps are all -inf must take its first real

@@ -351,7 +351,7 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
     EXPECT_EQ(sppf.separable, (jit::SeparableRows{.group_rows = 20, .window_rows = 5, .row_step = 1, .phases = 1,
                                                   .phase_lanes = 24, .lead_lanes = {0, 0}, .pad_lanes = 2,
                                                   .maxima_vectors = 40, .accumulators = 8,
-                                                  .paired_width_windows = true}));
+                                                  .paired_width_windows = true, .paired_output_rows = true}));
     // 8 maxima in flight, 4 pixels a step: the block's 2 accumulators beside the fresh load, scratch, the empty
     // value, the NaN watch and 3 blend registers (9 of 16) leave 7; 6 more make whole blocks.
     EXPECT_EQ(sppf.vectors_per_block, 2);
@@ -381,6 +381,13 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
                      .separable.paired_width_windows);
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=1x1 pe=1x1", jit::Isa::avx2)
                      .separable.paired_width_windows);
+    // Output rows in pairs where they are one row of maxima apart (stride 1 along h; a dilation's rows, called a
+    // tap stride apart, too) and the accumulators hold two blocks: not at stride 2 along h, not with indices.
+    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=1x1 pe=1x1", jit::Isa::avx2)
+                    .separable.paired_output_rows);
+    EXPECT_TRUE(spp.separable.paired_output_rows);
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x64x40x20 k=5x5 s=2x1 pb=2x2 pe=2x2", jit::Isa::avx2)
+                     .separable.paired_output_rows);
     // Not: integers over smaller pixels, a block of 3 channels (not a whole vector), f16, rows bound by
     // memory (k3 s2), 1-D, 3-D; AVX-512, whose 32 registers hold 4 vectors of 64 bytes a row of the ring.
     for (const char* line : {"maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1",
