@@ -6,7 +6,8 @@
 // before any is read back: a tap's unaligned load of a row just stored spans two stores still in flight, which
 // cannot be forwarded and waited for them to reach the cache (a fifth of Inception's time). Rows first, each
 // merge keeping the earlier on ties (vmax keeps its second operand), then the rows in order: the window's first
-// maximum in scan order (kh, kw), as the rings. At stride 2 along the width the padded row is converted into
+// maximum in scan order (kh, kw), as the rings (output rows one row of maxima apart merge in pairs that share
+// all but one row, paired_output_rows). At stride 2 along the width the padded row is converted into
 // its even and odd lanes (one shuffle pair per two input vectors), so that every width tap is one load, not a
 // pair of loads and a shuffle: unaligned loads that split cache lines bounded the stem's width pass. Float input is watched for NaN while it is converted; a group that saw one sends the
 // whole call to the row code, which applies the NaN policy (rows already stored are stored again, the same).
@@ -283,45 +284,107 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
 
     // Output rows of the group: row i merges maxima rows i * row_step .. i * row_step + taps_h - 1, in order.
     {
-        Label output_row;
-        mov(h_ptr_, maxima);  // the group's next output row's first row of maxima
-        mov(item_count_, group);
-        place(output_row);
+        const auto store_row = [&](const Reg64& row_dst, int vectors, std::int64_t first_vector, int first_acc) {
+            for (int v = 0; v < vectors; ++v) {
+                const std::int64_t first_lane = (first_vector + v) * L;
+                const int valid_lanes = static_cast<int>(std::min<std::int64_t>(L, plan_.out_width - first_lane));
+                ops_.store_value(ptr[row_dst + static_cast<std::int32_t>(first_lane * elem())], acc(first_acc + v),
+                                 vec(regs_.scratch), valid_lanes);
+            }
+        };
+        // window_ <- h_ptr_ + (taps_h + delta) rows of maxima.
+        const auto row_of_maxima = [&](int delta) {
+            mov(window_, ptr[rsp + slot_taps_h]);
+            if (delta != 0) add(window_, delta);
+            mul_imm(window_, maxima_bytes);
+            add(window_, h_ptr_);
+        };
         // The rows last to first, as the taps of a row of maxima: the earliest row keeps a tie.
         const auto merge_block = [&](int vectors, std::int64_t first_vector) {
             const auto column = static_cast<std::int32_t>(first_vector * vb);
             Label merge_loop, merged;
             mov(tap_count_, ptr[rsp + slot_taps_h]);
             dec(tap_count_);
-            mov(window_, tap_count_);
-            mul_imm(window_, maxima_bytes);
-            add(window_, h_ptr_);
-            for (int v = 0; v < vectors; ++v)
-                vmovups(vec(accs[static_cast<std::size_t>(v)]), ptr[window_ + column + static_cast<std::int32_t>(v * vb)]);
+            row_of_maxima(-1);
+            for (int v = 0; v < vectors; ++v) vmovups(acc(v), ptr[window_ + column + static_cast<std::int32_t>(v * vb)]);
             test(tap_count_, tap_count_);
             jz(merged, T_NEAR);
             place(merge_loop);
             sub(window_, static_cast<std::int32_t>(maxima_bytes));
             for (int v = 0; v < vectors; ++v)
-                ops_.max_fast_earlier(vec(accs[static_cast<std::size_t>(v)]), ptr[window_ + column + static_cast<std::int32_t>(v * vb)], fresh);
+                ops_.max_fast_earlier(acc(v), ptr[window_ + column + static_cast<std::int32_t>(v * vb)], fresh);
+            dec(tap_count_);
+            jnz(merge_loop, T_NEAR);
+            place(merged);
+            store_row(dst_, vectors, first_vector, 0);
+        };
+        // Output rows i and i + 1 (paired_output_rows): rows i + taps_h - 1 down to i + 1 merged once (shared, the
+        // first `vectors` accumulators), then row i before them (a copy of shared, the next `vectors`) and row i +
+        // taps_h after them, each keeping the earlier on ties. dst_ is row i's outputs, indices_ row i + 1's.
+        const auto merge_pair_block = [&](int vectors, std::int64_t first_vector) {
+            const auto at_column = [&](const Reg64& row, int v) {
+                return ptr[row + static_cast<std::int32_t>(first_vector * vb + v * vb)];
+            };
+            Label merge_loop, merged;
+            mov(tap_count_, ptr[rsp + slot_taps_h]);
+            sub(tap_count_, 2);
+            row_of_maxima(-1);
+            for (int v = 0; v < vectors; ++v) vmovups(acc(v), at_column(window_, v));
+            test(tap_count_, tap_count_);  // a window of two rows shares one
+            jz(merged, T_NEAR);
+            place(merge_loop);
+            sub(window_, static_cast<std::int32_t>(maxima_bytes));
+            for (int v = 0; v < vectors; ++v) ops_.max_fast_earlier(acc(v), at_column(window_, v), fresh);
             dec(tap_count_);
             jnz(merge_loop, T_NEAR);
             place(merged);
             for (int v = 0; v < vectors; ++v) {
-                const std::int64_t first_lane = (first_vector + v) * L;
-                const int valid_lanes = static_cast<int>(std::min<std::int64_t>(L, plan_.out_width - first_lane));
-                ops_.store_value(ptr[dst_ + static_cast<std::int32_t>(first_lane * elem())],
-                                 vec(accs[static_cast<std::size_t>(v)]), vec(regs_.scratch), valid_lanes);
+                vmovaps(acc(vectors + v), acc(v));
+                ops_.max_fast_earlier(acc(vectors + v), at_column(h_ptr_, v), fresh);
             }
+            store_row(dst_, vectors, first_vector, vectors);
+            row_of_maxima(0);
+            for (int v = 0; v < vectors; ++v) {
+                vmovups(fresh, at_column(window_, v));
+                ops_.max_fast(acc(v), fresh);
+            }
+            store_row(indices_, vectors, first_vector, 0);
         };
-        // Straight code for the row's vectors, 8 at most at a time (a row of maxima is at most the buffer).
-        const std::int64_t merge_vectors = V;
-        for (std::int64_t first = 0; first < sep.maxima_vectors; first += merge_vectors)
-            merge_block(static_cast<int>(std::min<std::int64_t>(merge_vectors, sep.maxima_vectors - first)), first);
+        // Straight code for the row's vectors, V at most at a time (V / 2 a row for pairs).
+        const auto along_row = [&](std::int64_t step, const auto& merge) {
+            for (std::int64_t first = 0; first < sep.maxima_vectors; first += step)
+                merge(static_cast<int>(std::min<std::int64_t>(step, sep.maxima_vectors - first)), first);
+        };
+        Label output_row, rows_done;
+        mov(h_ptr_, maxima);  // the group's next output row's first row of maxima
+        mov(item_count_, group);
+        if (sep.paired_output_rows) {
+            // Pairs while two rows are left and the call's windows take two rows or more; then row by row.
+            Label output_pair;
+            cmp(qword[rsp + slot_taps_h], 2);
+            jl(output_row, T_NEAR);
+            cmp(item_count_, 2);
+            jl(output_row, T_NEAR);
+            place(output_pair);
+            mov(indices_, dst_);
+            add(indices_, ptr[rsp + slot_dst_row_step]);
+            along_row(V / 2, merge_pair_block);
+            lea(dst_, ptr[indices_]);
+            add(dst_, ptr[rsp + slot_dst_row_step]);
+            add(h_ptr_, static_cast<std::int32_t>(2 * maxima_bytes));
+            sub(item_count_, 2);
+            cmp(item_count_, 2);
+            jge(output_pair, T_NEAR);
+            test(item_count_, item_count_);
+            jz(rows_done, T_NEAR);
+        }
+        place(output_row);
+        along_row(V, merge_block);
         add(dst_, ptr[rsp + slot_dst_row_step]);
         add(h_ptr_, static_cast<std::int32_t>(sep.row_step * maxima_bytes));
         dec(item_count_);
         jnz(output_row, T_NEAR);
+        place(rows_done);
     }
 
     next_separable_group(group_loop, done);

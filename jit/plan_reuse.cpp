@@ -359,8 +359,10 @@ void Planner::choose_separable_accumulators() {
     if (!lanes_are_outputs_) accumulators = std::max(1, accumulators / vectors) * vectors;
     plan_.separable.accumulators = accumulators;
     chose("separable_accumulators", std::to_string(accumulators) + " maxima in flight (" + registers_text(plan_) + ")");
-    if (plan_.strategy == Strategy::nxc_channels && !p_.has_indices && plan_.separable.row_step == 1 && p_.kernel[0] >= 2 &&
-        accumulators >= 2 * vectors && plan_.separable.group_rows >= 2)
+    // Output rows in pairs: two maxima a lane (planar) or a pixel's vectors (pixels) in flight.
+    const int per_output = lanes_are_outputs_ ? 1 : vectors;
+    if (!p_.has_indices && plan_.separable.row_step == 1 && p_.kernel[0] >= 2 && accumulators >= 2 * per_output &&
+        plan_.separable.group_rows >= 2)
         plan_.separable.paired_output_rows = true;
 }
 

@@ -177,7 +177,7 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     const jit::KernelPlan spp = plan_of("maxpool dt=f32 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
     EXPECT_EQ(spp.separable, (jit::SeparableRows{.group_rows = 40, .window_rows = 9, .row_step = 1, .phases = 1,
                                                  .phase_lanes = 64, .lead_lanes = {4, 0}, .pad_lanes = 4,
-                                                 .maxima_vectors = 5, .accumulators = 8}));
+                                                 .maxima_vectors = 5, .accumulators = 8, .paired_output_rows = true}));
     EXPECT_EQ(spp.ring_rows, 0);
     // Maxima in flight: the block's 2 accumulators, then free registers up to 8. The rows take 2 accumulators,
     // the fresh load, scratch, the empty value, the second of a stride-2 pair, the NaN watch and 3 blend
@@ -186,12 +186,16 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     // rounded up plus slack = 96; 96 x 4 + 3 x 64 = 576 bytes a row, 42 rows: 34 output rows a pass.
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4").separable,
               (jit::SeparableRows{.group_rows = 34, .window_rows = 9, .row_step = 1, .phases = 1, .phase_lanes = 96,
-                                  .lead_lanes = {12, 0}, .pad_lanes = 4, .maxima_vectors = 3, .accumulators = 8}));
+                                  .lead_lanes = {12, 0}, .pad_lanes = 4, .maxima_vectors = 3, .accumulators = 8,
+                                  .paired_output_rows = true}));
     // A 300-wide row: 38 vectors of maxima; taps reach 306 lanes: 320 with slack, 1280 + 1216 bytes a row,
     // 9 rows: 7 output rows of 3 taps a pass.
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2x300x300 k=3x3", jit::Isa::avx2).separable.group_rows, 7);
-    // Dilation 2 at stride 1: calls of rows 2 apart.
-    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1").ring_row_interval, 2);
+    // Dilation 2 at stride 1: calls of rows 2 apart, one row of maxima apart, merged in pairs (as SPP's rows; not
+    // the stem's rows, 2 apart, nor a stride of 4 under a dilation of 2, below).
+    const jit::KernelPlan dilated = plan_of("maxpool dt=f32 layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1");
+    EXPECT_EQ(dilated.ring_row_interval, 2);
+    EXPECT_TRUE(dilated.separable.paired_output_rows);
     // The stem at stride 2: output rows 2 input rows apart, the padded row in its even and odd lanes. Padded
     // lane 0 is the padding: the input's even elements are odd padded lanes (phase 1 from its lane 0), its odd
     // ones even lanes (phase 0 from lane 1, after 7 lead lanes). Taps reach 56 + 1 lanes of each phase: 7 + 57
@@ -203,7 +207,9 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
                                                   .maxima_vectors = 7, .accumulators = 8}));
     EXPECT_EQ(stem.ring_row_interval, 1);
     // A stride of 4 under a dilation of 2: 2 tap strides between rows; AVX-512 f32 takes the stem too.
-    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=3x3 s=4x1 d=2x1", jit::Isa::avx2).separable.row_step, 2);
+    const jit::KernelPlan strided = plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=3x3 s=4x1 d=2x1", jit::Isa::avx2);
+    EXPECT_EQ(strided.separable.row_step, 2);
+    EXPECT_FALSE(strided.separable.paired_output_rows);
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").separable.enabled());
     // Not: a register ring took the rows (AVX-512 SPPF), indices, f16, windows that share no row (k2 s2), a
     // stride and dilation that are not multiples of one another, bytes at stride 2 along h where masked rows
