@@ -10,12 +10,16 @@
 // ties, then the rows in order: the window's first maximum in scan order, as the rings (output rows one row of
 // maxima apart merge in pairs that share all but one row, paired_output_rows). Float input is watched
 // for NaN while it is copied; a group that saw one sends the whole call to the row code, which applies the NaN
-// policy (rows already stored are stored again, the same).
+// policy (rows already stored are stored again, the same). Direct rows (stride 1 along the width, at most 5
+// taps, data loaded as stored) skip the copy: each run of outputs with the same taps (the plan's width runs)
+// reads the input row itself, and the stored maxima are watched (each is NaN exactly where its first tap is),
+// with the few positions that no output reads first loaded once more after the row.
 #include "jit/window_emitter.hpp"
 #include "jit/vec_avx2.hpp"
 #include "jit/vec_avx512.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <vector>
 
 namespace pooljit::jit {
@@ -137,66 +141,108 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
     const Reg64 &padded = tap_ptr_, &maxima = window_index_, &group = h_index_;
     begin_separable_call(other_calls, padded_bytes);
 
-    store_separable_padding();
+    if (!sep.direct_rows) store_separable_padding();
 
     Label group_loop;
     begin_separable_group(group_loop);
 
     // Each input row of the group, (group - 1) * row_step + taps_h of them one tap stride apart: copied into the
-    // padded row, then its maxima into the group's next row of maxima.
+    // padded row, then its maxima into the group's next row of maxima (direct rows: the maxima from the input row
+    // itself, run by run of equal taps).
     {
-        // The maxima of `count` outputs' width taps from window_ (the first output's window in the padded row)
-        // into h_ptr_. Paired windows (stride 1): output i + 1's taps 0 .. k - 2 are output i's taps 1 .. k - 1,
-        // whose maximum is taken once; output i merges it after its own first tap, output i + 1 its last tap after
-        // it (each merge keeps the earlier on ties: the scan order's first maximum, as one window at a time).
-        const auto reduce_outputs = [&](int count) {
-            const auto tap = [&](std::int64_t position, int v) {
-                return ptr[window_ + static_cast<std::int32_t>(position * pixel + v * vb)];
+        const bool direct = sep.direct_rows;
+        // The maxima of `count` outputs' width taps first_tap .. first_tap + taps - 1 from window_ (the first
+        // output's first tap: in the padded row, or in the input for direct rows) into h_ptr_. Paired windows
+        // (stride 1): output i + 1's taps 0 .. k - 2 are output i's taps 1 .. k - 1, whose maximum is taken once;
+        // output i merges it after its own first tap, output i + 1 its last tap after it (each merge keeps the
+        // earlier on ties: the scan order's first maximum, as one window at a time). Each maximum starts from its
+        // first tap and a NaN there stays (max_fast keeps the maximum on NaN): direct rows' stored maxima are
+        // summed into the NaN watch, a tree among themselves first.
+        const auto reduce_outputs = [&](int count, std::int64_t taps) {
+            const auto load_tap = [&](const Vmm& to, std::int64_t position, int v) {
+                if (direct)
+                    ops_.load_value(to, at(window_, wrap_mul(position, plan_.src_step_w) + v * vector_storage), static_cast<int>(L));
+                else
+                    vmovups(to, ptr[window_ + static_cast<std::int32_t>(position * pixel + v * vb)]);
             };
             int unpaired = 0;
-            if (sep.paired_width_windows)
+            if (sep.paired_width_windows && taps >= 2)
                 for (; unpaired + 1 < count; unpaired += 2)
                     for (int v = 0; v < V; ++v) {
                         const Vmm left = acc(unpaired * V + v), shared = acc((unpaired + 1) * V + v);
-                        vmovups(shared, tap(unpaired + 1, v));
-                        for (std::int64_t t = 2; t < plan_.kernel_w; ++t) {
-                            vmovups(fresh, tap(unpaired + t, v));
+                        load_tap(shared, unpaired + 1, v);
+                        for (std::int64_t t = 2; t < taps; ++t) {
+                            load_tap(fresh, unpaired + t, v);
                             ops_.max_fast(shared, fresh);
                         }
-                        vmovups(left, tap(unpaired, v));
+                        load_tap(left, unpaired, v);
                         ops_.max_fast(left, shared);
-                        vmovups(fresh, tap(unpaired + plan_.kernel_w, v));
+                        load_tap(fresh, unpaired + taps, v);
                         ops_.max_fast(shared, fresh);
                     }
-            for (std::int64_t t = 0; t < plan_.kernel_w; ++t)
+            for (std::int64_t t = 0; t < taps; ++t)
                 for (int i = unpaired; i < count; ++i)
                     for (int v = 0; v < V; ++v) {
                         const std::int64_t position = i * plan_.stride_w + t * plan_.dilation_w;
-                        const auto offset = static_cast<std::int32_t>(position * pixel + v * vb);
                         if (t == 0) {
-                            vmovups(acc(i * V + v), ptr[window_ + offset]);
+                            load_tap(acc(i * V + v), position, v);
                             continue;
                         }
-                        vmovups(fresh, ptr[window_ + offset]);
+                        load_tap(fresh, position, v);
                         ops_.max_fast(acc(i * V + v), fresh);
                     }
             for (int i = 0; i < count; ++i)
                 for (int v = 0; v < V; ++v)
                     vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(i * pixel + v * vb)], acc(i * V + v));
+            if (!direct || !plan_.is_float) return;
+            const int n = count * V;
+            for (int width = 1; width < n; width *= 2)
+                for (int i = 0; i + width < n; i += 2 * width) ops_.note_nan(acc(i), acc(i + width));
+            ops_.note_nan(vec(regs_.plane_sum), acc(0));
         };
         Label input_row;
         separable_group_input_rows(h_count_);
         mov(h_ptr_, maxima);
         place(input_row);
-        separable_copy_input_row(padded, unroll);
-        mov(window_, padded);
-        separable_steps(plan_.out_width, unroll, reduce_outputs, [&](int count) {
-            add(window_, static_cast<std::int32_t>(count * plan_.stride_w * pixel));
-            add(h_ptr_, static_cast<std::int32_t>(count * pixel));
-        });
-        // The rest's maxima were stored from h_ptr_ too: on to the next row of maxima from the row's start.
-        const std::int64_t rest = plan_.out_width % unroll;
-        add(h_ptr_, static_cast<std::int32_t>(maxima_bytes - (plan_.out_width - rest) * pixel));
+        if (direct) {
+            for (const WidthRun& run : plan_.width_runs) {
+                const std::int64_t outputs = run.out_end - run.out_begin, taps = run.tap_end - run.tap_begin;
+                if (taps <= 0) {  // windows wholly in the padding: the empty value
+                    separable_steps(outputs, unroll, [&](int count) {
+                        for (int i = 0; i < count; ++i)
+                            for (int v = 0; v < V; ++v)
+                                vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(i * pixel + v * vb)], vec(regs_.empty_value));
+                    }, [&](int count) { add(h_ptr_, static_cast<std::int32_t>(count * pixel)); });
+                } else {
+                    mov(window_, row_src_);
+                    add_imm(window_, wrap_mul(run.out_begin - plan_.pad_w + run.tap_begin * plan_.dilation_w, plan_.src_step_w));
+                    separable_steps(outputs, unroll, [&](int count) { reduce_outputs(count, taps); }, [&](int count) {
+                        add_imm(window_, wrap_mul(count, plan_.src_step_w));
+                        add(h_ptr_, static_cast<std::int32_t>(count * pixel));
+                    });
+                }
+                if (const std::int64_t rest = outputs % unroll; rest > 0) add(h_ptr_, static_cast<std::int32_t>(rest * pixel));
+            }
+            add(h_ptr_, static_cast<std::int32_t>(maxima_bytes - plan_.out_width * pixel));
+            // The positions that no output reads as its first tap, one by one.
+            if (plan_.is_float)
+                for (const std::int64_t x : direct_row_unwatched_pixels(plan_.width_runs, plan_.dilation_w, plan_.pad_w,
+                                                                        std::numeric_limits<std::size_t>::max()))
+                    for (int v = 0; v < V; ++v) {
+                        ops_.load_value(fresh, at(row_src_, wrap_mul(x, plan_.src_step_w) + v * vector_storage), static_cast<int>(L));
+                        ops_.note_nan(vec(regs_.plane_sum), fresh);
+                    }
+        } else {
+            separable_copy_input_row(padded, unroll);
+            mov(window_, padded);
+            separable_steps(plan_.out_width, unroll, [&](int count) { reduce_outputs(count, plan_.kernel_w); }, [&](int count) {
+                add(window_, static_cast<std::int32_t>(count * plan_.stride_w * pixel));
+                add(h_ptr_, static_cast<std::int32_t>(count * pixel));
+            });
+            // The rest's maxima were stored from h_ptr_ too: on to the next row of maxima from the row's start.
+            const std::int64_t rest = plan_.out_width % unroll;
+            add(h_ptr_, static_cast<std::int32_t>(maxima_bytes - (plan_.out_width - rest) * pixel));
+        }
         close_separable_input_rows(input_row, other_calls);
     }
 

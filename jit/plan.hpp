@@ -176,6 +176,11 @@ struct SeparableRows {
     // more: neighbouring output rows are merged in pairs that share the maximum of the first one's rows 1 .. k - 1
     // (k + 1 loads and k maxima a pair of outputs, not 2k and 2k - 2). The accumulators hold two of each.
     bool paired_output_rows = false;
+    // Separable pixels without indices at stride 1 along the width: each row's width maxima read the input
+    // itself, run by run of the plan's width_runs (the taps each border output has), with no padded copy.
+    // A row maximum is NaN exactly where its first tap is, so the maxima are watched for NaN as they are stored,
+    // and the few pixels no output reads first (direct_row_unwatched_pixels) one by one after each row.
+    bool direct_rows = false;
     bool enabled() const { return group_rows > 0; }
     // Padded rows (and rows of maxima) a pass holds: the input rows its output rows' windows read.
     std::int64_t buffered_rows() const { return (group_rows - 1) * row_step + window_rows; }
@@ -394,6 +399,12 @@ WindowTaps window_taps(std::int64_t o, std::int64_t in, std::int64_t kernel, std
 
 // Outputs along one axis grouped into maximal runs of equal real-tap ranges. Empty when there would be more
 // than max_runs runs (each run is code: such a row computes its windows at run time instead).
+// Separable pixels' direct rows (SeparableRows::direct_rows, stride 1 along the width): the input positions some
+// window of `runs` reads and no output reads as its first tap, in order; at most `most` + 1 of them (more: the
+// rows keep their padded copy).
+std::vector<std::int64_t> direct_row_unwatched_pixels(const std::vector<WidthRun>& runs, std::int64_t dilation,
+                                                      std::int64_t pad_begin, std::size_t most);
+
 inline constexpr std::size_t default_max_width_runs = 256;
 std::vector<WidthRun> width_runs(std::int64_t out, std::int64_t in, std::int64_t kernel, std::int64_t stride,
                                  std::int64_t dilation, std::int64_t pad_begin,

@@ -47,6 +47,14 @@ constexpr std::int64_t min_column_ring_block_bytes = 128;
 constexpr std::int64_t separable_pixel_bytes_multiple = 1024;
 // Separable rows and pixels: at most this many maxima in flight (the accumulators' latency chains).
 constexpr int max_separable_accumulators = 8;
+// Separable pixels' direct rows: at most this many width runs (each its own loop of code) and this many input
+// positions of a row watched one by one.
+constexpr std::size_t max_direct_row_runs = 16, max_direct_row_unwatched = 16;
+// ... and at most this many width taps: each output's first touch of a new input pixel is then a few loads
+// apart. AVX2, f32, lowest of 8 alternating rounds, copied / direct: k5 over 192 channels 41.7 / 33.7 us, 320
+// channels 74.4 / 57.2; k3 over 256 channels 108 / 97, 512 259 / 265; SPPF (k5, 512) 143 / 146; but k9 over 96
+// channels 135 / 172, SPP's (256) 379 / 395.
+constexpr std::int64_t max_direct_row_taps = 5;
 // Planes in registers: the plane's input takes at most half the register file (16 of AVX-512's 32).
 constexpr int plane_register_halves = 1;
 
@@ -198,8 +206,19 @@ SeparableRows Planner::separable_pixels_of(int vectors) const {
     sep.phases = 1;
     sep.maxima_vectors = axis_.out * vectors * (p_.has_indices ? 2 : 1);  // with indices, an index vector beside each
     sep.paired_width_windows = axis_.stride == 1 && axis_.dilation == 1 && axis_.kernel >= 2;
+    // Direct rows load each tap as it is stored (f32, s32, f64, bytes in byte lanes): widened data (bf16) is
+    // widened once in the copy, not once a tap (SPPF bf16: 91 us copied, 102 direct; f32 147 and 151, the
+    // dilated 3x3 f32 91 and 84, Inception f32 58 and 53, SPPF u8 40 and 38, lowest of 8 alternating rounds).
+    // (choose_vector_blocking asks before choose_width_code computes the plan's runs.)
+    if (!p_.has_indices && axis_.stride == 1 && axis_.kernel <= max_direct_row_taps &&
+        size_of(p_.dtype) == static_cast<std::size_t>(lane_bytes(plan_.compare))) {
+        const std::vector<WidthRun> runs = width_runs(axis_.out, axis_.in, axis_.kernel, axis_.stride, axis_.dilation, axis_.pad);
+        sep.direct_rows = !runs.empty() && runs.size() <= max_direct_row_runs &&
+                          direct_row_unwatched_pixels(runs, axis_.dilation, axis_.pad, max_direct_row_unwatched).size() <=
+                              max_direct_row_unwatched;
+    }
     const std::int64_t reach = (axis_.out - 1) * axis_.stride + (axis_.kernel - 1) * axis_.dilation + 1;
-    sep.phase_lanes = std::max(reach, axis_.pad + axis_.in);
+    sep.phase_lanes = sep.direct_rows ? 0 : std::max(reach, axis_.pad + axis_.in);
     // With indices, the padded row's index lanes follow its pixels: one vector a position (its index, broadcast).
     const std::int64_t position_bytes = pixel_bytes + (p_.has_indices ? caps_.vector_bytes : 0);
     const std::int64_t padded_bytes = sep.phase_lanes * position_bytes, maxima_bytes = sep.maxima_vectors * caps_.vector_bytes;

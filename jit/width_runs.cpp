@@ -57,4 +57,37 @@ std::vector<WidthRun> width_runs(std::int64_t out, std::int64_t in, std::int64_t
     return runs;
 }
 
+// Stride 1: output o's tap t reads position o - pad + t * dilation, so each run's tap reads a range of positions,
+// and its first taps the range of its tap_begin. The read ranges less the first ones.
+std::vector<std::int64_t> direct_row_unwatched_pixels(const std::vector<WidthRun>& runs, std::int64_t dilation,
+                                                      std::int64_t pad_begin, std::size_t most) {
+    std::vector<std::pair<std::int64_t, std::int64_t>> first;  // [begin, end) of positions read as a first tap
+    for (const WidthRun& r : runs)
+        if (r.tap_begin < r.tap_end) {
+            const std::int64_t at = r.tap_begin * dilation - pad_begin;
+            first.emplace_back(r.out_begin + at, r.out_end + at);
+        }
+    std::sort(first.begin(), first.end());
+    std::vector<std::int64_t> unwatched;
+    for (const WidthRun& r : runs)
+        for (std::int64_t t = r.tap_begin; t < r.tap_end; ++t) {
+            const std::int64_t at = t * dilation - pad_begin;
+            for (std::int64_t x = r.out_begin + at; x < r.out_end + at;) {
+                // The first-tap range holding x, if any: past it at once.
+                const auto covering = std::find_if(first.begin(), first.end(), [&](const auto& f) { return f.first <= x && x < f.second; });
+                if (covering != first.end()) {
+                    x = covering->second;
+                    continue;
+                }
+                if (std::find(unwatched.begin(), unwatched.end(), x) == unwatched.end()) {
+                    unwatched.push_back(x);
+                    if (unwatched.size() > most) return unwatched;
+                }
+                ++x;
+            }
+        }
+    std::sort(unwatched.begin(), unwatched.end());
+    return unwatched;
+}
+
 }  // namespace pooljit::jit

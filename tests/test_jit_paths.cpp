@@ -269,6 +269,39 @@ TEST_P(JitIsa, SeparablePixelRowsInPairsKeepScanOrder) {
     pj::set_num_threads(0);
 }
 
+// Separable pixels' direct rows (no padded copy): a row maximum is NaN exactly where its first tap is, and the
+// positions no output reads first are watched one by one. One NaN at each width position of one input row in
+// turn, in the first channel block or the last, over windows with border runs at both ends, a dilation (its
+// first taps skip positions at the ends), pads as deep as the kernel along the width (windows wholly in the
+// padding), both NaN policies: every call that reads the NaN goes to the row code, as the reference says.
+TEST_P(JitIsa, SeparablePixelDirectRowsSeeANanAtEveryPosition) {
+    pj::set_num_threads(1);
+    for (const char* line : {"maxpool dt=f32 layout=nxc src=1x32x7x13 k=3x5 pb=1x2 pe=1x2",
+                             "maxpool dt=f32 layout=nxc src=1x32x9x12 k=3x3 d=2x2 pb=2x1 pe=2x1 nan=ignore",
+                             "maxpool dt=f64 layout=nxc src=1x16x6x9 k=3x4 pb=1x4 pe=1x4",
+                             "maxpool dt=f32 layout=nxc src=1x16x8x14 k=3x5 d=1x3 pb=1x5 pe=1x2 round=ceil"}) {
+        SCOPED_TRACE(line);
+        const pj::Primitive p = pj::create(pj::parse_problem(line));
+        const jit::KernelPlan plan = plan_on(jit::Isa::avx2, p.problem());
+        EXPECT_TRUE(plan.separable.direct_rows);
+        const pj::TensorDesc& d = p.src_desc();
+        const std::size_t elem = element_bytes(d);
+        const std::int64_t C = d.dims[1], H = d.dims[2], W = d.dims[3];
+        std::mt19937_64 rng(3);
+        const std::vector<std::uint8_t> ties = tie_input(d, rng);
+        for (const std::int64_t channel : {std::int64_t{2}, C - 1})
+            for (std::int64_t x = 0; x < W; ++x) {
+                SCOPED_TRACE("NaN at channel " + std::to_string(channel) + ", position " + std::to_string(x));
+                std::vector<std::uint8_t> src = ties;
+                const std::uint64_t nan = special_bits(d.dtype, 5);
+                std::memcpy(src.data() + static_cast<std::size_t>(((H / 2) * W + x) * C + channel) * elem, &nan, elem);
+                expect_reference_on(isa(), line, src);
+                if (HasFailure()) break;
+            }
+    }
+    pj::set_num_threads(0);
+}
+
 // Separable pixels with indices (AVX2's channels-last rows bound by compares, 32-bit lanes): each lane's index
 // rides beside its maximum through the padded row and the rows of maxima. Float input of ties (signed zeros,
 // -1, -inf: a window that starts in the padding and whose real taps are all -inf must take its first real

@@ -350,14 +350,22 @@ TEST(PlanFacts, NxcPixelIndicesRideInTheSeparableBuffers) {
 
 TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
     // SPPF f32 on AVX2 (the ring would hold 1 vector of 32 bytes a row): blocks of a cache line, 2 vectors of 8
-    // channels. Taps reach 19 + 4 + 1 = 24 pixels (2 of padding before the 20 of input, 2 after): 24 x 64 =
-    // 1536 bytes of padded row; 20 outputs x 2 vectors of maxima = 1280 bytes a row, 50 rows in the rest of
-    // 64 KiB: every output row (20) in one pass.
+    // channels. Stride 1 and 5 width taps: its rows read the input directly (no padded row); 20 outputs x 2
+    // vectors of maxima = 1280 bytes a row, 51 rows in 64 KiB: every output row (20) in one pass.
     const jit::KernelPlan sppf = plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2);
     EXPECT_EQ(sppf.separable, (jit::SeparableRows{.group_rows = 20, .window_rows = 5, .row_step = 1, .phases = 1,
-                                                  .phase_lanes = 24, .lead_lanes = {0, 0}, .pad_lanes = 2,
+                                                  .phase_lanes = 0, .lead_lanes = {0, 0}, .pad_lanes = 2,
                                                   .maxima_vectors = 40, .accumulators = 8,
-                                                  .paired_width_windows = true, .paired_output_rows = true}));
+                                                  .paired_width_windows = true, .paired_output_rows = true,
+                                                  .direct_rows = true}));
+    // bf16 (widened once in the copy, not once a tap) and windows of more than 5 taps keep the padded row: bf16
+    // SPPF's taps reach 19 + 4 + 1 = 24 pixels (2 of padding before the 20 of input, 2 after).
+    const jit::KernelPlan sppf_bf16 = plan_of("maxpool dt=bf16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2);
+    EXPECT_FALSE(sppf_bf16.separable.direct_rows);
+    EXPECT_EQ(sppf_bf16.separable.phase_lanes, 24);
+    EXPECT_TRUE(plan_of("maxpool dt=u8 layout=nxc src=1x1024x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.direct_rows);
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x64x20x40 k=5x5 s=1x2 pb=2x2 pe=2x2", jit::Isa::avx2)
+                     .separable.direct_rows);  // stride 2 along the width
     // 8 maxima in flight, 4 pixels a step: the block's 2 accumulators beside the fresh load, scratch, the empty
     // value, the NaN watch and 3 blend registers (9 of 16) leave 7; 6 more make whole blocks.
     EXPECT_EQ(sppf.vectors_per_block, 2);
@@ -369,6 +377,7 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
     const jit::KernelPlan spp = plan_of("maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
     EXPECT_EQ(spp.vectors_per_block, 2);
     EXPECT_EQ(spp.separable.group_rows, 16);
+    EXPECT_FALSE(spp.separable.direct_rows);
     // SPP k9 bf16: a line's 4 vectors would hold 3 output rows a pass, fewer than the window's 9 rows; 3 do not
     // divide 256 channels; 2 (f32's geometry) hold 16.
     const jit::KernelPlan spp_bf16 = plan_of("maxpool dt=bf16 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
