@@ -151,13 +151,13 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
     // itself, run by run of equal taps).
     {
         const bool direct = sep.direct_rows;
-        // The maxima of `count` outputs' width taps first_tap .. first_tap + taps - 1 from window_ (the first
-        // output's first tap: in the padded row, or in the input for direct rows) into h_ptr_. Paired windows
-        // (stride 1): output i + 1's taps 0 .. k - 2 are output i's taps 1 .. k - 1, whose maximum is taken once;
-        // output i merges it after its own first tap, output i + 1 its last tap after it (each merge keeps the
-        // earlier on ties: the scan order's first maximum, as one window at a time). Each maximum starts from its
-        // first tap and a NaN there stays (max_fast keeps the maximum on NaN): direct rows' stored maxima are
-        // summed into the NaN watch, a tree among themselves first.
+        // The maxima of `count` outputs' `taps` width taps from window_ (the first output's first tap: in the
+        // padded row, or in the input for direct rows) into h_ptr_. Paired windows (stride 1): output i + d's taps
+        // 0 .. k - 2 are output i's taps 1 .. k - 1 (d the dilation), whose maximum is taken once; output i merges
+        // it after its own first tap, output i + d its last tap after it (each merge keeps the earlier on ties: the
+        // scan order's first maximum, as one window at a time). Each maximum starts from its first tap and a NaN
+        // there stays (max_fast keeps the maximum on NaN): direct rows' stored maxima are summed into the NaN
+        // watch, a tree among themselves first.
         const auto reduce_outputs = [&](int count, std::int64_t taps) {
             const auto load_tap = [&](const Vmm& to, std::int64_t position, int v) {
                 if (direct)
@@ -165,21 +165,25 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
                 else
                     vmovups(to, ptr[window_ + static_cast<std::int32_t>(position * pixel + v * vb)]);
             };
+            // Pairs d = dilation apart, in chunks of 2d outputs: output i and i + d (i + 1 without dilation).
+            const std::int64_t d = plan_.dilation_w;
             int unpaired = 0;
             if (sep.paired_width_windows && taps >= 2)
-                for (; unpaired + 1 < count; unpaired += 2)
-                    for (int v = 0; v < V; ++v) {
-                        const Vmm left = acc(unpaired * V + v), shared = acc((unpaired + 1) * V + v);
-                        load_tap(shared, unpaired + 1, v);
-                        for (std::int64_t t = 2; t < taps; ++t) {
-                            load_tap(fresh, unpaired + t, v);
+                for (; unpaired + 2 * d <= count; unpaired += static_cast<int>(2 * d))
+                    for (std::int64_t j = 0; j < d; ++j)
+                        for (int v = 0; v < V; ++v) {
+                            const std::int64_t first = unpaired + j;
+                            const Vmm left = acc(static_cast<int>(first * V + v)), shared = acc(static_cast<int>((first + d) * V + v));
+                            load_tap(shared, first + d, v);
+                            for (std::int64_t t = 2; t < taps; ++t) {
+                                load_tap(fresh, first + t * d, v);
+                                ops_.max_fast(shared, fresh);
+                            }
+                            load_tap(left, first, v);
+                            ops_.max_fast(left, shared);
+                            load_tap(fresh, first + taps * d, v);
                             ops_.max_fast(shared, fresh);
                         }
-                        load_tap(left, unpaired, v);
-                        ops_.max_fast(left, shared);
-                        load_tap(fresh, unpaired + taps, v);
-                        ops_.max_fast(shared, fresh);
-                    }
             for (std::int64_t t = 0; t < taps; ++t)
                 for (int i = unpaired; i < count; ++i)
                     for (int v = 0; v < V; ++v) {
@@ -329,7 +333,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
         if (sep.paired_output_rows) {
             // Pairs while two rows are left and the call's windows take two rows or more; then row by row.
             const int pair_step = static_cast<int>(accs.size()) / (2 * V);
-            Label output_pair, single_rows;
+            Label output_pair;
             cmp(qword[rsp + slot_taps_h], 2);
             jl(output_row, T_NEAR);
             cmp(h_count_, 2);

@@ -169,8 +169,9 @@ struct SeparableRows {
     // Maxima in flight: the block's accumulators, then registers no other role of the plan takes, up to 8
     // (pixels: a whole number of blocks, so a step takes accumulators / vectors_per_block pixels).
     int accumulators = 0;
-    // Separable pixels at stride 1 along the width, without dilation: neighbouring outputs are taken in pairs that
-    // share the maximum of the first one's taps 1 .. k - 1 (k + 1 loads and k maxima a pair, not 2k and 2k - 2).
+    // Separable pixels at stride 1 along the width: outputs a dilation apart (neighbours without dilation) are
+    // taken in pairs that share the maximum of the first one's taps 1 .. k - 1 (k + 1 loads and k maxima a pair,
+    // not 2k and 2k - 2), where a step's outputs hold two dilations.
     bool paired_width_windows = false;
     // Separable pixels without indices whose output rows are one row of maxima apart (row_step 1) and take two or
     // more: neighbouring output rows are merged in pairs that share the maximum of the first one's rows 1 .. k - 1

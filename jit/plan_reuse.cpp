@@ -205,7 +205,8 @@ SeparableRows Planner::separable_pixels_of(int vectors) const {
     sep.pad_lanes = axis_.pad;
     sep.phases = 1;
     sep.maxima_vectors = axis_.out * vectors * (p_.has_indices ? 2 : 1);  // with indices, an index vector beside each
-    sep.paired_width_windows = axis_.stride == 1 && axis_.dilation == 1 && axis_.kernel >= 2;
+    // (with indices, the planner takes no width dilation)
+    sep.paired_width_windows = axis_.stride == 1 && axis_.kernel >= 2;
     // Direct rows load each tap as it is stored (f32, s32, f64, bytes in byte lanes): widened data (bf16) is
     // widened once in the copy, not once a tap (SPPF bf16: 91 us copied, 102 direct; f32 147 and 151, the
     // dilated 3x3 f32 91 and 84, Inception f32 58 and 53, SPPF u8 40 and 38, lowest of 8 alternating rounds).

@@ -245,18 +245,21 @@ std::vector<std::uint8_t> integer_ties(const pj::TensorDesc& d, std::mt19937_64&
     return src;
 }
 
-// Separable pixels' output rows in pairs (paired_output_rows): the maximum of rows 1 .. k - 1 of the first
-// row's window taken once, the first row's row merged before it and the second's last row after it. Ties of
-// signed zeros across rows (image 1; image 0 has NaNs, whose calls run the row code); calls whose windows take
-// one row (pads as deep as the kernel, an input of one row), two rows (an input of two: no row past the first
-// shared), and groups of an odd number of rows (the last row alone). Integers over 1 KiB pixels too. Against the
-// reference.
+// Separable pixels' output rows in pairs (paired_output_rows): the maximum of rows 1 .. k - 1 of the first row's
+// window taken once, the first row's row merged before it and the second's last row after it; width windows in
+// pairs a dilation apart the same way (paired_width_windows: a width dilation of 2 over direct rows, and over
+// bf16's padded copy). Ties of signed zeros across rows (image 1; image 0 has NaNs, whose calls run the row
+// code); calls whose windows take one row (pads as deep as the kernel, an input of one row), two rows (an input
+// of two: no row past the first shared), and groups of an odd number of rows (the last row alone). Integers over
+// 1 KiB pixels too. Against the reference.
 TEST_P(JitIsa, SeparablePixelRowsInPairsKeepScanOrder) {
     pj::set_num_threads(1);  // every interior run of rows in one call
     for (const char* line : {"maxpool dt=f32 layout=nxc src=2x16x23x20 k=3x3 pb=2x1 pe=2x1",
                              "maxpool dt=bf16 layout=nxc src=2x32x1x20 k=3x3 pb=2x1 pe=2x1",
                              "maxpool dt=f32 layout=nxc src=2x16x2x20 k=3x3 pb=1x1 pe=1x1",
                              "maxpool dt=f64 layout=nxc src=2x8x61x12 k=5x5 d=2x1 pb=4x2 pe=4x2",
+                             "maxpool dt=f32 layout=nxc src=2x16x9x23 k=3x3 d=2x2 pb=2x1 pe=2x2",
+                             "maxpool dt=bf16 layout=nxc src=2x16x11x30 k=3x4 d=1x2 pb=1x3 pe=1x3",
                              "maxpool dt=u8 layout=nxc src=1x1024x9x9 k=4x3 pb=1x1 pe=2x1"}) {
         SCOPED_TRACE(line);
         const pj::Primitive p = pj::create(pj::parse_problem(line));

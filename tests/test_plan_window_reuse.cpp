@@ -390,12 +390,13 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
     EXPECT_TRUE(plan_of("maxpool dt=u8 layout=nxc src=1x1024x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=s32 layout=nxc src=1x256x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x64x20x40 k=5x5 s=1x2 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
-    // Width windows in pairs at stride 1 without dilation only (stride 2 along the width, a width dilation: not).
+    // Width windows in pairs at stride 1 (outputs a dilation apart under a width dilation), not at stride 2 along
+    // the width.
     EXPECT_TRUE(spp.separable.paired_width_windows);
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x64x20x40 k=5x5 s=1x2 pb=2x2 pe=2x2", jit::Isa::avx2)
                      .separable.paired_width_windows);
-    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=1x1 pe=1x1", jit::Isa::avx2)
-                     .separable.paired_width_windows);
+    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=1x1 pe=1x1", jit::Isa::avx2)
+                    .separable.paired_width_windows);
     // Output rows in pairs where they are one row of maxima apart (stride 1 along h; a dilation's rows, called a
     // tap stride apart, too) and the accumulators hold two blocks: not at stride 2 along h, not with indices.
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=1x1 pe=1x1", jit::Isa::avx2)
