@@ -207,12 +207,13 @@ SeparableRows Planner::separable_pixels_of(int vectors) const {
     sep.maxima_vectors = axis_.out * vectors * (p_.has_indices ? 2 : 1);  // with indices, an index vector beside each
     // (with indices, the planner takes no width dilation)
     sep.paired_width_windows = axis_.stride == 1 && axis_.kernel >= 2;
-    // Direct rows load each tap as it is stored (f32, s32, f64, bytes in byte lanes): widened data (bf16) is
-    // widened once in the copy, not once a tap (SPPF bf16: 91 us copied, 102 direct; f32 147 and 151, the
-    // dilated 3x3 f32 91 and 84, Inception f32 58 and 53, SPPF u8 40 and 38, lowest of 8 alternating rounds).
+    // Direct rows load each tap as it is stored (f32, s32, f64, bytes in byte lanes); widened data (bf16) is
+    // widened once in the copy but once a tap in direct rows, which pays for 3 taps only (lowest of 8
+    // alternating rounds, copied / direct: SPPF bf16 91 / 102 us, f32 147 / 151; Inception bf16 40.0 / 37.2,
+    // f32 58 / 53; the dilated 3x3 bf16 64.4 / 63.4, f32 91 / 84).
     // (choose_vector_blocking asks before choose_width_code computes the plan's runs.)
     if (!p_.has_indices && axis_.stride == 1 && axis_.kernel <= max_direct_row_taps &&
-        size_of(p_.dtype) == static_cast<std::size_t>(lane_bytes(plan_.compare))) {
+        (size_of(p_.dtype) == static_cast<std::size_t>(lane_bytes(plan_.compare)) || axis_.kernel <= 3)) {
         const std::vector<WidthRun> runs = width_runs(axis_.out, axis_.in, axis_.kernel, axis_.stride, axis_.dilation, axis_.pad);
         sep.direct_rows = !runs.empty() && runs.size() <= max_direct_row_runs &&
                           direct_row_unwatched_pixels(runs, axis_.dilation, axis_.pad, max_direct_row_unwatched).size() <=

@@ -282,6 +282,7 @@ TEST_P(JitIsa, SeparablePixelDirectRowsSeeANanAtEveryPosition) {
     for (const char* line : {"maxpool dt=f32 layout=nxc src=1x32x7x13 k=3x5 pb=1x2 pe=1x2",
                              "maxpool dt=f32 layout=nxc src=1x32x9x12 k=3x3 d=2x2 pb=2x1 pe=2x1 nan=ignore",
                              "maxpool dt=f64 layout=nxc src=1x16x6x9 k=3x4 pb=1x4 pe=1x4",
+                             "maxpool dt=bf16 layout=nxc src=1x32x7x13 k=3x3 d=1x2 pb=1x2 pe=1x2",
                              "maxpool dt=f32 layout=nxc src=1x16x8x14 k=3x5 d=1x3 pb=1x5 pe=1x2 round=ceil"}) {
         SCOPED_TRACE(line);
         const pj::Primitive p = pj::create(pj::parse_problem(line));

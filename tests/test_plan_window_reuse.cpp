@@ -358,12 +358,14 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
                                                   .maxima_vectors = 40, .accumulators = 8,
                                                   .paired_width_windows = true, .paired_output_rows = true,
                                                   .direct_rows = true}));
-    // bf16 (widened once in the copy, not once a tap) and windows of more than 5 taps keep the padded row: bf16
-    // SPPF's taps reach 19 + 4 + 1 = 24 pixels (2 of padding before the 20 of input, 2 after).
+    // bf16 over more than 3 taps (widened once in the copy, once a tap in direct rows) and windows of more than
+    // 5 taps keep the padded row: bf16 SPPF's taps reach 19 + 4 + 1 = 24 pixels (2 of padding before the 20 of
+    // input, 2 after). bf16 over 3 taps reads the input.
     const jit::KernelPlan sppf_bf16 = plan_of("maxpool dt=bf16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2);
     EXPECT_FALSE(sppf_bf16.separable.direct_rows);
     EXPECT_EQ(sppf_bf16.separable.phase_lanes, 24);
     EXPECT_TRUE(plan_of("maxpool dt=u8 layout=nxc src=1x1024x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.direct_rows);
+    EXPECT_TRUE(plan_of("maxpool dt=bf16 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1", jit::Isa::avx2).separable.direct_rows);
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=1x64x20x40 k=5x5 s=1x2 pb=2x2 pe=2x2", jit::Isa::avx2)
                      .separable.direct_rows);  // stride 2 along the width
     // 8 maxima in flight, 4 pixels a step: the block's 2 accumulators beside the fresh load, scratch, the empty
