@@ -116,6 +116,28 @@ void WindowEmitter<Ops>::close_separable_input_rows(Label& input_row, Label& oth
     ops_.jump_if_nan_seen(&sum, 1, other_calls);
 }
 
+// Output rows in pairs (SeparableRows::paired_output_rows): `merge_pair` merges rows i and i + 1 from
+// `first_maxima` (row i's first row of maxima) and leaves dst_ on row i + 2; pairs run while two of `rows_left`
+// are left and the call's windows take two rows or more. Then the rows left (if any) go to `single_rows`, one
+// at a time.
+template <typename Ops>
+void WindowEmitter<Ops>::separable_output_pairs(const Reg64& rows_left, const Reg64& first_maxima, std::int64_t maxima_bytes,
+                                                Label& single_rows, Label& done, const std::function<void()>& merge_pair) {
+    Label output_pair;
+    cmp(qword[rsp + slot_taps_h], 2);
+    jl(single_rows, T_NEAR);
+    cmp(rows_left, 2);
+    jl(single_rows, T_NEAR);
+    place(output_pair);
+    merge_pair();
+    add(first_maxima, static_cast<std::int32_t>(2 * maxima_bytes));
+    sub(rows_left, 2);
+    cmp(rows_left, 2);
+    jge(output_pair, T_NEAR);
+    test(rows_left, rows_left);
+    jz(done, T_NEAR);
+}
+
 // After a group: done when no rows are left; else the next group starts group * row_step input rows after this
 // one's first, and the group's input rows took row_src_ (group - 1) * row_step + taps_h rows on: back taps_h -
 // row_step rows (forward where taps_h is fewer).
@@ -358,26 +380,14 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
         Label output_row, rows_done;
         mov(h_ptr_, maxima);  // the group's next output row's first row of maxima
         mov(item_count_, group);
-        if (sep.paired_output_rows) {
-            // Pairs while two rows are left and the call's windows take two rows or more; then row by row.
-            Label output_pair;
-            cmp(qword[rsp + slot_taps_h], 2);
-            jl(output_row, T_NEAR);
-            cmp(item_count_, 2);
-            jl(output_row, T_NEAR);
-            place(output_pair);
-            mov(indices_, dst_);
-            add(indices_, ptr[rsp + slot_dst_row_step]);
-            along_row(V / 2, merge_pair_block);
-            lea(dst_, ptr[indices_]);
-            add(dst_, ptr[rsp + slot_dst_row_step]);
-            add(h_ptr_, static_cast<std::int32_t>(2 * maxima_bytes));
-            sub(item_count_, 2);
-            cmp(item_count_, 2);
-            jge(output_pair, T_NEAR);
-            test(item_count_, item_count_);
-            jz(rows_done, T_NEAR);
-        }
+        if (sep.paired_output_rows)
+            separable_output_pairs(item_count_, h_ptr_, maxima_bytes, output_row, rows_done, [&] {
+                mov(indices_, dst_);
+                add(indices_, ptr[rsp + slot_dst_row_step]);
+                along_row(V / 2, merge_pair_block);
+                lea(dst_, ptr[indices_]);
+                add(dst_, ptr[rsp + slot_dst_row_step]);
+            });
         place(output_row);
         along_row(V, merge_block);
         add(dst_, ptr[rsp + slot_dst_row_step]);
@@ -399,6 +409,8 @@ template void WindowEmitter<Avx512Ops>::begin_separable_group(Label&);
 template void WindowEmitter<Avx512Ops>::separable_group_input_rows(const Reg64&);
 template void WindowEmitter<Avx512Ops>::next_separable_group(Label&, Label&);
 template void WindowEmitter<Avx512Ops>::close_separable_input_rows(Label&, Label&);
+template void WindowEmitter<Avx512Ops>::separable_output_pairs(const Reg64&, const Reg64&, std::int64_t, Label&, Label&,
+                                                               const std::function<void()>&);
 template void WindowEmitter<Avx512Ops>::emit_separable(Label&, Label&);
 template std::int64_t WindowEmitter<Avx2Ops>::separable_buffer_bytes() const;
 template int WindowEmitter<Avx2Ops>::frame_size() const;
@@ -409,6 +421,8 @@ template void WindowEmitter<Avx2Ops>::begin_separable_group(Label&);
 template void WindowEmitter<Avx2Ops>::separable_group_input_rows(const Reg64&);
 template void WindowEmitter<Avx2Ops>::next_separable_group(Label&, Label&);
 template void WindowEmitter<Avx2Ops>::close_separable_input_rows(Label&, Label&);
+template void WindowEmitter<Avx2Ops>::separable_output_pairs(const Reg64&, const Reg64&, std::int64_t, Label&, Label&,
+                                                             const std::function<void()>&);
 template void WindowEmitter<Avx2Ops>::emit_separable(Label&, Label&);
 
 }  // namespace pooljit::jit

@@ -313,47 +313,26 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
         };
         // `step` outputs a step along the row from window_ and dst_ (and scratch_ for pairs), then the rest.
         const auto along_row = [&](int step, const auto& merge, bool pairs) {
-            const std::int64_t full = plan_.out_width / step, rest = plan_.out_width % step;
-            if (full > 0) {
-                Label loop;
-                mov(tap_count_, full);
-                place(loop);
-                merge(step);
-                add(window_, static_cast<std::int32_t>(step * pixel));
-                add_imm(dst_, wrap_mul(step, plan_.dst_out_stride_w));
-                if (pairs) add_imm(scratch_, wrap_mul(step, plan_.dst_out_stride_w));
-                dec(tap_count_);
-                jnz(loop, T_NEAR);
-            }
-            if (rest > 0) merge(static_cast<int>(rest));
+            separable_steps(plan_.out_width, step, merge, [&](int count) {
+                add(window_, static_cast<std::int32_t>(count * pixel));
+                add_imm(dst_, wrap_mul(count, plan_.dst_out_stride_w));
+                if (pairs) add_imm(scratch_, wrap_mul(count, plan_.dst_out_stride_w));
+            });
         };
         Label output_row, rows_done;
         mov(indices_, maxima);  // the group's next output row's first row of maxima
         mov(h_count_, group);
-        if (sep.paired_output_rows) {
-            // Pairs while two rows are left and the call's windows take two rows or more; then row by row.
-            const int pair_step = static_cast<int>(accs.size()) / (2 * V);
-            Label output_pair;
-            cmp(qword[rsp + slot_taps_h], 2);
-            jl(output_row, T_NEAR);
-            cmp(h_count_, 2);
-            jl(output_row, T_NEAR);
-            place(output_pair);
-            mov(tap_index_, dst_);
-            mov(window_, indices_);
-            mov(scratch_, dst_);
-            add(scratch_, ptr[rsp + slot_dst_row_step]);
-            along_row(pair_step, merge_output_pairs, true);
-            mov(dst_, tap_index_);
-            add(dst_, ptr[rsp + slot_dst_row_step]);
-            add(dst_, ptr[rsp + slot_dst_row_step]);
-            add(indices_, static_cast<std::int32_t>(2 * maxima_bytes));
-            sub(h_count_, 2);
-            cmp(h_count_, 2);
-            jge(output_pair, T_NEAR);
-            test(h_count_, h_count_);
-            jz(rows_done, T_NEAR);
-        }
+        if (sep.paired_output_rows)
+            separable_output_pairs(h_count_, indices_, maxima_bytes, output_row, rows_done, [&] {
+                mov(tap_index_, dst_);
+                mov(window_, indices_);
+                mov(scratch_, dst_);
+                add(scratch_, ptr[rsp + slot_dst_row_step]);
+                along_row(static_cast<int>(accs.size()) / (2 * V), merge_output_pairs, true);
+                mov(dst_, tap_index_);
+                add(dst_, ptr[rsp + slot_dst_row_step]);
+                add(dst_, ptr[rsp + slot_dst_row_step]);
+            });
         place(output_row);
         mov(tap_index_, dst_);
         mov(window_, indices_);

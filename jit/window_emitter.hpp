@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <span>
@@ -386,6 +387,8 @@ private:
     void separable_group_input_rows(const Reg64& r);
     void next_separable_group(Label& group_loop, Label& done);
     void close_separable_input_rows(Label& input_row, Label& other_calls);
+    void separable_output_pairs(const Reg64& rows_left, const Reg64& first_maxima, std::int64_t maxima_bytes,
+                                Label& single_rows, Label& done, const std::function<void()>& merge_pair);
     void emit_separable(Label& other_calls, Label& done);
 
     // emit_separable_pixels.cpp
