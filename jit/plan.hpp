@@ -400,15 +400,15 @@ WindowTaps window_taps(std::int64_t o, std::int64_t in, std::int64_t kernel, std
 
 // Outputs along one axis grouped into maximal runs of equal real-tap ranges. Empty when there would be more
 // than max_runs runs (each run is code: such a row computes its windows at run time instead).
+inline constexpr std::size_t default_max_width_runs = 256;
+std::vector<WidthRun> width_runs(std::int64_t out, std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                                 std::int64_t dilation, std::int64_t pad_begin,
+                                 std::size_t max_runs = default_max_width_runs);
+
 // Separable pixels' direct rows (SeparableRows::direct_rows, stride 1 along the width): the input positions some
 // window of `runs` reads and no output reads as its first tap, in order; at most `most` + 1 of them (more: the
 // rows keep their padded copy).
 std::vector<std::int64_t> direct_row_unwatched_pixels(const std::vector<WidthRun>& runs, std::int64_t dilation,
                                                       std::int64_t pad_begin, std::size_t most);
-
-inline constexpr std::size_t default_max_width_runs = 256;
-std::vector<WidthRun> width_runs(std::int64_t out, std::int64_t in, std::int64_t kernel, std::int64_t stride,
-                                 std::int64_t dilation, std::int64_t pad_begin,
-                                 std::size_t max_runs = default_max_width_runs);
 
 }  // namespace pooljit::jit

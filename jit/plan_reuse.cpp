@@ -53,7 +53,7 @@ constexpr std::size_t max_direct_row_runs = 16, max_direct_row_unwatched = 16;
 // ... and at most this many width taps: each output's first touch of a new input pixel is then a few loads
 // apart. AVX2, f32, lowest of 8 alternating rounds, copied / direct: k5 over 192 channels 41.7 / 33.7 us, 320
 // channels 74.4 / 57.2; k3 over 256 channels 108 / 97, 512 259 / 265; SPPF (k5, 512) 143 / 146; but k9 over 96
-// channels 135 / 172, SPP's (256) 379 / 395.
+// channels 132 / 141, SPP's (256) 377 / 375, k7 over 64 35.4 / 35.9.
 constexpr std::int64_t max_direct_row_taps = 5;
 // Planes in registers: the plane's input takes at most half the register file (16 of AVX-512's 32).
 constexpr int plane_register_halves = 1;
