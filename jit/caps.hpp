@@ -28,14 +28,17 @@ struct IsaCaps {
     // Planar items at lane stride 2 of bf16, u8 or s8 load their span once and widen its even elements in
     // place (a shift, or a zero-extension of words and an and), with no deinterleave (load_even_elements).
     bool even_element_loads = false;
+    // Planar items at lane stride 2 merge two neighbouring width taps from one pair of loads: the first tap's
+    // lanes are the pair's even elements, the second's its odd ones (deinterleave_even, deinterleave_odd).
+    bool paired_tap_loads = false;
 };
 
 // The AVX-512 trait (vec_avx512.hpp): F, BW, VL, DQ on 32 zmm registers.
-// Widened pairs and even-element loads are not built for it: unmeasured there (no AVX-512 host in the session
-// that built them).
-inline constexpr IsaCaps avx512_caps{Isa::avx512, 64, 32, true, true, true, true, false, false};
+// Widened pairs, even-element loads and paired tap loads are not built for it: unmeasured there (no AVX-512 host
+// in the sessions that built them).
+inline constexpr IsaCaps avx512_caps{Isa::avx512, 64, 32, true, true, true, true, false, false, false};
 // The AVX2 trait (vec_avx2.hpp): AVX2, FMA, F16C on 16 ymm registers.
-inline constexpr IsaCaps avx2_caps{Isa::avx2, 32, 16, false, false, true, false, true, true};
+inline constexpr IsaCaps avx2_caps{Isa::avx2, 32, 16, false, false, true, false, true, true, true};
 
 // The capabilities of a JIT ISA; throws pooljit::Error for ref.
 const IsaCaps& caps_of(Isa isa);

@@ -170,6 +170,36 @@ void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::i
     }
 }
 
+// Fast items of plans with paired_tap_loads at lane stride 2 (no masks, no widening loads, no indices, no raw
+// bits): width taps t and t + 1, one element apart, come from one pair of loads.
+template <typename Ops>
+bool WindowEmitter<Ops>::merges_tap_pairs(const ItemShape& s, bool fast) const {
+    return plan_.paired_tap_loads && fast && !plan_.has_indices && !f16() && !s.taps_as_lanes && s.masked == nullptr &&
+           s.lane_step == 2 && s.lanes > 1 && !even_element_loads(s) && plan_.src_tap_stride_w == elem();
+}
+
+// Width taps `tap` (at base + offset) and tap + 1 into every vector of a fast item (merges_tap_pairs): the
+// even elements of the span from tap's first element are tap's lanes, the odd ones tap + 1's, merged in that
+// order. The span holds 2 * valid elements, the union of the two taps' spans (or whole registers, where the
+// plan says they stay inside the row).
+template <typename Ops>
+void WindowEmitter<Ops>::merge_tap_pair(const ItemShape& s, const Reg64& base, std::int64_t offset, int tap) {
+    const int capacity = register_lanes();
+    const Vmm lo = vec(regs_.scratch), hi = vec(regs_.pair_hi), fresh = vec(regs_.fresh);
+    for (int v = 0; v < vectors(s); ++v) {
+        const std::int64_t start = offset + std::int64_t{v} * plan_.lanes * 2 * elem();
+        const int span = s.whole_register_loads ? 2 * capacity : 2 * valid(s, v);
+        ops_.load_value(lo, at(base, start), std::min(capacity, span));
+        if (span > capacity) ops_.load_value(hi, at(base, start + capacity * elem()), span - capacity);
+        if (in_pair_order(s)) ops_.deinterleave_even_in_pair_order(fresh, lo, hi);
+        else ops_.deinterleave_even(fresh, lo, hi);
+        merge_loaded_values(v, fresh, true, tap);
+        if (in_pair_order(s)) ops_.deinterleave_odd_in_pair_order(fresh, lo, hi);
+        else ops_.deinterleave_odd(fresh, lo, hi);
+        merge_loaded_values(v, fresh, true, tap + 1);
+    }
+}
+
 // A loaded vector of values (no indices, no raw bits) into accumulator v: a max and the NaN watch in the fast
 // copy, the NaN policy's compare and blend in the exact one.
 template <typename Ops>
@@ -370,6 +400,8 @@ template void WindowEmitter<Avx512Ops>::load_item_vector(const ItemShape&, int, 
 template void WindowEmitter<Avx512Ops>::init_from_first_tap(const ItemShape&, const Reg64&);
 template void WindowEmitter<Avx512Ops>::init_lowest(const ItemShape&);
 template void WindowEmitter<Avx512Ops>::merge_tap(const ItemShape&, const Reg64&, std::int64_t, bool, int);
+template bool WindowEmitter<Avx512Ops>::merges_tap_pairs(const ItemShape&, bool) const;
+template void WindowEmitter<Avx512Ops>::merge_tap_pair(const ItemShape&, const Reg64&, std::int64_t, int);
 template void WindowEmitter<Avx512Ops>::merge_loaded_values(int, const Vmm&, bool, int);
 template void WindowEmitter<Avx512Ops>::store_item(const ItemShape&);
 template void WindowEmitter<Avx512Ops>::store_empty_item(const ItemShape&);
@@ -378,6 +410,8 @@ template void WindowEmitter<Avx2Ops>::load_item_vector(const ItemShape&, int, co
 template void WindowEmitter<Avx2Ops>::init_from_first_tap(const ItemShape&, const Reg64&);
 template void WindowEmitter<Avx2Ops>::init_lowest(const ItemShape&);
 template void WindowEmitter<Avx2Ops>::merge_tap(const ItemShape&, const Reg64&, std::int64_t, bool, int);
+template bool WindowEmitter<Avx2Ops>::merges_tap_pairs(const ItemShape&, bool) const;
+template void WindowEmitter<Avx2Ops>::merge_tap_pair(const ItemShape&, const Reg64&, std::int64_t, int);
 template void WindowEmitter<Avx2Ops>::merge_loaded_values(int, const Vmm&, bool, int);
 template void WindowEmitter<Avx2Ops>::store_item(const ItemShape&);
 template void WindowEmitter<Avx2Ops>::store_empty_item(const ItemShape&);

@@ -87,6 +87,11 @@ void WindowEmitter<Ops>::emit_window_taps(const ItemShape& s, std::int64_t taps,
         {
             if (taps >= 0 && (plan_.unroll_width_taps || s.taps_as_lanes)) {
                 for (std::int64_t t = 0; t < taps; ++t) {
+                    if (t + 1 < taps && merges_tap_pairs(s, fast)) {
+                        merge_tap_pair(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), static_cast<int>(t));
+                        ++t;
+                        continue;
+                    }
                     mov(tap_index_, h_index_);
                     add_imm(tap_index_, wrap_mul(t, plan_.index_tap_step_w));
                     merge_tap(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), fast, static_cast<int>(t));
@@ -138,6 +143,11 @@ void WindowEmitter<Ops>::merge_unrolled_window(const ItemShape& s, std::int64_t 
             // Full windows (plan.watch_shared_rows_h is 0 otherwise): row h is the kernel's row h.
             window_row_h_ = fast && rows_d == 1 ? h : -1;
             for (std::int64_t t = 0; t < taps; ++t) {
+                if (t + 1 < taps && merges_tap_pairs(s, fast)) {
+                    merge_tap_pair(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), static_cast<int>(t));
+                    ++t;
+                    continue;
+                }
                 if (indices) {
                     mov(tap_index_, h_index_);
                     add_imm(tap_index_, wrap_mul(t, plan_.index_tap_step_w));

@@ -24,6 +24,7 @@
 //   choose_widened_pairs    bf16 items and whole planes: two vectors a load, split into even and odd elements
 //   choose_even_element_loads  planar bf16/u8/s8 lanes at stride 2: one load, even elements widened in place
 //                           (and the row's room around each segment's first load)
+//   choose_paired_tap_loads planar lanes at stride 2 loaded as stored: two neighbouring width taps a pair of loads
 //   choose_separable_accumulators  separable rows and pixels: maxima in flight, the registers left over
 //   set_strides, set_prefetch, set_indices, set_tiling: the facts the code and the executor walk
 //   choose_shared_watch     watched channels-last rows: each input element added to the watch once per call
@@ -34,7 +35,7 @@
 // set_* facts); plan_nan.cpp, how a float row's fast copy learns it holds no NaN (choose_nan_scan,
 // choose_planar_nan_watch, choose_watch_chains, choose_shared_watch); plan_items.cpp, the shapes and loads of
 // the fast copy's items (choose_fast_row and its whole plane, choose_tap_passes, choose_outer_unroll,
-// choose_widened_pairs, choose_even_element_loads); plan_reuse.cpp, input rows or row maxima kept in registers
+// choose_widened_pairs, choose_even_element_loads, choose_paired_tap_loads); plan_reuse.cpp, input rows or row maxima kept in registers
 // or buffers for the outputs that read them again (choose_row_ring, choose_separable_pixels, choose_column_ring,
 // choose_planes, choose_separable, choose_separable_accumulators).
 #include "jit/plan.hpp"
@@ -131,6 +132,7 @@ KernelPlan Planner::plan() && {
     choose_watch_chains();
     choose_widened_pairs();
     choose_even_element_loads();
+    choose_paired_tap_loads();
     choose_separable_accumulators();
     set_strides();
     set_prefetch();

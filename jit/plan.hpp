@@ -256,6 +256,10 @@ struct KernelPlan {
     // Planar rows of bf16, u8 or s8 in whole registers of compare lanes: items at lane stride 2 load each
     // vector's span once and widen its even elements in place (IsaCaps::even_element_loads), no deinterleave.
     bool even_element_loads = false;
+    // Planar fast rows at stride 2 along the width, taps one element apart, no indices: each item merges its
+    // width taps two at a time from one pair of loads, the even elements for the first tap and the odd ones
+    // for the second (IsaCaps::paired_tap_loads). Half the loads of a tap by tap merge, in the same tap order.
+    bool paired_tap_loads = false;
     // Channels last, calls sweeping many channel blocks (the pixel's channels span more than a few cache lines),
     // no indices: each window is computed in passes of at most this many width taps of one input row, every
     // pass over all the call's blocks, the partial maxima kept in the output. Each pass reads as many address-

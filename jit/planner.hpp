@@ -78,6 +78,7 @@ private:
     void choose_whole_plane();
     void choose_widened_pairs();
     void choose_even_element_loads();
+    void choose_paired_tap_loads();
     void choose_tap_passes();
     void choose_outer_unroll();
     std::int64_t most_common_taps(std::size_t axis) const;

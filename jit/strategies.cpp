@@ -69,6 +69,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::widened_pairs: return plan.widened_pairs;
         case StrategyId::even_element_loads:
             return plan.even_element_loads && any_segment(plan, [](const Segment& s) { return lanes_of_outputs_at(s, true); });
+        case StrategyId::paired_tap_loads: return plan.paired_tap_loads;
         case StrategyId::byte_lanes: return lane_bytes(plan.compare) == 1;
         case StrategyId::wide_index_lanes: return plan.has_indices && plan.index_lanes_64 && lane_bytes(plan.compare) == 4;
         case StrategyId::window_relative_indices: return plan.index_relative_to_window;
@@ -85,7 +86,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "unrolled_outer_taps", "channel_sweep", "width_ranges", "nan_scan", "nan_watch", "planar_nan_watch",
     "shared_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
     "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
-    "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads",
+    "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads", "paired_tap_loads",
     "byte_lanes", "wide_index_lanes", "window_relative_indices", "overhanging_windows",
 };
 
@@ -332,6 +333,16 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=bf16 layout=ncx src=1x4x9x21 k=3x2 s=1x2 idx=s64"},
             {"maxpool dt=u8 layout=ncx src=1x3x45 k=3 s=2 round=ceil idx=s32"},
             {"maxpool dt=s8 layout=ncx src=1x2x5x6x33 k=2x2x3 s=2x2x2 pb=0x0x1 pe=0x0x1"}}},
+        // Planar lanes at stride 2, taps one element apart, loaded as stored: windows of 2 taps (one pair), 3 (a
+        // pair and a single tap) and 4 (two pairs), rows whose last vector is partial or whole, the first and
+        // last windows in the padding, 1-D to 3-D, adaptive bins at stride 2, f64's 64-bit lanes.
+        {paired_tap_loads, {avx2}, {
+            {"maxpool dt=f32 layout=ncx src=2x3x10x37 k=2x2 s=2x2"},
+            {"maxpool dt=f32 layout=ncx src=1x2x3x9x45 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1 round=ceil"},
+            {"maxpool dt=s32 layout=ncx src=1x2x7x70 k=2x4 s=2x2 pb=0x1 pe=0x2"},
+            {"maxpool dt=f64 layout=ncx src=1x3x41 k=3 s=2 pb=1 pe=1"},
+            {"maxpool dt=s64 layout=ncx src=1x2x4x5x36 k=2x2x2 s=2x2x2"},
+            {"adaptivemaxpool dt=f32 layout=ncx src=1x3x8x50 out=4x25"}}},
         {byte_lanes, {avx512, avx2}, {
             {"maxpool dt=u8 layout=nxc src=2x70x7x9 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool dt=s8 layout=nxc src=1x130x9x9 k=3x3 pb=1x1 pe=1x1"}}},

@@ -375,9 +375,12 @@ public:
     void restore_pair_order(const Vmm& v) { g_.vpermpd(v, v, 0xD8); }
     // dst <- the odd lanes of the pair (lo, hi), the same way.
     void deinterleave_odd(const Vmm& dst, const Vmm& lo, const Vmm& hi) {
+        deinterleave_odd_in_pair_order(dst, lo, hi);
+        g_.vpermpd(dst, dst, 0xD8);
+    }
+    void deinterleave_odd_in_pair_order(const Vmm& dst, const Vmm& lo, const Vmm& hi) {
         if (lanes_64()) g_.vunpckhpd(dst, lo, hi);  // lo1 hi1 lo3 hi3
         else g_.vshufps(dst, lo, hi, 0xDD);         // lo1 lo3 hi1 hi3 | lo5 lo7 hi5 hi7
-        g_.vpermpd(dst, dst, 0xD8);
     }
 
     // bf16 pairs: 2 x 8 elements at src, `valid` (more than 8) of them, as two f32 vectors: even <- elements 0, 2, .., 14,

@@ -339,6 +339,7 @@ public:
     // One two-source permute gives the even lanes in order: pair order is lane order here.
     void deinterleave_even_in_pair_order(const Vmm& dst, const Vmm& lo, const Vmm& hi) { deinterleave_even(dst, lo, hi); }
     void restore_pair_order(const Vmm&) {}
+    void deinterleave_odd_in_pair_order(const Vmm& dst, const Vmm& lo, const Vmm& hi) { deinterleave_odd(dst, lo, hi); }
     // dst <- the odd lanes of the pair (lo, hi). dst is neither source.
     void deinterleave_odd(const Vmm& dst, const Vmm& lo, const Vmm& hi) {
         if (lanes_64()) {

@@ -339,6 +339,8 @@ private:
     void init_lowest(const ItemShape& s);
     void merge_loaded_values(int v, const Vmm& fresh, bool fast, int tap);
     void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast, int tap = -1);
+    bool merges_tap_pairs(const ItemShape& s, bool fast) const;
+    void merge_tap_pair(const ItemShape& s, const Reg64& base, std::int64_t offset, int tap);
     void merge_row_of_taps(const ItemShape& s, const Reg64& row, std::int64_t offset);
     void store_first_maximum(const ItemShape& s);
     void search_window_rows(const ItemShape& s);

@@ -523,6 +523,20 @@ TEST(PlanFacts, WatchedRowsSumTheirLoadsInAsManyChainsAsTheRegistersHoldAndBf16L
     EXPECT_TRUE(pairs("maxpool dt=bf16 layout=ncx src=1x1024x1024 k=1024", jit::Isa::avx2));
     EXPECT_TRUE(pairs("adaptivemaxpool dt=bf16 layout=ncx src=1x256x13x13 out=1x1", jit::Isa::avx2));
     EXPECT_FALSE(pairs("adaptivemaxpool dt=bf16 layout=ncx src=1x256x13x13 out=1x1 idx=s64", jit::Isa::avx2));
+    // Planar lanes at stride 2 take two neighbouring width taps from one pair of loads on AVX2, for data loaded
+    // as stored; not where bf16 widens its even elements, not with indices or a width dilation, not at stride 1,
+    // not where the fast row keeps maxima of its own (the stem's separable rows), not on AVX-512 (unmeasured).
+    const auto tap_pairs = [](const std::string& line, jit::Isa isa) { return plan_of(line, isa).paired_tap_loads; };
+    const std::string vgg = "maxpool dt=f32 layout=ncx src=1x64x224x224 k=2x2 s=2x2";
+    EXPECT_TRUE(tap_pairs(vgg, jit::Isa::avx2));
+    EXPECT_TRUE(tap_pairs("maxpool dt=f64 layout=ncx src=1x8x16000 k=3 s=2", jit::Isa::avx2));
+    EXPECT_FALSE(tap_pairs(vgg, jit::Isa::avx512));
+    EXPECT_FALSE(tap_pairs(vgg + " idx=s64", jit::Isa::avx2));
+    EXPECT_FALSE(tap_pairs("maxpool dt=bf16 layout=ncx src=1x64x224x224 k=2x2 s=2x2", jit::Isa::avx2));
+    EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=ncx src=1x64x224x224 k=2x2 s=2x2 d=1x2", jit::Isa::avx2));
+    EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=ncx src=1x64x224x224 k=2x2 s=2x1", jit::Isa::avx2));
+    EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=nxc src=1x64x224x224 k=2x2 s=2x2", jit::Isa::avx2));
+    EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2));
     // Rows without a watch keep the one (unused) chain.
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2).watch_chains, 1);
 }
