@@ -6,6 +6,7 @@
 #include "jit/vec_avx512.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace pooljit::jit {
 
@@ -158,7 +159,8 @@ void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::i
         load_item_vector(s, v, base, offset, vec(regs_.fresh), false, -1, tap);
         if (fast && plan_.watch_rows_for_nan && tap_watched(tap)) ops_.note_nan(vec(next_watch(v)), vec(regs_.fresh));
         if (fast && !plan_.has_indices && !f16()) {
-            ops_.max_fast(vec(regs_.acc[v]), vec(regs_.fresh));
+            if (first_tap_moves_) vmovaps(vec(regs_.acc[v]), vec(regs_.fresh));
+            else ops_.max_fast(vec(regs_.acc[v]), vec(regs_.fresh));
             continue;
         }
         if (f16()) load_item_vector(s, v, base, offset, vec(regs_.fresh_raw), true);
@@ -194,9 +196,11 @@ void WindowEmitter<Ops>::merge_tap_pair(const ItemShape& s, const Reg64& base, s
         if (in_pair_order(s)) ops_.deinterleave_even_in_pair_order(fresh, lo, hi);
         else ops_.deinterleave_even(fresh, lo, hi);
         merge_loaded_values(v, fresh, true, tap);
+        const bool first_tap = std::exchange(first_tap_moves_, false);  // the odd tap merges into it
         if (in_pair_order(s)) ops_.deinterleave_odd_in_pair_order(fresh, lo, hi);
         else ops_.deinterleave_odd(fresh, lo, hi);
         merge_loaded_values(v, fresh, true, tap + 1);
+        first_tap_moves_ = first_tap;
     }
 }
 
@@ -206,7 +210,8 @@ template <typename Ops>
 void WindowEmitter<Ops>::merge_loaded_values(int v, const Vmm& fresh, bool fast, int tap) {
     if (fast) {
         if (plan_.watch_rows_for_nan && tap_watched(tap)) ops_.note_nan(vec(next_watch(v)), fresh);
-        ops_.max_fast(vec(regs_.acc[v]), fresh);
+        if (first_tap_moves_) vmovaps(vec(regs_.acc[v]), fresh);
+        else ops_.max_fast(vec(regs_.acc[v]), fresh);
         return;
     }
     ops_.compute_take(fresh, vec(regs_.acc[v]));

@@ -143,6 +143,10 @@ void WindowEmitter<Ops>::merge_unrolled_window(const ItemShape& s, std::int64_t 
             // Full windows (plan.watch_shared_rows_h is 0 otherwise): row h is the kernel's row h.
             window_row_h_ = fast && rows_d == 1 ? h : -1;
             for (std::int64_t t = 0; t < taps; ++t) {
+                // The window's first tap: every lane's first real tap in a plain item (the lowest value it would
+                // be merged with changes nothing: the first maximum is kept on ties either way).
+                first_tap_moves_ = fast && d == 0 && h == 0 && t == 0 && !indices && !f16() && s.masked == nullptr &&
+                                   !s.taps_as_lanes;
                 if (t + 1 < taps && merges_tap_pairs(s, fast)) {
                     merge_tap_pair(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), static_cast<int>(t));
                     ++t;
@@ -154,6 +158,7 @@ void WindowEmitter<Ops>::merge_unrolled_window(const ItemShape& s, std::int64_t 
                 }
                 merge_tap(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), fast, static_cast<int>(t));
             }
+            first_tap_moves_ = false;
             window_row_h_ = -1;
             if (h + 1 == rows_h && d + 1 == rows_d) break;
             // The next row: one tap on along h, or the first row of the next tap along d.

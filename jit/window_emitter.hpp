@@ -457,6 +457,9 @@ private:
     std::int64_t item_first_tap_w_ = 0;
     bool watch_every_width_tap_ = true, row_first_item_ = true;
     std::int64_t window_row_h_ = -1;  // loads of each vector of the block noted so far (next_watch)
+    // merge_unrolled_window is at the window's first tap in a fast item without indices, raw bits or masks:
+    // the accumulators take that tap as it is (a move) rather than its max with the lowest value.
+    bool first_tap_moves_ = false;
     // Where the fast copy of a whole-plane row goes when its item sees a NaN (the item is its own NaN scan).
     Label* nan_exit_ = nullptr;
     // The code being emitted applies the NaN policy per tap: float rows that are not scanned, and the copy
