@@ -1,3 +1,4 @@
+#include <cstdlib>
 // The planner: a pure function (Problem, ISA capabilities) -> KernelPlan, made of choose_* steps in the order
 // below. Each step reads the problem, the capabilities of the ISA's trait (jit/caps.hpp: vector bytes and
 // registers, opmasks, two-source permutes, byte max, masked narrow memory) and the plan so far; it records its
@@ -318,6 +319,7 @@ void Planner::set_prefetch() {
     const std::int64_t row_bytes = p_.stride[wa_ - 1] * in_row_bytes;
     plan_.prefetch_bytes = row_bytes;
     plan_.prefetch_distance = (prefetch_target_distance + row_bytes - 1) / row_bytes * row_bytes;
+    if (const char* e = std::getenv("PJX_PF")) { long d = std::atol(e); if (d == 0) { plan_.prefetch_bytes = 0; plan_.prefetch_distance = 0; } else plan_.prefetch_distance = (d + row_bytes - 1) / row_bytes * row_bytes; }
 }
 
 void Planner::set_indices() {

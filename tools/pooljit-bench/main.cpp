@@ -3,6 +3,7 @@
 // measured in the same run, and oneDNN's and XNNPACK's times on the same problem when built with them (DESIGN.md
 // section 7). --check compares every problem against the reference first; any mismatch or error makes the exit
 // status 1, and so does XNNPACK's output differing from pooljit's.
+#include "buffers.hpp"
 #include "check.hpp"
 #include "machine.hpp"
 #include "onednn.hpp"
@@ -50,6 +51,7 @@ struct Options {
     std::size_t copy_mib = 256;
     bool skip_onednn = false;
     bool skip_xnnpack = false;
+    std::size_t buffer_offset = 0;  // bytes past a 64-byte boundary where every timed tensor starts
 };
 
 using Clock = std::chrono::steady_clock;
@@ -132,9 +134,12 @@ Row bench_case(const Case& c, std::size_t index, const Options& options, double 
         const std::size_t src_bytes = pj::casegen::byte_size(primitive.src_desc());
         const std::size_t dst_bytes = pj::casegen::byte_size(primitive.dst_desc());
         const std::size_t idx_bytes = primitive.has_indices() ? pj::casegen::byte_size(primitive.indices_desc()) : 0;
-        std::vector<std::uint8_t> dst(std::max<std::size_t>(dst_bytes, 1)), idx(std::max<std::size_t>(idx_bytes, 1));
+        // The timed tensors, pooljit's and the peers': 64-byte aligned (plus --buffer-offset), as an inference
+        // engine allocates them.
+        const TensorBuffer timed_src(src.data(), src_bytes, options.buffer_offset);
+        TensorBuffer dst(dst_bytes, options.buffer_offset), idx(idx_bytes, options.buffer_offset);
         void* const idx_ptr = primitive.has_indices() ? idx.data() : nullptr;
-        const auto execute = [&] { primitive.execute(src.data(), dst.data(), idx_ptr); };
+        const auto execute = [&] { primitive.execute(timed_src.data(), dst.data(), idx_ptr); };
         execute();  // first touch of dst and indices
         const auto start = Clock::now();
         execute();
@@ -163,12 +168,12 @@ Row bench_case(const Case& c, std::size_t index, const Options& options, double 
 
         if (!options.skip_onednn) {
             settle();
-            row.peer = onednn_time(c.problem, src.data(), base);
+            row.peer = onednn_time(c.problem, timed_src.data(), base);
             settle();
         }
         if (!options.skip_xnnpack) {
             // dst holds pooljit's output for src: XNNPACK's is compared with it before XNNPACK is timed.
-            row.xnnpack = xnnpack_time(c.problem, src.data(), dst.data(), dst_bytes, base);
+            row.xnnpack = xnnpack_time(c.problem, timed_src.data(), dst.data(), dst_bytes, base, options.buffer_offset);
             if (!row.xnnpack.mismatch.empty()) {
                 row.notes.push_back("XNNPACK MISMATCH: its output differs from pooljit's: " + row.xnnpack.mismatch);
             }
@@ -251,6 +256,11 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     app.add_flag("--no-onednn", options.skip_onednn, "do not time oneDNN");
     app.add_flag("--no-xnnpack", options.skip_xnnpack, "do not time XNNPACK");
+    app.add_option("--buffer-offset", options.buffer_offset,
+                   "start every timed tensor this many bytes past a 64-byte boundary (0: aligned, as inference "
+                   "engines allocate tensors)")
+        ->check(CLI::Range(0, 63))
+        ->type_name("BYTES");
     CLI11_PARSE(app, argc, argv);
     options.csv_requested = app.count("--csv") > 0;
 
@@ -333,14 +343,14 @@ int main(int argc, char** argv) {
     fmt::print(table_out, "{}\n", options.skip_xnnpack ? std::string("XNNPACK: not timed (--no-xnnpack)") : xnnpack_description());
     fmt::print(table_out,
                "timing: Google Benchmark, wall clock, median of {} repetitions of >= {} s (of 1 iteration above 50 ms, "
-               "fewer above 0.5 s)\n"
+               "fewer above 0.5 s); tensors {} bytes past a 64-byte boundary, the same for every library timed here\n"
                "miss/hit: Primitive::create after cache::clear() (median of {}) / with the key cached; GB/s = (src + dst "
                "+ indices bytes) / exec us\n"
                "ratio = oneDNN us / pooljit exec us (> 1: pooljit faster), oneDNN with its workspace (+ws) when the "
                "problem has indices\n"
                "XNN ratio = XNNPACK us / pooljit exec us; '-' where XNNPACK cannot compute exactly the problem (ncx, not "
                "2-D, indices, other data types, windows it would read differently: --csv says why)\n\n",
-               options.repetitions, options.min_time_s, options.miss_samples);
+               options.repetitions, options.min_time_s, options.buffer_offset, options.miss_samples);
 
     std::size_t label_width = std::string_view("problem").size();
     for (const Case& c : cases) label_width = std::max(label_width, c.label.size());

@@ -2,6 +2,8 @@
 // create, setup with the thread pool, run).
 #include "xnnpack.hpp"
 
+#include "buffers.hpp"
+
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
@@ -242,7 +244,7 @@ void xnnpack_set_threads(int threads) {
 }
 
 XnnpackResult xnnpack_time(const pj::Problem& problem, const void* src, const void* pooljit_dst,
-                           std::size_t dst_bytes, const TimingPlan& base) {
+                           std::size_t dst_bytes, const TimingPlan& base, std::size_t buffer_offset) {
     XnnpackResult result;
     Geometry geometry;
     if (std::string why = unsupported_reason(problem, geometry); !why.empty()) {
@@ -266,9 +268,9 @@ XnnpackResult xnnpack_time(const pj::Problem& problem, const void* src, const vo
     // reads a copy of pooljit's bytes with that much room after them.
     const std::size_t src_bytes =
         static_cast<std::size_t>(problem.batch * problem.channels * problem.spatial_in_size()) * pj::size_of(problem.dtype);
-    std::vector<std::uint8_t> input(src_bytes + XNN_EXTRA_BYTES);
+    TensorBuffer input(src_bytes + XNN_EXTRA_BYTES, buffer_offset);
     std::memcpy(input.data(), src, src_bytes);
-    std::vector<std::uint8_t> output(std::max<std::size_t>(dst_bytes, 1));
+    TensorBuffer output(dst_bytes, buffer_offset);
     if (const xnn_status status = setup_operator(op.get(), problem, input.data(), output.data());
         status != xnn_status_success) {
         result.status = fmt::format("n/a:setup:{}", status_name(status));

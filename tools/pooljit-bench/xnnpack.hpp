@@ -28,9 +28,10 @@ bool xnnpack_built();
 std::string xnnpack_description();
 // Runs XNNPACK on a pthreadpool of `threads` threads (1: on the calling thread, no pool).
 void xnnpack_set_threads(int threads);
-// Times XNNPACK on `problem`, reading `src` (the bytes pooljit read), after comparing its output with
-// `pooljit_dst` (`dst_bytes` bytes: pooljit's output for `src`).
+// Times XNNPACK on `problem`, reading a copy of `src` (the bytes pooljit read), after comparing its output with
+// `pooljit_dst` (`dst_bytes` bytes: pooljit's output for `src`). Its input and output start `buffer_offset` bytes
+// past a 64-byte boundary, as pooljit's do.
 XnnpackResult xnnpack_time(const pooljit::Problem& problem, const void* src, const void* pooljit_dst,
-                           std::size_t dst_bytes, const TimingPlan& plan);
+                           std::size_t dst_bytes, const TimingPlan& plan, std::size_t buffer_offset);
 
 }  // namespace pooljit_bench

@@ -9,7 +9,7 @@ std::string xnnpack_description() {
     return "XNNPACK: not built (install libxnnpack-dev and libpthreadpool-dev and reconfigure)";
 }
 void xnnpack_set_threads(int) {}
-XnnpackResult xnnpack_time(const pooljit::Problem&, const void*, const void*, std::size_t, const TimingPlan&) {
+XnnpackResult xnnpack_time(const pooljit::Problem&, const void*, const void*, std::size_t, const TimingPlan&, std::size_t) {
     return {};
 }
 
