@@ -138,8 +138,14 @@ void WindowEmitter<Ops>::merge_unrolled_window(const ItemShape& s, std::int64_t 
     const bool indices = plan_.has_indices;
     mov(h_ptr_, window_);
     if (indices) mov(h_index_, tap_index_);
+    // Prefetches in items (plan.prefetch_in_items: no other output row reads these rows): the item's stretch of
+    // each row, up to the next item's first tap, prefetch_distance ahead.
+    const std::int64_t stretch_bytes = s.lanes * s.lane_step * elem();
     for (std::int64_t d = 0; d < rows_d; ++d) {
         for (std::int64_t h = 0; h < rows_h; ++h) {
+            if (fast && spread_prefetch())
+                for (std::int64_t offset = 0; offset < stretch_bytes; offset += 64)
+                    prefetcht0(ptr[h_ptr_ + static_cast<std::int32_t>(plan_.prefetch_distance + offset)]);
             // Full windows (plan.watch_shared_rows_h is 0 otherwise): row h is the kernel's row h.
             window_row_h_ = fast && rows_d == 1 ? h : -1;
             for (std::int64_t t = 0; t < taps; ++t) {
@@ -316,6 +322,7 @@ void WindowEmitter<Ops>::emit_row() {
 // Hints only: a prefetch past the end of the caller's tensor reads nothing and cannot fault.
 template <typename Ops>
 void WindowEmitter<Ops>::prefetch_ahead() {
+    if (spread_prefetch()) return;
     for (std::int64_t offset = 0; offset < plan_.prefetch_bytes; offset += 64)
         prefetcht0(ptr[row_src_ + static_cast<std::int32_t>(plan_.prefetch_distance + offset)]);
 }

@@ -308,6 +308,11 @@ struct KernelPlan {
     // bytes on will read, `prefetch_bytes` of it (the input rows one output row steps over), so the stream of
     // planes is in flight before the row code (its NaN scan first) reaches it. 0: no prefetch.
     std::int64_t prefetch_distance = 0, prefetch_bytes = 0;
+    // 3-D windows of several planes that share no input row with another output row's, in fast rows of plain
+    // items with unrolled outer taps: each item prefetches its own stretch of every row its window reads,
+    // prefetch_distance ahead, inside its straight-line window, instead of the row's burst at its start (which
+    // covers the rows of the window's first plane only).
+    bool prefetch_in_items = false;
     // nxc rows of segments (max_pool): the code computes the outputs [KernelArgs::out_begin, out_end) of each row,
     // its NaN scan reading only their windows' input, so the executor can split a row among threads when a
     // problem has too few images, channel blocks and rows for them (a 1-D signal of one image).

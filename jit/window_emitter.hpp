@@ -423,6 +423,9 @@ private:
     void emit_segment_in_range(const Segment& seg);
     void emit_row();
     void prefetch_ahead();
+    // The row's prefetches go into the fast items' unrolled windows (plan.prefetch_in_items), each item its own
+    // stretch of every row it reads, instead of one burst at the row's start.
+    bool spread_prefetch() const { return plan_.prefetch_in_items && plan_.prefetch_distance > 0; }
     void store_empty_row();
     // The call's next row: its pointers and index bases in their slots, one step on. Without indices only the
     // data pointers move: each step is a read-modify-write of a stack slot, which rows of a few vectors (a global

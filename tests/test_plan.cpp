@@ -537,6 +537,16 @@ TEST(PlanFacts, WatchedRowsSumTheirLoadsInAsManyChainsAsTheRegistersHoldAndBf16L
     EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=ncx src=1x64x224x224 k=2x2 s=2x1", jit::Isa::avx2));
     EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=nxc src=1x64x224x224 k=2x2 s=2x2", jit::Isa::avx2));
     EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2));
+    // 3-D windows of several planes that no two output rows share take their prefetches inside the items (every
+    // plane's rows, where the row's burst took the first plane's); 2-D rows, windows of one plane and windows
+    // that overlap keep the burst.
+    const auto in_items = [](const std::string& line) { return plan_of(line, jit::Isa::avx2).prefetch_in_items; };
+    EXPECT_TRUE(in_items("maxpool dt=f32 layout=ncx src=1x128x16x56x56 k=2x2x2 s=2x2x2"));
+    EXPECT_TRUE(in_items("maxpool dt=u8 layout=ncx src=1x128x16x56x56 k=2x2x2 s=2x2x2 idx=s32"));
+    EXPECT_FALSE(in_items(vgg));
+    EXPECT_FALSE(in_items("maxpool dt=f32 layout=ncx src=1x64x32x112x112 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1"));
+    EXPECT_FALSE(in_items("maxpool dt=f32 layout=ncx src=1x4x9x16x56 k=3x2x2 s=2x2x2"));
+    EXPECT_FALSE(in_items("maxpool dt=f32 layout=nxc src=1x128x16x56x56 k=2x2x2 s=2x2x2"));
     // Rows without a watch keep the one (unused) chain.
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2).watch_chains, 1);
 }
