@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <limits>
 #include <random>
 #include <string>
@@ -106,6 +107,15 @@ void expect_reference_on(jit::Isa isa, const std::string& line, const std::vecto
 
 // The plan the planner makes for the line on `isa` (plan facts hold on any host).
 jit::KernelPlan plan_on(jit::Isa isa, const pj::Problem& p) { return jit::make_plan(p, isa); }
+
+// Each line against the reference on 1 and 3 threads; where `isa` is AVX2, its plan must take the AVX2-only
+// strategy that `taken` reads.
+void check_avx2_strategy_lines(jit::Isa isa, std::initializer_list<const char*> lines, bool (*taken)(const jit::KernelPlan&)) {
+    for (const char* line : lines) {
+        EXPECT_TRUE(taken(plan_on(isa, pj::test::resolve_line(line))) || isa != jit::Isa::avx2) << line;
+        for (const int threads : {1, 3}) pj::test::check_created(line, isa, threads);
+    }
+}
 
 // Whole-plane items pick the first maximum in scan order by an equality search: planes whose maximum is a
 // zero of either sign among -inf, -1, -0 and +0 (the first zero must win, with its own bits), planes of the
@@ -658,17 +668,16 @@ TEST_P(JitIsa, StackedPlanesGoToTheKernelAnImageAtATime) {
 // and not, ceil rounding and padding; planar rows of 9 to 16 outputs and long 1-D rows; both NaN policies;
 // on adversarial data (NaN rows run the exact copy) and tie data (signed zeros: the first must win).
 TEST_P(JitIsa, WidenedPairsMatchTheReference) {
-    for (const char* line : {"maxpool dt=bf16 layout=nxc src=2x25x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1",
-                             "maxpool dt=bf16 layout=nxc src=1x31x13x13 k=3x3 s=2x2 round=ceil_torch nan=ignore",
-                             "maxpool dt=bf16 layout=nxc src=1x16x8x8 k=2x2 s=2x2",
-                             "maxpool dt=bf16 layout=nxc src=1x200x6x7 k=2x3 s=2x2 pb=0x1 pe=0x1",
-                             "maxpool dt=bf16 layout=ncx src=1x5x9x27 k=1x3 s=1x2 pb=0x1 pe=0x1",
-                             "maxpool dt=bf16 layout=ncx src=2x3x4x11 k=1x2 nan=ignore",
-                             "maxpool dt=bf16 layout=ncx src=1x3x301 k=3 pb=1 pe=1",
-                             "adaptivemaxpool dt=bf16 layout=nxc src=1x27x13x13 out=5x5"}) {
-        EXPECT_TRUE(plan_on(isa(), pj::test::resolve_line(line)).widened_pairs || isa() != jit::Isa::avx2) << line;
-        for (const int threads : {1, 3}) pj::test::check_created(line, isa(), threads);
-    }
+    check_avx2_strategy_lines(isa(),
+                              {"maxpool dt=bf16 layout=nxc src=2x25x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                               "maxpool dt=bf16 layout=nxc src=1x31x13x13 k=3x3 s=2x2 round=ceil_torch nan=ignore",
+                               "maxpool dt=bf16 layout=nxc src=1x16x8x8 k=2x2 s=2x2",
+                               "maxpool dt=bf16 layout=nxc src=1x200x6x7 k=2x3 s=2x2 pb=0x1 pe=0x1",
+                               "maxpool dt=bf16 layout=ncx src=1x5x9x27 k=1x3 s=1x2 pb=0x1 pe=0x1",
+                               "maxpool dt=bf16 layout=ncx src=2x3x4x11 k=1x2 nan=ignore",
+                               "maxpool dt=bf16 layout=ncx src=1x3x301 k=3 pb=1 pe=1",
+                               "adaptivemaxpool dt=bf16 layout=nxc src=1x27x13x13 out=5x5"},
+                              [](const jit::KernelPlan& plan) { return plan.widened_pairs; });
 }
 
 // Planar lanes at stride 2 merge two neighbouring width taps from one pair of loads (plan.paired_tap_loads):
@@ -677,18 +686,17 @@ TEST_P(JitIsa, WidenedPairsMatchTheReference) {
 // policies; on adversarial data (NaN rows run the exact copy) and tie data (signed zeros: the first must win,
 // so tap t + 1's odd elements must merge after tap t's even ones).
 TEST_P(JitIsa, PairedTapLoadsMatchTheReference) {
-    for (const char* line : {"maxpool dt=f32 layout=ncx src=2x3x10x37 k=2x2 s=2x2",
-                             "maxpool dt=f32 layout=ncx src=1x2x9x64 k=2x2 s=2x2 nan=ignore",
-                             "maxpool dt=f32 layout=ncx src=1x2x3x9x45 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1 round=ceil",
-                             "maxpool dt=f32 layout=ncx src=1x3x70 k=5 s=2 pb=2 pe=2",
-                             "maxpool dt=s32 layout=ncx src=1x2x7x70 k=2x4 s=2x2 pb=0x1 pe=0x2",
-                             "maxpool dt=f64 layout=ncx src=1x3x41 k=3 s=2 pb=1 pe=1 round=ceil",
-                             "maxpool dt=f64 layout=ncx src=1x2x6x33 k=2x2 s=2x2 nan=ignore",
-                             "maxpool dt=s64 layout=ncx src=1x2x4x5x36 k=2x2x2 s=2x2x2",
-                             "adaptivemaxpool dt=f32 layout=ncx src=1x3x8x50 out=4x25"}) {
-        EXPECT_TRUE(plan_on(isa(), pj::test::resolve_line(line)).paired_tap_loads || isa() != jit::Isa::avx2) << line;
-        for (const int threads : {1, 3}) pj::test::check_created(line, isa(), threads);
-    }
+    check_avx2_strategy_lines(isa(),
+                              {"maxpool dt=f32 layout=ncx src=2x3x10x37 k=2x2 s=2x2",
+                               "maxpool dt=f32 layout=ncx src=1x2x9x64 k=2x2 s=2x2 nan=ignore",
+                               "maxpool dt=f32 layout=ncx src=1x2x3x9x45 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1 round=ceil",
+                               "maxpool dt=f32 layout=ncx src=1x3x70 k=5 s=2 pb=2 pe=2",
+                               "maxpool dt=s32 layout=ncx src=1x2x7x70 k=2x4 s=2x2 pb=0x1 pe=0x2",
+                               "maxpool dt=f64 layout=ncx src=1x3x41 k=3 s=2 pb=1 pe=1 round=ceil",
+                               "maxpool dt=f64 layout=ncx src=1x2x6x33 k=2x2 s=2x2 nan=ignore",
+                               "maxpool dt=s64 layout=ncx src=1x2x4x5x36 k=2x2x2 s=2x2x2",
+                               "adaptivemaxpool dt=f32 layout=ncx src=1x3x8x50 out=4x25"},
+                              [](const jit::KernelPlan& plan) { return plan.paired_tap_loads; });
 }
 
 // The casegen generator's problems (the differential test's), each split as the executor splits it for 2, 3 or 7
