@@ -319,10 +319,10 @@ void Planner::set_prefetch() {
     plan_.prefetch_bytes = row_bytes;
     plan_.prefetch_distance = (prefetch_target_distance + row_bytes - 1) / row_bytes * row_bytes;
     // 3-D windows of several planes, each input row read by one output row only (windows apart along d and h):
-    // the burst at the row's start covers the rows of the window's first plane only (C3D's k2x2x2 s2x2x2
-    // f32 1x128: 1841 -> 1510 us with the items' prefetches). In 2-D rows the items' prefetches measured
-    // level to 1.25x slower (VGG pool1 ncx f32 spread 342-456 against 364-418 us), and where windows overlap
-    // slower (the stem's 3 rows at stride 2 with indices 326 -> 395).
+    // the burst at the row's start covers the rows of the window's first plane only (C3D's k2x2x2 s2x2x2 ncx
+    // f32 1x128: 1790 -> 1638 us with the items' prefetches, with s64 indices 2753 -> 1830). In 2-D rows the
+    // items' prefetches measured level to 1.25x slower (VGG pool1 ncx f32 342-456 against 364-418 us over 5
+    // runs), and where windows overlap slower (the stem's 3 rows at stride 2 with indices 326 -> 395).
     bool apart = !adaptive_ && p_.spatial_rank == 3 && p_.kernel[0] > 1;
     for (int a = 0; a + 1 < p_.spatial_rank; ++a) {
         const auto u = static_cast<std::size_t>(a);
