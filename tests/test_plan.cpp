@@ -1,5 +1,6 @@
 // The planner as data: plan facts for given problems (width runs: test_width_runs.cpp; strategies that read a
-// window's input once for several outputs: test_plan_window_reuse.cpp). Every expected value below is worked
+// window's input once for several outputs: test_plan_window_reuse.cpp; index multipliers and steps:
+// test_plan_indices.cpp). Every expected value below is worked
 // out by hand from the definitions in jit/plan.hpp and DESIGN.md section 3.
 #include "jit/plan.hpp"
 #include "support/plan_util.hpp"
@@ -9,7 +10,6 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
 #include <chrono>
 #include <cstdint>
 #include <limits>
@@ -307,6 +307,19 @@ TEST(PlanFacts, NcxRowsPrefetchTheInputRowsTheyStepOverAboutTwelveKibAhead) {
     EXPECT_EQ(pool5.prefetch_bytes, 0);
 }
 
+// 3-D windows of several planes that no two output rows share take their prefetches inside the items (every
+// plane's rows, where the row's burst took the first plane's); 2-D rows, windows of one plane and windows that
+// overlap keep the burst.
+TEST(PlanFacts, ThreeDimensionalWindowsApartPrefetchInsideTheirItems) {
+    const auto in_items = [](const std::string& line) { return plan_of(line, jit::Isa::avx2).prefetch_in_items; };
+    EXPECT_TRUE(in_items("maxpool dt=f32 layout=ncx src=1x128x16x56x56 k=2x2x2 s=2x2x2"));
+    EXPECT_TRUE(in_items("maxpool dt=u8 layout=ncx src=1x128x16x56x56 k=2x2x2 s=2x2x2 idx=s32"));
+    EXPECT_FALSE(in_items("maxpool dt=f32 layout=ncx src=1x64x224x224 k=2x2 s=2x2"));
+    EXPECT_FALSE(in_items("maxpool dt=f32 layout=ncx src=1x64x32x112x112 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1"));
+    EXPECT_FALSE(in_items("maxpool dt=f32 layout=ncx src=1x4x9x16x56 k=3x2x2 s=2x2x2"));
+    EXPECT_FALSE(in_items("maxpool dt=f32 layout=nxc src=1x128x16x56x56 k=2x2x2 s=2x2x2"));
+}
+
 TEST(PlanFacts, LongChannelsLastRowsMayBeComputedInPieces) {
     // The audio row (7999 outputs) on both ISAs, a 2-D row, and 64 outputs, the shortest that may be split.
     EXPECT_TRUE(plan_of("maxpool dt=u8 layout=nxc src=1x256x16000 k=3 s=2").width_ranges);
@@ -445,6 +458,23 @@ TEST(PlanFacts, EvenElementLoadsKnowTheRoomAroundTheirFirstLoad) {
         EXPECT_FALSE(s.element_before_later_loads);
 }
 
+// Planar lanes at stride 2 take two neighbouring width taps from one pair of loads on AVX2, for data loaded as
+// stored; not where bf16 widens its even elements, not with indices or a width dilation, not at stride 1, not
+// where the fast row keeps maxima of its own (the stem's separable rows), not on AVX-512 (unmeasured).
+TEST(PlanFacts, PlanarLanesAtStrideTwoTakeTwoTapsFromOnePairOfLoads) {
+    const auto tap_pairs = [](const std::string& line, jit::Isa isa) { return plan_of(line, isa).paired_tap_loads; };
+    const std::string vgg = "maxpool dt=f32 layout=ncx src=1x64x224x224 k=2x2 s=2x2";
+    EXPECT_TRUE(tap_pairs(vgg, jit::Isa::avx2));
+    EXPECT_TRUE(tap_pairs("maxpool dt=f64 layout=ncx src=1x8x16000 k=3 s=2", jit::Isa::avx2));
+    EXPECT_FALSE(tap_pairs(vgg, jit::Isa::avx512));
+    EXPECT_FALSE(tap_pairs(vgg + " idx=s64", jit::Isa::avx2));
+    EXPECT_FALSE(tap_pairs("maxpool dt=bf16 layout=ncx src=1x64x224x224 k=2x2 s=2x2", jit::Isa::avx2));
+    EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=ncx src=1x64x224x224 k=2x2 s=2x2 d=1x2", jit::Isa::avx2));
+    EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=ncx src=1x64x224x224 k=2x2 s=2x1", jit::Isa::avx2));
+    EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=nxc src=1x64x224x224 k=2x2 s=2x2", jit::Isa::avx2));
+    EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2));
+}
+
 TEST(PlanFacts, FloatRowsScanForNanAndFastCodeStartsFromTheLowestValue) {
     const auto plan = [](const char* dtype) {
         return plan_of(std::string("maxpool dt=") + dtype + " layout=nxc src=1x8x9x9 k=3x3 idx=s64");
@@ -523,30 +553,6 @@ TEST(PlanFacts, WatchedRowsSumTheirLoadsInAsManyChainsAsTheRegistersHoldAndBf16L
     EXPECT_TRUE(pairs("maxpool dt=bf16 layout=ncx src=1x1024x1024 k=1024", jit::Isa::avx2));
     EXPECT_TRUE(pairs("adaptivemaxpool dt=bf16 layout=ncx src=1x256x13x13 out=1x1", jit::Isa::avx2));
     EXPECT_FALSE(pairs("adaptivemaxpool dt=bf16 layout=ncx src=1x256x13x13 out=1x1 idx=s64", jit::Isa::avx2));
-    // Planar lanes at stride 2 take two neighbouring width taps from one pair of loads on AVX2, for data loaded
-    // as stored; not where bf16 widens its even elements, not with indices or a width dilation, not at stride 1,
-    // not where the fast row keeps maxima of its own (the stem's separable rows), not on AVX-512 (unmeasured).
-    const auto tap_pairs = [](const std::string& line, jit::Isa isa) { return plan_of(line, isa).paired_tap_loads; };
-    const std::string vgg = "maxpool dt=f32 layout=ncx src=1x64x224x224 k=2x2 s=2x2";
-    EXPECT_TRUE(tap_pairs(vgg, jit::Isa::avx2));
-    EXPECT_TRUE(tap_pairs("maxpool dt=f64 layout=ncx src=1x8x16000 k=3 s=2", jit::Isa::avx2));
-    EXPECT_FALSE(tap_pairs(vgg, jit::Isa::avx512));
-    EXPECT_FALSE(tap_pairs(vgg + " idx=s64", jit::Isa::avx2));
-    EXPECT_FALSE(tap_pairs("maxpool dt=bf16 layout=ncx src=1x64x224x224 k=2x2 s=2x2", jit::Isa::avx2));
-    EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=ncx src=1x64x224x224 k=2x2 s=2x2 d=1x2", jit::Isa::avx2));
-    EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=ncx src=1x64x224x224 k=2x2 s=2x1", jit::Isa::avx2));
-    EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=nxc src=1x64x224x224 k=2x2 s=2x2", jit::Isa::avx2));
-    EXPECT_FALSE(tap_pairs("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2));
-    // 3-D windows of several planes that no two output rows share take their prefetches inside the items (every
-    // plane's rows, where the row's burst took the first plane's); 2-D rows, windows of one plane and windows
-    // that overlap keep the burst.
-    const auto in_items = [](const std::string& line) { return plan_of(line, jit::Isa::avx2).prefetch_in_items; };
-    EXPECT_TRUE(in_items("maxpool dt=f32 layout=ncx src=1x128x16x56x56 k=2x2x2 s=2x2x2"));
-    EXPECT_TRUE(in_items("maxpool dt=u8 layout=ncx src=1x128x16x56x56 k=2x2x2 s=2x2x2 idx=s32"));
-    EXPECT_FALSE(in_items(vgg));
-    EXPECT_FALSE(in_items("maxpool dt=f32 layout=ncx src=1x64x32x112x112 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1"));
-    EXPECT_FALSE(in_items("maxpool dt=f32 layout=ncx src=1x4x9x16x56 k=3x2x2 s=2x2x2"));
-    EXPECT_FALSE(in_items("maxpool dt=f32 layout=nxc src=1x128x16x56x56 k=2x2x2 s=2x2x2"));
     // Rows without a watch keep the one (unused) chain.
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2).watch_chains, 1);
 }
@@ -649,113 +655,6 @@ TEST(PlanFacts, PlanIsPureAndIgnoresBatch) {
     EXPECT_EQ(one, plan_of("maxpool dt=f32 layout=nxc src=8" + rest));
 }
 
-// ---- indices -------------------------------------------------------------------------------------------------
-
-struct IndexFacts {
-    std::array<std::int64_t, 3> mult;
-    std::int64_t tap_step_w, tap_step_h, tap_step_d, out_step_w, channel_index_stride;
-};
-
-void expect_index_facts(const jit::KernelPlan& plan, const IndexFacts& want) {
-    ASSERT_TRUE(plan.has_indices);
-    EXPECT_EQ(plan.index_mult[0], want.mult[0]);
-    EXPECT_EQ(plan.index_mult[1], want.mult[1]);
-    EXPECT_EQ(plan.index_mult[2], want.mult[2]);
-    EXPECT_EQ(plan.index_tap_step_w, want.tap_step_w);
-    EXPECT_EQ(plan.index_tap_step_h, want.tap_step_h);
-    EXPECT_EQ(plan.index_tap_step_d, want.tap_step_d);
-    EXPECT_EQ(plan.index_out_step_w, want.out_step_w);
-    EXPECT_EQ(plan.channel_index_stride, want.channel_index_stride);
-}
-
-// 2-D: N=2, C=3, H=5, W=7; dilations 2 (H) and 3 (W), stride 2 along W.
-const std::string problem_2d = "maxpool dt=f32 layout=nxc src=2x3x5x7 k=2x2 s=1x2 d=2x3";
-
-TEST(PlanIndices, RowMajorAxis0TwoDimensional) {
-    // flat = ((n*3 + c)*5 + h)*7 + w: spatial part h*7 + w; neighbouring channels 35 apart.
-    const jit::KernelPlan plan = plan_of(problem_2d + " idx=s32");
-    expect_index_facts(plan, {{7, 1, 0}, 3 * 1, 2 * 7, 0, 2 * 1, 35});
-    EXPECT_EQ(plan.index_mult_w, 1);
-    EXPECT_EQ(plan.index_dtype, pj::DType::s32);
-    EXPECT_FALSE(plan.index_lanes_64);
-    EXPECT_FALSE(plan.wide_index_math);
-}
-
-TEST(PlanIndices, OpenVinoAxes) {
-    // axis 1: modulo C*H*W = 105, n drops out, c*35 stays.
-    expect_index_facts(plan_of(problem_2d + " idx=s32 axis=1"), {{7, 1, 0}, 3, 14, 0, 2, 35});
-    // axis 2: modulo H*W = 35, the channel term drops out; h*7 + w < 35 stays whole.
-    expect_index_facts(plan_of(problem_2d + " idx=s32 axis=2"), {{7, 1, 0}, 3, 14, 0, 2, 0});
-    // axis 3: modulo W = 7, h*7 is a multiple of the modulus: the leading spatial multiplier is 0.
-    expect_index_facts(plan_of(problem_2d + " idx=s32 axis=3"), {{0, 1, 0}, 3, 0, 0, 2, 0});
-
-    // axis -1 is axis 3 (rank 4).
-    pj::MaxPoolDesc desc = pj::parse_max_pool(problem_2d);
-    desc.indices = pj::IndexSpec{pj::DType::s32, -1, pj::StorageOrder::row_major};
-    expect_index_facts(jit::make_plan(pj::resolve(desc), jit::Isa::avx512), {{0, 1, 0}, 3, 0, 0, 2, 0});
-}
-
-TEST(PlanIndices, ColumnMajorTwoDimensional) {
-    // spatial part h + w*5 (ONNX storage_order=1).
-    const jit::KernelPlan plan = plan_of(problem_2d + " idx=s64 order=col");
-    expect_index_facts(plan, {{1, 5, 0}, 3 * 5, 2 * 1, 0, 2 * 5, 35});
-    EXPECT_EQ(plan.index_mult_w, 5);
-    EXPECT_TRUE(plan.wide_index_math);  // s64 output
-    EXPECT_FALSE(plan.index_lanes_64);
-}
-
-TEST(PlanIndices, ThreeDimensional) {
-    // D=4, H=5, W=6: S = 120. Unit dilations and strides, so the steps equal the multipliers.
-    const std::string p3 = "maxpool dt=f32 layout=nxc src=1x2x4x5x6 k=2x2x2 idx=s64";
-    expect_index_facts(plan_of(p3), {{30, 6, 1}, 1, 6, 30, 1, 120});
-    expect_index_facts(plan_of(p3 + " axis=2"), {{30, 6, 1}, 1, 6, 30, 1, 0});
-    expect_index_facts(plan_of(p3 + " axis=3"), {{0, 6, 1}, 1, 6, 0, 1, 0});
-    expect_index_facts(plan_of(p3 + " axis=4"), {{0, 0, 1}, 1, 0, 0, 1, 0});
-    // column-major: d + h*4 + w*20.
-    expect_index_facts(plan_of(p3 + " order=col"), {{1, 4, 20}, 20, 4, 1, 20, 120});
-}
-
-TEST(PlanIndices, OneDimensional) {
-    expect_index_facts(plan_of("maxpool dt=s8 layout=nxc src=2x3x9 k=3 s=2 idx=s32"), {{1, 0, 0}, 1, 0, 0, 2, 9});
-}
-
-TEST(PlanIndices, LaneWidth) {
-    struct Row {
-        std::string line;
-        bool index_lanes_64, wide_index_math, relative = false;
-    };
-    const Row rows[] = {
-        {"maxpool dt=f32 layout=nxc src=1x16x9x9 k=2x2 idx=s32", false, false},
-        {"maxpool dt=f32 layout=nxc src=1x16x9x9 k=2x2 idx=s64", false, true},
-        {"maxpool dt=f64 layout=nxc src=1x16x9x9 k=2x2 idx=s32", true, true},  // 64-bit compare lanes
-        {"maxpool dt=s64 layout=nxc src=1x16x9x9 k=2x2 idx=s32", true, true},
-        {"maxpool dt=bf16 layout=nxc src=1x16x9x9 k=2x2 idx=s32", false, false},
-        // Spatial size 2^31: the largest spatial index 2^31 - 1 still fits 32-bit lanes (and, with N = C = 1,
-        // s32 output); with 2^31 + 1 elements the lanes count from each window's first tap instead.
-        {"maxpool dt=f32 layout=nxc src=1x1x2147483648 k=1 idx=s32", false, false},
-        {"maxpool dt=f32 layout=nxc src=1x1x2147483649 k=3 idx=s64", false, true, true},
-        {"maxpool dt=f64 layout=nxc src=1x1x2147483649 k=3 idx=s64", true, true, false},
-    };
-    for (const Row& r : rows) {
-        SCOPED_TRACE(r.line);
-        const jit::KernelPlan plan = plan_of(r.line);
-        EXPECT_TRUE(plan.has_indices);
-        EXPECT_EQ(plan.index_lanes_64, r.index_lanes_64);
-        EXPECT_EQ(plan.wide_index_math, r.wide_index_math);
-        EXPECT_EQ(plan.index_relative_to_window, r.relative);
-    }
-    // A window reaching 2^31 index units from its first tap cannot count in 32-bit lanes either way: half
-    // vectors of 32-bit compare lanes beside 64-bit index lanes.
-    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
-        const jit::KernelPlan wide = plan_of("maxpool dt=u8 layout=nxc src=1x1x3x1073741824 k=3x1 idx=s64", isa);
-        EXPECT_EQ(wide.compare, jit::CompareType::s32);
-        EXPECT_EQ(wide.lanes, isa == jit::Isa::avx512 ? 8 : 4);
-        EXPECT_TRUE(wide.index_lanes_64);
-        EXPECT_TRUE(wide.wide_index_math);
-        EXPECT_FALSE(wide.index_relative_to_window);
-    }
-}
-
 // ---- printing ------------------------------------------------------------------------------------------------
 
 TEST(PlanString, NamesTheKeyFacts) {
@@ -765,7 +664,9 @@ TEST(PlanString, NamesTheKeyFacts) {
         EXPECT_NE(text.find(fact), std::string::npos) << "missing " << fact << " in: " << text;
     EXPECT_EQ(text.find("indices="), std::string::npos) << text;
 
-    const std::string with_indices = jit::to_string(plan_of(problem_2d + " idx=s32 order=col"));
+    // 2-D: N=2, C=3, H=5, W=7, column-major indices: multipliers 1 (h) and 5 (w), channels 35 apart.
+    const std::string with_indices =
+        jit::to_string(plan_of("maxpool dt=f32 layout=nxc src=2x3x5x7 k=2x2 s=1x2 d=2x3 idx=s32 order=col"));
     for (const char* fact : {"indices=s32", "index_lanes=32", "index_mult=1,5,0", "channel_index_stride=35"})
         EXPECT_NE(with_indices.find(fact), std::string::npos) << "missing " << fact << " in: " << with_indices;
     // The facts are the first line; every later line is one choose_* step's decision.
