@@ -13,7 +13,9 @@
 // policy (rows already stored are stored again, the same). Direct rows (stride 1 along the width, at most 5
 // taps, data loaded as stored) skip the copy: each run of outputs with the same taps (the plan's width runs)
 // reads the input row itself, and the stored maxima are watched (each is NaN exactly where its first tap is),
-// with the few positions that no output reads first loaded once more after the row.
+// with the few positions that no output reads first loaded once more after the row. bf16 pixels load their
+// vectors in widened pairs (sep.widened_pairs): the buffers hold each pair's even elements, then its odd ones,
+// and the stores interleave them back.
 #include "jit/window_emitter.hpp"
 #include "jit/vec_avx2.hpp"
 #include "jit/vec_avx512.hpp"
@@ -54,10 +56,14 @@ void WindowEmitter<Ops>::separable_copy_pixels(int count) {
     const std::int64_t L = plan_.lanes, position = separable_position_bytes(), vector_storage = L * elem();
     const std::vector<int> accs = separable_accumulators();
     const auto acc = [&](int i) { return vec(accs[static_cast<std::size_t>(i)]); };
+    const int per_load = plan_.separable.widened_pairs ? 2 : 1;
     for (int i = 0; i < count; ++i)
-        for (int v = 0; v < V; ++v) {
-            ops_.load_value(acc(i * V + v), at(window_, wrap_mul(i, plan_.src_step_w) + v * vector_storage), static_cast<int>(L));
-            vmovups(ptr[indices_ + static_cast<std::int32_t>(i * position + v * Ops::vector_bytes)], acc(i * V + v));
+        for (int v = 0; v < V; v += per_load) {
+            const Address from = at(window_, wrap_mul(i, plan_.src_step_w) + v * vector_storage);
+            if (per_load == 2) ops_.load_widened_pair(acc(i * V + v), acc(i * V + v + 1), from, 2 * static_cast<int>(L));
+            else ops_.load_value(acc(i * V + v), from, static_cast<int>(L));
+            for (int k = v; k < v + per_load; ++k)
+                vmovups(ptr[indices_ + static_cast<std::int32_t>(i * position + k * Ops::vector_bytes)], acc(i * V + k));
         }
     if (!plan_.is_float) return;
     const int n = count * V;
@@ -133,6 +139,10 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
     if (unroll < 1 || unroll * V != static_cast<int>(accs.size()))
         throw Error("jit: separable pixels take whole blocks of accumulators");
     const Vmm fresh = vec(regs_.fresh);
+    // Widened pairs (sep.widened_pairs): vectors a load, and the second register a fresh pair takes.
+    const int per_load = sep.widened_pairs ? 2 : 1;
+    const Vmm second_fresh = vec(regs_.scratch);
+    if (V % per_load != 0) throw Error("jit: separable pixels load widened pairs of a pixel's vectors");
 
     // Registers: row_src_ the input row being copied; dst_ the output row; tap_ptr_ the padded row;
     // window_index_ the rows of maxima; d_ptr_ rows left in the call; h_index_ rows of this group; h_count_,
@@ -159,11 +169,24 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
         // there stays (max_fast keeps the maximum on NaN): direct rows' stored maxima are summed into the NaN
         // watch, a tree among themselves first.
         const auto reduce_outputs = [&](int count, std::int64_t taps) {
-            const auto load_tap = [&](const Vmm& to, std::int64_t position, int v) {
-                if (direct)
-                    ops_.load_value(to, at(window_, wrap_mul(position, plan_.src_step_w) + v * vector_storage), static_cast<int>(L));
+            // The tap at `position` (counted in pixels from window_): vectors v .. v + per_load - 1 into
+            // to(0) .. to(per_load - 1). A widened pair is one load from the input; the padded row holds it split.
+            const auto load_tap = [&](const auto& to, std::int64_t position, int v) {
+                if (direct && per_load == 2)
+                    ops_.load_widened_pair(to(0), to(1), at(window_, wrap_mul(position, plan_.src_step_w) + v * vector_storage),
+                                           2 * static_cast<int>(L));
+                else if (direct)
+                    ops_.load_value(to(0), at(window_, wrap_mul(position, plan_.src_step_w) + v * vector_storage), static_cast<int>(L));
                 else
-                    vmovups(to, ptr[window_ + static_cast<std::int32_t>(position * pixel + v * vb)]);
+                    for (int k = 0; k < per_load; ++k)
+                        vmovups(to(k), ptr[window_ + static_cast<std::int32_t>(position * pixel + (v + k) * vb)]);
+            };
+            const auto fresh_regs = [&](int k) { return k == 0 ? fresh : second_fresh; };
+            const auto accs_of = [&](std::int64_t output, int v) {
+                return [&, output, v](int k) { return acc(static_cast<int>(output * V + v + k)); };
+            };
+            const auto merge = [&](const auto& into, const auto& from) {
+                for (int k = 0; k < per_load; ++k) ops_.max_fast(into(k), from(k));
             };
             // Pairs d = dilation apart, in chunks of 2d outputs: output i and i + d (i + 1 without dilation).
             const std::int64_t d = plan_.dilation_w;
@@ -171,29 +194,29 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
             if (sep.paired_width_windows && taps >= 2)
                 for (; unpaired + 2 * d <= count; unpaired += static_cast<int>(2 * d))
                     for (std::int64_t j = 0; j < d; ++j)
-                        for (int v = 0; v < V; ++v) {
+                        for (int v = 0; v < V; v += per_load) {
                             const std::int64_t first = unpaired + j;
-                            const Vmm left = acc(static_cast<int>(first * V + v)), shared = acc(static_cast<int>((first + d) * V + v));
+                            const auto left = accs_of(first, v), shared = accs_of(first + d, v);
                             load_tap(shared, first + d, v);
                             for (std::int64_t t = 2; t < taps; ++t) {
-                                load_tap(fresh, first + t * d, v);
-                                ops_.max_fast(shared, fresh);
+                                load_tap(fresh_regs, first + t * d, v);
+                                merge(shared, fresh_regs);
                             }
                             load_tap(left, first, v);
-                            ops_.max_fast(left, shared);
-                            load_tap(fresh, first + taps * d, v);
-                            ops_.max_fast(shared, fresh);
+                            merge(left, shared);
+                            load_tap(fresh_regs, first + taps * d, v);
+                            merge(shared, fresh_regs);
                         }
             for (std::int64_t t = 0; t < taps; ++t)
                 for (int i = unpaired; i < count; ++i)
-                    for (int v = 0; v < V; ++v) {
+                    for (int v = 0; v < V; v += per_load) {
                         const std::int64_t position = i * plan_.stride_w + t * plan_.dilation_w;
                         if (t == 0) {
-                            load_tap(acc(i * V + v), position, v);
+                            load_tap(accs_of(i, v), position, v);
                             continue;
                         }
-                        load_tap(fresh, position, v);
-                        ops_.max_fast(acc(i * V + v), fresh);
+                        load_tap(fresh_regs, position, v);
+                        merge(accs_of(i, v), fresh_regs);
                     }
             for (int i = 0; i < count; ++i)
                 for (int v = 0; v < V; ++v)
@@ -253,11 +276,16 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
     // Output rows of the group: row i merges maxima rows i * row_step .. i * row_step + taps_h - 1, in order,
     // `unroll` outputs at a time (window_ the first row's, h_ptr_ the row being merged).
     {
+        // Widened pairs are interleaved back as they are stored, which clobbers both.
         const auto store_outputs = [&](const Reg64& row_dst, int count, int first) {
             for (int i = 0; i < count; ++i)
-                for (int v = 0; v < V; ++v)
-                    ops_.store_value(at(row_dst, wrap_mul(i, plan_.dst_out_stride_w) + v * vector_storage),
-                                     acc((first + i) * V + v), vec(regs_.scratch), static_cast<int>(L));
+                for (int v = 0; v < V; v += per_load) {
+                    const Address to = at(row_dst, wrap_mul(i, plan_.dst_out_stride_w) + v * vector_storage);
+                    if (per_load == 2)
+                        ops_.store_widened_pair(to, acc((first + i) * V + v), acc((first + i) * V + v + 1), 2 * static_cast<int>(L));
+                    else
+                        ops_.store_value(to, acc((first + i) * V + v), vec(regs_.scratch), static_cast<int>(L));
+                }
         };
         const auto merge_outputs = [&](int count) {
             for (int i = 0; i < count; ++i)

@@ -109,8 +109,9 @@ void Planner::choose_whole_plane() {
 
 // bf16 values: the items of consecutive lanes load their vectors two at a time (plan.widened_pairs), where
 // the trait can split a load into even and odd elements and the items are the row code's own or tap passes'
-// (which reload their partial maxima as pairs too): rings and separable buffers keep their maxima in lane
-// order, whole planes load the plane their own way, indices would need their lanes in the same order.
+// (which reload their partial maxima as pairs too): rings keep their maxima in lane order, whole planes load
+// the plane their own way, indices would need their lanes in the same order. Separable pixels load their
+// pixels' vectors in pairs too and keep them split in their buffers (plan.separable.widened_pairs).
 void Planner::choose_widened_pairs() {
     constexpr const char* step = "widened_pairs";
     if (plan_.dtype != DType::bf16) return;
@@ -122,6 +123,13 @@ void Planner::choose_widened_pairs() {
         return chose(step, "the whole plane's maximum two vectors a load, even and odd elements");
     }
     if (plan_.vectors_per_block < 2) return declined(step, "one vector a block");
+    // Separable pixels: the pixel's pairs, in pair order in the buffers too (the row code, for calls that saw a
+    // NaN and the channel tail, keeps its lanes in order).
+    if (plan_.separable.enabled() && plan_.strategy == Strategy::nxc_channels) {
+        if (plan_.vectors_per_block % 2 != 0) return declined(step, "an odd number of vectors a pixel");
+        plan_.separable.widened_pairs = true;
+        return chose(step, "separable pixels: two vectors a load, even and odd elements, so in the buffers too");
+    }
     if (plan_.ring_rows > 0 || plan_.separable.enabled() || !plan_.fast_segments.empty())
         return declined(step, "the fast row is not plain items");
     plan_.widened_pairs = true;

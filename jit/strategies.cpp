@@ -66,7 +66,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::separable_pixels: return nxc && plan.separable.enabled();
         case StrategyId::column_ring: return nxc && ring && !plan.has_indices;
         case StrategyId::column_ring_indices: return nxc && ring && plan.has_indices;
-        case StrategyId::widened_pairs: return plan.widened_pairs;
+        case StrategyId::widened_pairs: return plan.widened_pairs || plan.separable.widened_pairs;
         case StrategyId::even_element_loads:
             return plan.even_element_loads && any_segment(plan, [](const Segment& s) { return lanes_of_outputs_at(s, true); });
         case StrategyId::paired_tap_loads: return plan.paired_tap_loads;
@@ -317,7 +317,7 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=s8 layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2 idx=s64 nan=ignore"}}},
         // bf16 values in plain items of consecutive lanes: channels last with a pair of 9 elements in the tail
         // block, swept blocks, ceil rounding; planar rows at stride 1 (1-D, and 2-D windows of one row); tap
-        // passes.
+        // passes; separable pixels.
         {widened_pairs, {avx2}, {
             {"maxpool dt=bf16 layout=nxc src=2x25x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool dt=bf16 layout=nxc src=1x200x6x7 k=2x3 s=2x2 pb=0x1 pe=0x1 round=ceil"},
@@ -325,7 +325,12 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=bf16 layout=ncx src=1x5x9x27 k=1x3 s=1x1 pb=0x1 pe=0x1"},
             // tap passes over 1200-byte pixels (37 blocks a call and a tail block of one vector): partial maxima
             // reloaded as pairs, windows of 11 width taps in passes of 8 and 3
-            {"maxpool dt=bf16 layout=nxc src=2x600x6x22 k=3x11 s=3x11"}}},
+            {"maxpool dt=bf16 layout=nxc src=2x600x6x22 k=3x11 s=3x11"},
+            // separable pixels, the pairs split in their buffers: direct rows with a dilation along h (4 vectors a
+            // pixel), the padded copy at stride 2 along the width with ceil rounding, SPP's 9x9 (2 vectors a pixel)
+            {"maxpool dt=bf16 layout=nxc src=2x64x21x12 k=3x3 d=2x1 pb=2x1 pe=2x1"},
+            {"maxpool dt=bf16 layout=nxc src=1x32x10x15 k=3x4 s=1x2 d=1x2 pb=1x1 pe=1x2 round=ceil"},
+            {"maxpool dt=bf16 layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4"}}},
         // Planar lanes at stride 2 of narrow data: rows whose last vector's span ends inside a 16-byte half or
         // past it, 1-D and 3-D, with indices.
         {even_element_loads, {avx2}, {

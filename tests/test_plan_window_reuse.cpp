@@ -420,6 +420,29 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").ring_rows, 5);
 }
 
+TEST(PlanFacts, Bf16PixelsLoadWidenedPairsAndKeepThemSplitInTheSeparableBuffers) {
+    // The dilated 3x3 and Inception (4 vectors of 8 lanes a pixel: two pairs), SPP k9 (2 vectors: one pair). The
+    // row code beside them (channel tails, calls that saw a NaN) keeps its lanes in order.
+    for (const char* line : {"maxpool dt=bf16 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2",
+                             "maxpool dt=bf16 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=bf16 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4"}) {
+        const jit::KernelPlan plan = plan_of(line, jit::Isa::avx2);
+        ASSERT_TRUE(plan.separable.enabled()) << line;
+        EXPECT_EQ(plan.vectors_per_block % 2, 0) << line;
+        EXPECT_TRUE(plan.separable.widened_pairs) << line;
+        EXPECT_FALSE(plan.widened_pairs) << line;
+    }
+    // Not: f32 (loaded as stored), one vector a pixel (80 bf16 channels in blocks of 16), indices (their lanes
+    // follow the values' order), AVX-512 (no widened pairs in its trait).
+    for (const char* line : {"maxpool dt=f32 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2",
+                             "maxpool dt=bf16 layout=nxc src=1x80x20x20 k=5x5 pb=2x2 pe=2x2",
+                             "maxpool dt=bf16 layout=nxc src=1x64x56x56 k=3x3 pb=1x1 pe=1x1 idx=s32"})
+        EXPECT_FALSE(plan_of(line, jit::Isa::avx2).separable.widened_pairs) << line;
+    EXPECT_TRUE(plan_of("maxpool dt=bf16 layout=nxc src=1x80x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=bf16 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1", jit::Isa::avx512)
+                     .separable.widened_pairs);
+}
+
 TEST(PlanFacts, NcxRowsOfFewOutputsTakeTheWindowsTapsAsLanes) {
     // Global 3x3 (a plane of less than one vector): one output per row, so one item whose 3 lanes are the
     // window's width taps (one load per row).
