@@ -204,6 +204,14 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
                     continue;
                 }
                 const Vmm lo = acc(2 * i), hi = acc(2 * i + 1);
+                if (sep.widened_pairs && valid > L) {  // bf16: the load's even and odd elements are the phases
+                    ops_.load_widened_pair(lo, hi, ptr[window_ + from], static_cast<int>(valid));
+                    loaded.push_back(2 * i);
+                    loaded.push_back(2 * i + 1);
+                    vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(phase_lane(evens, sep.input_start(evens)) * lb) + to], lo);
+                    vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(phase_lane(odds, sep.input_start(odds)) * lb) + to], hi);
+                    continue;
+                }
                 ops_.load_value(lo, ptr[window_ + from], static_cast<int>(std::min(valid, L)));
                 loaded.push_back(2 * i);
                 if (valid > L) {

@@ -182,11 +182,12 @@ struct SeparableRows {
     // A row maximum is NaN exactly where its first tap is, so the maxima are watched for NaN as they are stored,
     // and the few pixels no output reads first (direct_row_unwatched_pixels) one by one after each row.
     bool direct_rows = false;
-    // Separable pixels of bf16 where the trait splits a load into even and odd elements (IsaCaps::widened_pairs):
-    // a pixel's vectors 2j and 2j + 1 come from one load of 16 elements, the even ones into the first, the odd
-    // ones into the second (a shift and an and, not two widening loads). The padded row and the rows of maxima
-    // keep each pair in that order, every merge being lane-wise, and store_widened_pair interleaves it back as
-    // the outputs are stored.
+    // bf16 where the trait splits a load into even and odd elements (IsaCaps::widened_pairs), a shift and an and
+    // for 16 elements. Separable pixels: a pixel's vectors 2j and 2j + 1 come from one load, the even elements
+    // into the first, the odd ones into the second (not two widening loads); the padded row and the rows of
+    // maxima keep each pair in that order, every merge being lane-wise, and store_widened_pair interleaves it
+    // back as the outputs are stored. Separable rows at stride 2 along the width: a load's even and odd elements
+    // are the two phases' next vectors, with no deinterleave.
     bool widened_pairs = false;
     bool enabled() const { return group_rows > 0; }
     // Padded rows (and rows of maxima) a pass holds: the input rows its output rows' windows read.

@@ -122,6 +122,11 @@ void Planner::choose_widened_pairs() {
         plan_.widened_pairs = true;
         return chose(step, "the whole plane's maximum two vectors a load, even and odd elements");
     }
+    // Separable rows at stride 2 along the width: a load's even and odd elements are the two phases.
+    if (plan_.separable.enabled() && plan_.separable.phases == 2) {
+        plan_.separable.widened_pairs = true;
+        return chose(step, "separable rows at stride 2: a load's even and odd elements are the two phases");
+    }
     if (plan_.vectors_per_block < 2) return declined(step, "one vector a block");
     // Separable pixels: the pixel's pairs, in pair order in the buffers too (the row code, for calls that saw a
     // NaN and the channel tail, keeps its lanes in order).

@@ -317,7 +317,7 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=s8 layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2 idx=s64 nan=ignore"}}},
         // bf16 values in plain items of consecutive lanes: channels last with a pair of 9 elements in the tail
         // block, swept blocks, ceil rounding; planar rows at stride 1 (1-D, and 2-D windows of one row); tap
-        // passes; separable pixels.
+        // passes; separable pixels and rows.
         {widened_pairs, {avx2}, {
             {"maxpool dt=bf16 layout=nxc src=2x25x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool dt=bf16 layout=nxc src=1x200x6x7 k=2x3 s=2x2 pb=0x1 pe=0x1 round=ceil"},
@@ -330,7 +330,13 @@ const std::vector<StrategyRow>& strategy_registry() {
             // pixel), the padded copy at stride 2 along the width with ceil rounding, SPP's 9x9 (2 vectors a pixel)
             {"maxpool dt=bf16 layout=nxc src=2x64x21x12 k=3x3 d=2x1 pb=2x1 pe=2x1"},
             {"maxpool dt=bf16 layout=nxc src=1x32x10x15 k=3x4 s=1x2 d=1x2 pb=1x1 pe=1x2 round=ceil"},
-            {"maxpool dt=bf16 layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4"}}},
+            {"maxpool dt=bf16 layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4"},
+            // separable rows at stride 2, a load's even and odd elements the two phases: the even elements in
+            // phase 1 (a pad of 1) and a last load of 9 elements; in phase 0 and a last load of 12; a last load
+            // of 2 elements (one vector, deinterleaved) under a dilation
+            {"maxpool dt=bf16 layout=ncx src=1x3x29x57 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=bf16 layout=ncx src=1x2x28x28 k=3x3 s=2x2 round=ceil_torch"},
+            {"maxpool dt=bf16 layout=ncx src=1x2x40x50 k=3x3 s=4x2 d=2x3 pb=2x3 pe=2x3"}}},
         // Planar lanes at stride 2 of narrow data: rows whose last vector's span ends inside a 16-byte half or
         // past it, 1-D and 3-D, with indices.
         {even_element_loads, {avx2}, {

@@ -420,7 +420,7 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").ring_rows, 5);
 }
 
-TEST(PlanFacts, Bf16PixelsLoadWidenedPairsAndKeepThemSplitInTheSeparableBuffers) {
+TEST(PlanFacts, Bf16SeparableBuffersTakeWidenedPairs) {
     // The dilated 3x3 and Inception (4 vectors of 8 lanes a pixel: two pairs), SPP k9 (2 vectors: one pair). The
     // row code beside them (channel tails, calls that saw a NaN) keeps its lanes in order.
     for (const char* line : {"maxpool dt=bf16 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2",
@@ -440,6 +440,17 @@ TEST(PlanFacts, Bf16PixelsLoadWidenedPairsAndKeepThemSplitInTheSeparableBuffers)
         EXPECT_FALSE(plan_of(line, jit::Isa::avx2).separable.widened_pairs) << line;
     EXPECT_TRUE(plan_of("maxpool dt=bf16 layout=nxc src=1x80x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=bf16 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1", jit::Isa::avx512)
+                     .separable.widened_pairs);
+    // Planar separable rows at stride 2 along the width (MobileNet, the ResNet stem): a load's even and odd
+    // elements are the two phases. Not at stride 1 (one phase), not for f32.
+    const jit::KernelPlan mobilenet = plan_of("maxpool dt=bf16 layout=ncx src=1x32x150x150 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2);
+    ASSERT_EQ(mobilenet.separable.phases, 2);
+    EXPECT_TRUE(mobilenet.separable.widened_pairs);
+    EXPECT_FALSE(mobilenet.widened_pairs);
+    const jit::KernelPlan stride_one = plan_of("maxpool dt=bf16 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
+    ASSERT_EQ(stride_one.separable.phases, 1);
+    EXPECT_FALSE(stride_one.separable.widened_pairs);
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x32x150x150 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2)
                      .separable.widened_pairs);
 }
 
