@@ -21,7 +21,8 @@
 //   choose_planar_nan_watch planar rows of plain items read by few windows: the watch instead of the scan
 //   choose_outer_unroll     items of rows whose windows hold the most common outer taps: those taps unrolled
 //   choose_watch_chains     watched rows: running NaN sums per vector, taken in turn by the taps
-//   choose_widened_pairs    bf16 items and whole planes: two vectors a load, split into even and odd elements
+//   choose_widened_pairs    bf16 items, whole planes and separable buffers: two vectors a load, split into
+//                           even and odd elements (separable rows at stride 2: the two phases)
 //   choose_even_element_loads  planar bf16/u8/s8 lanes at stride 2: one load, even elements widened in place
 //                           (and the row's room around each segment's first load)
 //   choose_paired_tap_loads planar lanes at stride 2 loaded as stored: two neighbouring width taps a pair of loads
