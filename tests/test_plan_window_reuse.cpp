@@ -432,7 +432,7 @@ TEST(PlanFacts, Bf16SeparableBuffersTakeWidenedPairs) {
         EXPECT_TRUE(plan.separable.widened_pairs) << line;
         EXPECT_FALSE(plan.widened_pairs) << line;
     }
-    // Not: f32 (loaded as stored), one vector a pixel (80 bf16 channels in blocks of 16), indices (their lanes
+    // Not: f32 (loaded as stored), one vector a pixel (80 bf16 channels in blocks of 8), indices (their lanes
     // follow the values' order), AVX-512 (no widened pairs in its trait).
     for (const char* line : {"maxpool dt=f32 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2",
                              "maxpool dt=bf16 layout=nxc src=1x80x20x20 k=5x5 pb=2x2 pe=2x2",
