@@ -172,12 +172,14 @@ void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::i
     }
 }
 
-// Fast items of plans with paired_tap_loads at lane stride 2 (no masks, no widening loads, no indices, no raw
-// bits): width taps t and t + 1, one element apart, come from one pair of loads.
+// Fast items of plans with paired_tap_loads at lane stride 2 (no masks, no widening loads but bf16's, no indices,
+// no raw bits): width taps t and t + 1, one element apart, come from one pair of loads (bf16: one load of whole
+// dwords, whose low and high halves are the two taps).
 template <typename Ops>
 bool WindowEmitter<Ops>::merges_tap_pairs(const ItemShape& s, bool fast) const {
     return plan_.paired_tap_loads && fast && !plan_.has_indices && !f16() && !s.taps_as_lanes && s.masked == nullptr &&
-           s.lane_step == 2 && s.lanes > 1 && !even_element_loads(s) && plan_.src_tap_stride_w == elem();
+           s.lane_step == 2 && s.lanes > 1 && (!even_element_loads(s) || plan_.dtype == DType::bf16) &&
+           plan_.src_tap_stride_w == elem();
 }
 
 // Width taps `tap` (at base + offset) and tap + 1 into every vector of a fast item (merges_tap_pairs): the
@@ -190,6 +192,14 @@ void WindowEmitter<Ops>::merge_tap_pair(const ItemShape& s, const Reg64& base, s
     const Vmm lo = vec(regs_.scratch), hi = vec(regs_.pair_hi), fresh = vec(regs_.fresh);
     for (int v = 0; v < vectors(s); ++v) {
         const std::int64_t start = offset + std::int64_t{v} * plan_.lanes * 2 * elem();
+        if (plan_.dtype == DType::bf16) {  // one load of whole dwords: tap's elements low, tap + 1's high
+            ops_.load_widened_taps(fresh, lo, at(base, start), s.whole_register_loads ? capacity : valid(s, v));
+            merge_loaded_values(v, fresh, true, tap);
+            const bool first_tap = std::exchange(first_tap_moves_, false);
+            merge_loaded_values(v, lo, true, tap + 1);
+            first_tap_moves_ = first_tap;
+            continue;
+        }
         const int span = s.whole_register_loads ? 2 * capacity : 2 * valid(s, v);
         ops_.load_value(lo, at(base, start), std::min(capacity, span));
         if (span > capacity) ops_.load_value(hi, at(base, start + capacity * elem()), span - capacity);

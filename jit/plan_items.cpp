@@ -175,7 +175,10 @@ void Planner::choose_paired_tap_loads() {
     if (plan_.dilation_w != 1) return declined(step, "width taps a dilation apart");
     if (p_.has_indices) return declined(step, "indices");
     if (plan_.dtype == DType::f16) return declined(step, "f16 keeps raw bits beside each tap");
-    if (plan_.even_element_loads) return declined(step, "even elements widened in place");
+    // bf16's even elements widened in place pair too: a load of whole dwords holds tap t's elements in its low
+    // halves and tap t + 1's in its high halves (a shift and an and, IsaCaps::widened_pairs). Bytes do not.
+    if (plan_.even_element_loads && !(plan_.dtype == DType::bf16 && caps_.widened_pairs))
+        return declined(step, "even elements widened in place");
     if (!plan_.unroll_width_taps) return declined(step, "width taps in a loop");
     if (plan_.ring_rows > 0 || plan_.separable.enabled()) return declined(step, "the fast row is not plain items");
     plan_.paired_tap_loads = true;

@@ -353,7 +353,13 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=s32 layout=ncx src=1x2x7x70 k=2x4 s=2x2 pb=0x1 pe=0x2"},
             {"maxpool dt=f64 layout=ncx src=1x3x41 k=3 s=2 pb=1 pe=1"},
             {"maxpool dt=s64 layout=ncx src=1x2x4x5x36 k=2x2x2 s=2x2x2"},
-            {"adaptivemaxpool dt=f32 layout=ncx src=1x3x8x50 out=4x25"}}},
+            {"adaptivemaxpool dt=f32 layout=ncx src=1x3x8x50 out=4x25"},
+            // bf16: one load of whole dwords a pair (7 lanes masked, 3 lanes in pieces, whole registers), windows
+            // of 3 taps whose last one loads its even elements alone
+            {"maxpool dt=bf16 layout=ncx src=1x3x14x14 k=2x2 s=2x2"},
+            {"maxpool dt=bf16 layout=ncx src=2x2x9x6 k=2x2 s=2x2 round=ceil"},
+            {"maxpool dt=bf16 layout=ncx src=1x2x4x40 k=2x2 s=2x2"},
+            {"maxpool dt=bf16 layout=ncx src=1x3x41 k=3 s=2 pb=1 pe=1"}}},
         {byte_lanes, {avx512, avx2}, {
             {"maxpool dt=u8 layout=nxc src=2x70x7x9 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool dt=s8 layout=nxc src=1x130x9x9 k=3x3 pb=1x1 pe=1x1"}}},

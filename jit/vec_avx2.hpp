@@ -478,6 +478,21 @@ public:
         }
     }
 
+    // bf16 lanes at stride 2, width taps t and t + 1 one element apart (paired tap loads): `lanes` whole dwords
+    // at src (one load, masked past them), each holding lane j's two elements: even <- tap t's (the low halves,
+    // shifted up), odd <- tap t + 1's (the high halves), as f32 in lane order.
+    void load_widened_taps(const Vmm& even, const Vmm& odd, const Xbyak::Address& src, int lanes) {
+        const Xbyak::Xmm low(odd.getIdx());
+        if (lanes < 1 || lanes > 8 || plan_.dtype != DType::bf16)
+            throw Error("jit:avx2: widened tap pairs are bf16 vectors of 1 to 8 lanes");
+        if (lanes == 8) g_.vmovdqu(odd, src);
+        else if (lanes == 4) g_.vmovdqu(low, g_.xword[src.getRegExp()]);
+        else if (lanes < 4) xmm_from_memory(low, src.getRegExp(), 4 * lanes);
+        else g_.vpmaskmovd(odd, set_mask(lanes, 4), src);
+        g_.vpslld(even, odd, 16);
+        g_.vpand(odd, odd, g_.ptr[g_.rip + high_words_]);
+    }
+
     // At a jump target the mask register's content is unknown.
     void forget_mask() { mask_dwords_ = -1; }
 

@@ -330,6 +330,9 @@ public:
     void store_widened_pair(const Xbyak::Address&, const Vmm&, const Vmm&, int) {
         throw Error("jit:avx512: widened pairs are not planned on AVX-512");
     }
+    void load_widened_taps(const Vmm&, const Vmm&, const Xbyak::Address&, int) {
+        throw Error("jit:avx512: widened tap pairs are not planned on AVX-512");
+    }
     void load_even_elements(const Vmm&, const Xbyak::Address&, int, const Vmm&) {
         throw Error("jit:avx512: even-element loads are not planned on AVX-512");
     }
