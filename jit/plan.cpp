@@ -25,7 +25,8 @@
 //                           even and odd elements (separable rows at stride 2: the two phases)
 //   choose_even_element_loads  planar bf16/u8/s8 lanes at stride 2: one load, even elements widened in place
 //                           (and the row's room around each segment's first load)
-//   choose_paired_tap_loads planar lanes at stride 2 loaded as stored: two neighbouring width taps a pair of loads
+//   choose_paired_tap_loads planar lanes at stride 2 loaded as stored (or bf16): two neighbouring width taps a
+//                           pair of loads (bf16: one load of whole dwords)
 //   choose_separable_accumulators  separable rows and pixels: maxima in flight, the registers left over
 //   set_strides, set_prefetch, set_indices, set_tiling: the facts the code and the executor walk
 //   choose_shared_watch     watched channels-last rows: each input element added to the watch once per call

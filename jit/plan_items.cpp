@@ -156,9 +156,10 @@ void Planner::choose_even_element_loads() {
     chose(step, "lanes at stride 2 widen the even elements of one load");
 }
 
-// Planar rows whose items take lanes at stride 2 and whose width taps lie one element apart (loaded as stored:
-// bf16 and bytes widen their even elements instead): the lanes of tap t + 1 are the odd elements of the pair of
-// loads whose even elements are tap t's, so the fast copy merges its taps two at a time from one pair of loads.
+// Planar rows whose items take lanes at stride 2 and whose width taps lie one element apart (loaded as stored,
+// or bf16 with its even elements widened in place; bytes widen their even elements alone): the lanes of tap
+// t + 1 are the odd elements of the pair of loads whose even elements are tap t's, so the fast copy merges its
+// taps two at a time from one pair of loads (bf16: one load of whole dwords, the taps its low and high halves).
 // Without indices (their blends follow each tap) and f16 (raw bits beside each tap). A 2x2 window at stride 2
 // loads 8 vectors an item of 16 f32 outputs tap by tap, 4 in pairs: VGG pool1 ncx f32 385 -> 336 us, s32 over
 // 256x56x56 88 -> 73 (AVX2, lowest of 6 alternating rounds).
@@ -179,6 +180,9 @@ void Planner::choose_paired_tap_loads() {
     // halves and tap t + 1's in its high halves (a shift and an and, IsaCaps::widened_pairs). Bytes do not.
     if (plan_.even_element_loads && !(plan_.dtype == DType::bf16 && caps_.widened_pairs))
         return declined(step, "even elements widened in place");
+    // The bf16 pair keeps its lanes in order, as even-element loads do (a deinterleave's pair order is not).
+    if (plan_.dtype == DType::bf16 && !plan_.even_element_loads)
+        return declined(step, "bf16 lanes without even-element loads");
     if (!plan_.unroll_width_taps) return declined(step, "width taps in a loop");
     if (plan_.ring_rows > 0 || plan_.separable.enabled()) return declined(step, "the fast row is not plain items");
     plan_.paired_tap_loads = true;

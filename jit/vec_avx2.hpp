@@ -672,7 +672,7 @@ private:
     const KernelPlan& plan_;
     TraitResources r_;
     Xbyak::Label mask_table_;
-    Xbyak::Label high_words_;  // the high 16 bits of each dword (load_widened_pair)
+    Xbyak::Label high_words_;  // the high 16 bits of each dword (load_widened_pair, load_widened_taps)
     Xbyak::Label low_bytes_;   // the low 8 bits of each dword (load_even_elements)
     int mask_dwords_ = -1;  // dwords set in tail_mask() at this point of straight-line code (-1: unknown)
 };

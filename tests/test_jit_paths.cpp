@@ -683,8 +683,8 @@ TEST_P(JitIsa, WidenedPairsMatchTheReference) {
 // Planar lanes at stride 2 merge two neighbouring width taps from one pair of loads (plan.paired_tap_loads):
 // windows of 2 to 5 width taps (pairs and a single last tap), rows whose last item holds 1 to 16 outputs, the
 // first and last windows in the padding, ceil rounding, 1-D to 3-D, adaptive bins, 64-bit lanes, both NaN
-// policies; on adversarial data (NaN rows run the exact copy) and tie data (signed zeros: the first must win,
-// so tap t + 1's odd elements must merge after tap t's even ones).
+// policies, bf16's whole-dword pairs; on adversarial data (NaN rows run the exact copy) and tie data (signed
+// zeros: the first must win, so tap t + 1's odd elements must merge after tap t's even ones).
 TEST_P(JitIsa, PairedTapLoadsMatchTheReference) {
     check_avx2_strategy_lines(isa(),
                               {"maxpool dt=f32 layout=ncx src=2x3x10x37 k=2x2 s=2x2",
@@ -695,7 +695,12 @@ TEST_P(JitIsa, PairedTapLoadsMatchTheReference) {
                                "maxpool dt=f64 layout=ncx src=1x3x41 k=3 s=2 pb=1 pe=1 round=ceil",
                                "maxpool dt=f64 layout=ncx src=1x2x6x33 k=2x2 s=2x2 nan=ignore",
                                "maxpool dt=s64 layout=ncx src=1x2x4x5x36 k=2x2x2 s=2x2x2",
-                               "adaptivemaxpool dt=f32 layout=ncx src=1x3x8x50 out=4x25"},
+                               "adaptivemaxpool dt=f32 layout=ncx src=1x3x8x50 out=4x25",
+                               "maxpool dt=bf16 layout=ncx src=2x3x10x37 k=2x2 s=2x2",
+                               "maxpool dt=bf16 layout=ncx src=1x2x9x64 k=2x2 s=2x2 nan=ignore",
+                               "maxpool dt=bf16 layout=ncx src=1x3x70 k=5 s=2 pb=2 pe=2",
+                               "maxpool dt=bf16 layout=ncx src=1x2x3x9x45 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1 round=ceil",
+                               "adaptivemaxpool dt=bf16 layout=ncx src=1x3x8x50 out=4x25"},
                               [](const jit::KernelPlan& plan) { return plan.paired_tap_loads; });
 }
 
