@@ -27,8 +27,14 @@ constexpr int ring_register_eighths = 4, ring_register_eighths_with_indices = 5;
 // best on a 2048-row image (1x64x2048x64 k3 nxc f32: 5.9 ms, 7.1, 10.3 and 9.5 ms; the row code 7.7-8.2 ms) and
 // level on SPPF.
 constexpr std::int64_t column_ring_input_bytes = 16 * 1024;
-// Separable rows (planar): the padded input rows and the buffered row maxima on the stack, within half of a 48 KiB L1.
-constexpr std::int64_t separable_buffer_bytes = 24 * 1024;
+// Separable rows (planar): the padded input rows and the buffered row maxima on the stack, within half of a
+// 32 KiB L1 (Zen 3 and Zen 4), beside the input stream. 24 KiB took three quarters of it: a DRAM-sized stem
+// (16x64x112x112 ncx f32, 1 thread, lowest of 5 alternating rounds, Zen 4) ran 2287 us on AVX-512 and 2091 on
+// AVX2 at 24 KiB, 1499 and 1269 at 16, 1374 and 1252 at 12, 1611 at 8 (the row code before separable rows: 1751);
+// MobileNet ncx f32 54.8 / 50.1 / 50.9 / 55.8 (AVX-512, 24 / 16 / 12 / 8 KiB); SPP k9 ncx f32 226 / 232 / 250 /
+// 299 (fewer output rows a pass take a 9-row window's rows more often). A prefetch of each input row 12 KiB
+// ahead in the conversion (what the row code does) made the DRAM-sized stem slower still (16 KiB: 1384 -> 2071).
+constexpr std::int64_t separable_buffer_bytes = 16 * 1024;
 // Separable pixels: the padded pixel row and the rows of maxima, past L1 (32 KiB on Zen 3) into L2. A pass's
 // rows of maxima beyond its output rows (taps_h - row_step of them) are taken again by the next pass, so more
 // output rows a pass take fewer rows twice. Measured (AVX2 Zen 3, 1 thread, nxc, lowest of 6 rounds, budgets of

@@ -172,10 +172,10 @@ TEST(PlanFacts, NcxWindowsOfTheWholePlaneReadItAsOneSpan) {
 TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     // SPP k9 on 40x40 f32, AVX2: 5 vectors of 8 maxima per row; taps read 5 x 8 + 8 lanes of the padded row, the
     // input lands from lane 4 (its padding), so 4 lead lanes start it at a vector: 4 + 48 lanes, rounded to
-    // vectors, plus a vector of slack. 64 x 4 + 5 x 32 = 416 bytes a buffered row, 59 rows in 24 KiB: every
-    // output row in one pass (40 + 8 rows).
+    // vectors, plus a vector of slack. 64 x 4 + 5 x 32 = 416 bytes a buffered row, 39 rows in 16 KiB: 31 output
+    // rows a pass (31 + 8 rows).
     const jit::KernelPlan spp = plan_of("maxpool dt=f32 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
-    EXPECT_EQ(spp.separable, (jit::SeparableRows{.group_rows = 40, .window_rows = 9, .row_step = 1, .phases = 1,
+    EXPECT_EQ(spp.separable, (jit::SeparableRows{.group_rows = 31, .window_rows = 9, .row_step = 1, .phases = 1,
                                                  .phase_lanes = 64, .lead_lanes = {4, 0}, .pad_lanes = 4,
                                                  .maxima_vectors = 5, .accumulators = 8, .paired_output_rows = true}));
     EXPECT_EQ(spp.ring_rows, 0);
@@ -183,14 +183,14 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     // the fresh load, scratch, the empty value, the second of a stride-2 pair, the NaN watch and 3 blend
     // registers: 10 of 16, so 6 more.
     // The same on AVX-512 (27 ring registers would not fit): 3 vectors of 16, 12 lead lanes, 12 + 56 lanes
-    // rounded up plus slack = 96; 96 x 4 + 3 x 64 = 576 bytes a row, 42 rows: 34 output rows a pass.
+    // rounded up plus slack = 96; 96 x 4 + 3 x 64 = 576 bytes a row, 28 rows: 20 output rows a pass.
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4").separable,
-              (jit::SeparableRows{.group_rows = 34, .window_rows = 9, .row_step = 1, .phases = 1, .phase_lanes = 96,
+              (jit::SeparableRows{.group_rows = 20, .window_rows = 9, .row_step = 1, .phases = 1, .phase_lanes = 96,
                                   .lead_lanes = {12, 0}, .pad_lanes = 4, .maxima_vectors = 3, .accumulators = 8,
                                   .paired_output_rows = true}));
     // A 300-wide row: 38 vectors of maxima; taps reach 306 lanes: 320 with slack, 1280 + 1216 bytes a row,
-    // 9 rows: 7 output rows of 3 taps a pass.
-    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2x300x300 k=3x3", jit::Isa::avx2).separable.group_rows, 7);
+    // 6 rows: 4 output rows of 3 taps a pass.
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2x300x300 k=3x3", jit::Isa::avx2).separable.group_rows, 4);
     // Dilation 2 at stride 1: calls of rows 2 apart, one row of maxima apart, merged in pairs (as SPP's rows; not
     // the stem's rows, 2 apart, nor a stride of 4 under a dilation of 2, below).
     const jit::KernelPlan dilated = plan_of("maxpool dt=f32 layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1");
@@ -199,10 +199,10 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     // The stem at stride 2: output rows 2 input rows apart, the padded row in its even and odd lanes. Padded
     // lane 0 is the padding: the input's even elements are odd padded lanes (phase 1 from its lane 0), its odd
     // ones even lanes (phase 0 from lane 1, after 7 lead lanes). Taps reach 56 + 1 lanes of each phase: 7 + 57
-    // lanes plus slack = 72 a phase; 144 x 4 + 7 x 32 = 800 bytes a row, 30 rows: (30 - 3) / 2 + 1 = 14 output
+    // lanes plus slack = 72 a phase; 144 x 4 + 7 x 32 = 800 bytes a row, 20 rows: (20 - 3) / 2 + 1 = 9 output
     // rows a pass.
     const jit::KernelPlan stem = plan_of("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2);
-    EXPECT_EQ(stem.separable, (jit::SeparableRows{.group_rows = 14, .window_rows = 3, .row_step = 2, .phases = 2,
+    EXPECT_EQ(stem.separable, (jit::SeparableRows{.group_rows = 9, .window_rows = 3, .row_step = 2, .phases = 2,
                                                   .phase_lanes = 72, .lead_lanes = {7, 0}, .pad_lanes = 1,
                                                   .maxima_vectors = 7, .accumulators = 8}));
     EXPECT_EQ(stem.ring_row_interval, 1);
