@@ -29,7 +29,7 @@ constexpr int ring_register_eighths = 4, ring_register_eighths_with_indices = 5;
 constexpr std::int64_t column_ring_input_bytes = 16 * 1024;
 // Separable rows (planar): the padded input rows and the buffered row maxima on the stack, within half of a
 // 32 KiB L1 (Zen 3 and Zen 4), beside the input stream. 24 KiB took three quarters of it: a DRAM-sized stem
-// (16x64x112x112 ncx f32, 1 thread, lowest of 5 alternating rounds, Zen 4) ran 2287 us on AVX-512 and 2091 on
+// (16x64x112x112 ncx f32, 2 threads, lowest of 5 alternating rounds, Zen 4) ran 2287 us on AVX-512 and 2091 on
 // AVX2 at 24 KiB, 1499 and 1269 at 16, 1374 and 1252 at 12, 1611 at 8 (the row code before separable rows: 1751);
 // MobileNet ncx f32 54.8 / 50.1 / 50.9 / 55.8 (AVX-512, 24 / 16 / 12 / 8 KiB); SPP k9 ncx f32 226 / 232 / 250 /
 // 299 (fewer output rows a pass take a 9-row window's rows more often). A prefetch of each input row 12 KiB
