@@ -33,10 +33,10 @@ struct IsaCaps {
     bool paired_tap_loads = false;
 };
 
-// The AVX-512 trait (vec_avx512.hpp): F, BW, VL, DQ on 32 zmm registers.
-// Widened pairs, even-element loads and paired tap loads are not built for it: unmeasured there (no AVX-512 host
-// in the sessions that built them).
-inline constexpr IsaCaps avx512_caps{Isa::avx512, 64, 32, true, true, true, true, false, false, false};
+// The AVX-512 trait (vec_avx512.hpp): F, BW, VL, DQ on 32 zmm registers. Widened pairs: one masked word load,
+// a shift and an and (built on a Zen 4 host). Even-element loads and paired tap loads are not built for it:
+// its planar rows at stride 2 are masked items, each tap under its own opmask.
+inline constexpr IsaCaps avx512_caps{Isa::avx512, 64, 32, true, true, true, true, true, false, false};
 // The AVX2 trait (vec_avx2.hpp): AVX2, FMA, F16C on 16 ymm registers.
 inline constexpr IsaCaps avx2_caps{Isa::avx2, 32, 16, false, false, true, false, true, true, true};
 

@@ -211,7 +211,10 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=ncx src=1x2x4x12x40 k=2x3x3 s=2x2x1 pb=0x1x1 pe=1x1x1"}}},
         {masked_items, {avx512}, {
             {"maxpool layout=ncx src=2x3x7x133 k=3x3 s=1x1 pb=1x1 pe=1x1"},
-            {"maxpool layout=ncx src=1x3x10x70 k=3x5 s=2x2 pb=1x2 pe=1x2 round=ceil"}}},
+            {"maxpool layout=ncx src=1x3x10x70 k=3x5 s=2x2 pb=1x2 pe=1x2 round=ceil"},
+            // bf16 rows at stride 1, which AVX2 takes in widened pairs: 1-D, and 2-D windows of one row
+            {"maxpool dt=bf16 layout=ncx src=1x3x301 k=3 pb=1 pe=1"},
+            {"maxpool dt=bf16 layout=ncx src=1x5x9x27 k=1x3 s=1x1 pb=0x1 pe=0x1"}}},
         // Rows of few outputs (on AVX2 at most 3, windows of at least 4 taps: otherwise gathered lanes cost
         // less) on planes too large for registers (AVX-512): a global pool of less than a vector, adaptive bins
         // that overlap unevenly, 3-D with padding and a stride that would gather, windows of a whole AVX2 vector
@@ -297,7 +300,11 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=nxc src=1x16x9x8 k=3x3 pb=4x4 pe=4x4"},
             {"maxpool layout=nxc src=1x256x6x7 k=3x3 pb=1x1 pe=1x1"},
             {"maxpool layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64"},
-            {"maxpool dt=u8 layout=nxc src=1x16x21x15 k=5x4 s=2x2 pb=2x1 pe=2x2 round=ceil idx=s32"}}},
+            {"maxpool dt=u8 layout=nxc src=1x16x21x15 k=5x4 s=2x2 pb=2x1 pe=2x2 round=ceil idx=s32"},
+            // bf16 pixels in widened pairs, split in their buffers: the padded copy at stride 2 along the width
+            // with ceil rounding, SPP's 9x9 (2 vectors a pixel)
+            {"maxpool dt=bf16 layout=nxc src=1x32x10x15 k=3x4 s=1x2 d=1x2 pb=1x1 pe=1x2 round=ceil"},
+            {"maxpool dt=bf16 layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4"}}},
         // Border rows around the ring's calls and a channel tail, k2 windows, a width dilation, empty windows at
         // both ends of the rows, a column taller than one ring call (f32: 19 rows a call, bf16: 40), SPP's 9x9
         // window (9 width taps unrolled, 2 vectors a block on AVX-512, 1 on AVX2). Each has a channel tail
@@ -316,21 +323,18 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=nxc src=1x40x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil idx=s32 axis=1"},
             {"maxpool dt=s8 layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2 idx=s64 nan=ignore"}}},
         // bf16 values in plain items of consecutive lanes: channels last with a pair of 9 elements in the tail
-        // block, swept blocks, ceil rounding; planar rows at stride 1 (1-D, and 2-D windows of one row); tap
-        // passes; separable pixels and rows.
-        {widened_pairs, {avx2}, {
+        // block (AVX-512: of 25), swept blocks, ceil rounding; tap passes; separable pixels and rows. (AVX2's
+        // planar rows at stride 1 and bf16 separable pixels take pairs too; on AVX-512 those shapes are masked
+        // items and column rings: their examples are in those rows.)
+        {widened_pairs, {avx512, avx2}, {
             {"maxpool dt=bf16 layout=nxc src=2x25x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool dt=bf16 layout=nxc src=1x200x6x7 k=2x3 s=2x2 pb=0x1 pe=0x1 round=ceil"},
-            {"maxpool dt=bf16 layout=ncx src=1x3x301 k=3 pb=1 pe=1"},
-            {"maxpool dt=bf16 layout=ncx src=1x5x9x27 k=1x3 s=1x1 pb=0x1 pe=0x1"},
             // tap passes over 1200-byte pixels (37 blocks a call and a tail block of one vector): partial maxima
             // reloaded as pairs, windows of 11 width taps in passes of 8 and 3
             {"maxpool dt=bf16 layout=nxc src=2x600x6x22 k=3x11 s=3x11"},
-            // separable pixels, the pairs split in their buffers: direct rows with a dilation along h (4 vectors a
-            // pixel), the padded copy at stride 2 along the width with ceil rounding, SPP's 9x9 (2 vectors a pixel)
+            // AVX2's separable pixels, the pairs split in their buffers: direct rows with a dilation along h (4
+            // vectors a pixel); AVX-512's plain items
             {"maxpool dt=bf16 layout=nxc src=2x64x21x12 k=3x3 d=2x1 pb=2x1 pe=2x1"},
-            {"maxpool dt=bf16 layout=nxc src=1x32x10x15 k=3x4 s=1x2 d=1x2 pb=1x1 pe=1x2 round=ceil"},
-            {"maxpool dt=bf16 layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4"},
             // separable rows at stride 2, a load's even and odd elements the two phases: the even elements in
             // phase 1 (a pad of 1) and a last load of 9 elements; in phase 0 and a last load of 12; a last load
             // of 2 elements (one vector, deinterleaved) under a dilation

@@ -323,12 +323,23 @@ public:
             g_.vpermi2d(dst, lo, hi);
         }
     }
-    // Widened pairs are not planned on AVX-512 (IsaCaps::widened_pairs).
-    void load_widened_pair(const Vmm&, const Vmm&, const Xbyak::Address&, int) {
-        throw Error("jit:avx512: widened pairs are not planned on AVX-512");
+    // bf16 pairs: 2 x 16 elements at src, `valid` (more than 16) of them, as two f32 vectors: even <- elements 0,
+    // 2, .., 30, odd <- elements 1, 3, .., 31. One load (masked past `valid`: no byte past them is read), a shift
+    // and an and, where two widening loads took a cross-lane zero-extension and a shift each; merges are
+    // lane-wise, so the pair keeps this order until store_widened_pair interleaves it. Lanes past `valid`: zero.
+    void load_widened_pair(const Vmm& even, const Vmm& odd, const Xbyak::Address& src, int valid) {
+        if (valid <= 16) throw Error("jit:avx512: a widened pair holds more than one vector's elements");
+        if (valid >= 32) g_.vmovdqu16(odd, src);
+        else g_.vmovdqu16(odd | set_mask(valid) | Xbyak::util::T_z, src);
+        g_.vpslld(even, odd, 16);
+        g_.vpandd(odd, odd, g_.ptr_b[g_.rip + high_words_]);
     }
-    void store_widened_pair(const Xbyak::Address&, const Vmm&, const Vmm&, int) {
-        throw Error("jit:avx512: widened pairs are not planned on AVX-512");
+    // The pair back as 2 x 16 bf16 elements, `valid` of them, at dst (masked past them); even and odd are
+    // clobbered: each dword gets the even element's bits low (a shift) and the odd one's high (a word blend).
+    void store_widened_pair(const Xbyak::Address& dst, const Vmm& even, const Vmm& odd, int valid) {
+        g_.vpsrld(even, even, 16);
+        g_.vpblendmw(even | set_bits(0xAAAAAAAAu), even, odd);
+        g_.vmovdqu16(valid >= 32 ? dst : dst | set_mask(valid), even);
     }
     void load_widened_taps(const Vmm&, const Vmm&, const Xbyak::Address&, int) {
         throw Error("jit:avx512: widened tap pairs are not planned on AVX-512");
@@ -386,6 +397,8 @@ public:
         for (std::uint32_t j = 0; j < 16; ++j) g_.dd(2 * j + 1);
         g_.L(odd_qwords_);
         for (std::uint64_t j = 0; j < 8; ++j) g_.dq(2 * j + 1);
+        g_.L(high_words_);
+        g_.dd(0xFFFF0000u);
     }
 
 private:
@@ -512,6 +525,7 @@ private:
     CachedMask masks_[4] = {{Xbyak::Opmask(4)}, {Xbyak::Opmask(5)}, {Xbyak::Opmask(6)}, {Xbyak::Opmask(7)}};
     std::uint64_t clock_ = 0;
     Xbyak::Label even_dwords_, even_qwords_, odd_dwords_, odd_qwords_;
+    Xbyak::Label high_words_;  // 0xFFFF0000, broadcast: the high 16 bits of each dword (load_widened_pair)
     const Xbyak::Opmask take_{1}, fix_{3};  // k2: select_first_maximum; k4-k7: lane masks
 };
 

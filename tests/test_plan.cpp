@@ -538,15 +538,17 @@ TEST(PlanFacts, WatchedRowsSumTheirLoadsInAsManyChainsAsTheRegistersHoldAndBf16L
     EXPECT_EQ(chains(stem, jit::Isa::avx2), std::pair(2, 4));
     EXPECT_EQ(chains(stem + " idx=s64", jit::Isa::avx2), std::pair(2, 1));
     EXPECT_EQ(chains(stem, jit::Isa::avx512), std::pair(4, 4));
-    // bf16 values in plain items load two vectors at a time on AVX2 (its trait splits a load into even and
-    // odd elements), tap passes over wide pixels included; not with indices, not where the row keeps maxima of
-    // its own (separable pixels), not f32, not on AVX-512 (unmeasured there).
+    // bf16 values in plain items load two vectors at a time (each trait splits a load into even and odd
+    // elements), tap passes over wide pixels included; not with indices, not where the row keeps maxima of its
+    // own (separable pixels), not f32.
     const auto pairs = [](const std::string& line, jit::Isa isa) { return plan_of(line, isa).widened_pairs; };
     const std::string bf16_stem = "maxpool dt=bf16 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1";
     EXPECT_TRUE(pairs(bf16_stem, jit::Isa::avx2));
     EXPECT_TRUE(pairs("maxpool dt=bf16 layout=ncx src=1x8x20x37 k=1x3 pb=0x1 pe=0x1 nan=ignore", jit::Isa::avx2));
     EXPECT_FALSE(pairs(bf16_stem + " idx=s32", jit::Isa::avx2));
-    EXPECT_FALSE(pairs(bf16_stem, jit::Isa::avx512));
+    EXPECT_TRUE(pairs(bf16_stem, jit::Isa::avx512));
+    EXPECT_FALSE(pairs(bf16_stem + " idx=s32", jit::Isa::avx512));
+    EXPECT_TRUE(pairs("maxpool dt=bf16 layout=ncx src=1x1024x1024 k=1024", jit::Isa::avx512));
     EXPECT_FALSE(pairs(stem, jit::Isa::avx2));
     EXPECT_TRUE(pairs("maxpool dt=bf16 layout=nxc src=16x2048x7x7 k=7x7", jit::Isa::avx2));  // tap passes
     EXPECT_FALSE(pairs("maxpool dt=bf16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2));
