@@ -341,6 +341,14 @@ public:
         g_.vpblendmw(even | set_bits(0xAAAAAAAAu), even, odd);
         g_.vmovdqu16(valid >= 32 ? dst : dst | set_mask(valid), even);
     }
+    // bf16 lanes at stride 2: dst <- the even elements of the words in `bits` (at most 32) at src, as f32 in lane
+    // order. One word load (the other words become 0 and fault nothing), each dword's low word shifted up.
+    void load_even_words(const Vmm& dst, const Xbyak::Address& src, std::uint64_t bits) {
+        if (plan_.dtype != DType::bf16 || bits >> 32 != 0) throw Error("jit:avx512: even words are bf16 spans of up to 32 elements");
+        if (bits == 0xFFFFFFFFu) g_.vmovdqu16(dst, src);
+        else g_.vmovdqu16(Vmm(dst.getIdx()) | set_bits(bits) | Xbyak::util::T_z, src);
+        g_.vpslld(dst, dst, 16);
+    }
     void load_widened_taps(const Vmm&, const Vmm&, const Xbyak::Address&, int) {
         throw Error("jit:avx512: widened tap pairs are not planned on AVX-512");
     }
