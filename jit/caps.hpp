@@ -31,14 +31,17 @@ struct IsaCaps {
     // Planar items at lane stride 2 merge two neighbouring width taps from one pair of loads: the first tap's
     // lanes are the pair's even elements, the second's its odd ones (deinterleave_even, deinterleave_odd).
     bool paired_tap_loads = false;
+    // bf16 lanes at stride 2 load each span as one word load under an opmask and shift each dword's even element
+    // up in place (load_even_words): masked items too, since the opmask leaves out the words outside the input.
+    bool even_word_loads = false;
 };
 
-// The AVX-512 trait (vec_avx512.hpp): F, BW, VL, DQ on 32 zmm registers. Widened pairs: one masked word load,
-// a shift and an and (built on a Zen 4 host). Even-element loads and paired tap loads are not built for it:
-// its planar rows at stride 2 are masked items, each tap under its own opmask.
-inline constexpr IsaCaps avx512_caps{Isa::avx512, 64, 32, true, true, true, true, true, false, false};
+// The AVX-512 trait (vec_avx512.hpp): F, BW, VL, DQ on 32 zmm registers. Widened pairs and even-word loads: one
+// masked word load and a shift (built on a Zen 4 host). Even-element loads and paired tap loads are not built
+// for it: its planar rows at stride 2 are masked items, each tap under its own opmask.
+inline constexpr IsaCaps avx512_caps{Isa::avx512, 64, 32, true, true, true, true, true, false, false, true};
 // The AVX2 trait (vec_avx2.hpp): AVX2, FMA, F16C on 16 ymm registers.
-inline constexpr IsaCaps avx2_caps{Isa::avx2, 32, 16, false, false, true, false, true, true, true};
+inline constexpr IsaCaps avx2_caps{Isa::avx2, 32, 16, false, false, true, false, true, true, true, false};
 
 // The capabilities of a JIT ISA; throws pooljit::Error for ref.
 const IsaCaps& caps_of(Isa isa);

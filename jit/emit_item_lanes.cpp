@@ -51,15 +51,12 @@ void WindowEmitter<Ops>::load_item_vector(const ItemShape& s, int v, const Reg64
             else ops_.load_even_elements_in_pairs(dst, at(base, start), valid(s, v), false);
             return;
         }
-        if constexpr (!Ops::needs_vector_masks) {
-            // AVX-512 bf16 in whole registers of lanes: one word load of the span (masked to its elements, and
-            // in a masked item to those inside the input), each dword's even element shifted up in place. Lane
-            // order, which is the trait's pair order; no widening loads and no permute.
-            if (plan_.dtype == DType::bf16 && !raw && plan_.lanes == capacity) {
-                const std::uint64_t bits = masked ? span_bits(s, first_lane * 2, span, tap) : (std::uint64_t{1} << span) - 1;
-                ops_.load_even_words(dst, at(base, start), bits);
-                return;
-            }
+        if (plan_.even_word_loads && !raw) {
+            // One word load of the span (masked to its elements, and in a masked item to those inside the input),
+            // each dword's even element shifted up in place: lane order, which is the trait's pair order.
+            const std::uint64_t bits = masked ? span_bits(s, first_lane * 2, span, tap) : (std::uint64_t{1} << span) - 1;
+            ops_.load_even_words(dst, at(base, start), bits);
+            return;
         }
         const int low = std::min(capacity, span);
         load(vec(regs_.scratch), at(base, start), low, masked ? span_bits(s, first_lane * 2, low, tap) : 0);

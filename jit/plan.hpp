@@ -263,6 +263,10 @@ struct KernelPlan {
     // Planar rows of bf16, u8 or s8 in whole registers of compare lanes: items at lane stride 2 load each
     // vector's span once and widen its even elements in place (IsaCaps::even_element_loads), no deinterleave.
     bool even_element_loads = false;
+    // Planar bf16 lanes at stride 2 in whole registers of lanes, masked items included: each span one word load
+    // under an opmask, each dword's even element shifted up in place (IsaCaps::even_word_loads, load_even_words),
+    // where two widening loads and a permute took each tap.
+    bool even_word_loads = false;
     // Planar fast rows at stride 2 along the width, taps one element apart, no indices: each item merges its
     // width taps two at a time from one pair of loads, the even elements for the first tap and the odd ones
     // for the second (IsaCaps::paired_tap_loads). Half the loads of a tap by tap merge, in the same tap order.

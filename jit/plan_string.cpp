@@ -64,6 +64,7 @@ std::string to_string(const KernelPlan& plan) {
           << plan.watch_shared_taps_w;
     if (plan.widened_pairs) s << " widened_pairs";
     if (plan.even_element_loads) s << " even_element_loads";
+    if (plan.even_word_loads) s << " even_word_loads";
     if (plan.paired_tap_loads) s << " paired_tap_loads";
     if (plan.prefetch_in_items) s << " prefetch_in_items";
     if (plan.stacked_planes) s << " stacked_planes";

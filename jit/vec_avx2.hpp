@@ -450,6 +450,10 @@ public:
     // As load_even_elements, where the row has an element before the span (at src, from_before) or one after it
     // (src the span's start): `lanes` whole bf16 dwords (one load, masked past them) or byte words, each holding
     // one even element, in its high half (from before) or its low half, with no odd element to leave out.
+    // Even-word loads need opmasks (IsaCaps::even_word_loads): not planned on AVX2.
+    void load_even_words(const Vmm&, const Xbyak::Address&, std::uint64_t) {
+        throw Error("jit:avx2: even-word loads are not planned on AVX2");
+    }
     void load_even_elements_in_pairs(const Vmm& dst, const Xbyak::Address& src, int lanes, bool from_before) {
         const Xbyak::Xmm low(dst.getIdx());
         if (lanes < 1 || lanes > 8 || plan_.dtype == DType::f16 || size_of(plan_.dtype) > 2)

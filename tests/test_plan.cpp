@@ -549,6 +549,17 @@ TEST(PlanFacts, WatchedRowsSumTheirLoadsInAsManyChainsAsTheRegistersHoldAndBf16L
     EXPECT_TRUE(pairs(bf16_stem, jit::Isa::avx512));
     EXPECT_FALSE(pairs(bf16_stem + " idx=s32", jit::Isa::avx512));
     EXPECT_TRUE(pairs("maxpool dt=bf16 layout=ncx src=1x1024x1024 k=1024", jit::Isa::avx512));
+    // Planar bf16 lanes at stride 2: one word load of each span under an opmask (AVX-512, masked items too), in
+    // whole registers of lanes, with indices too; not AVX2 (its even-element loads), not f32, not channels last.
+    const auto words = [](const std::string& line, jit::Isa isa) { return plan_of(line, isa).even_word_loads; };
+    const std::string vgg_bf16 = "maxpool dt=bf16 layout=ncx src=1x64x224x224 k=2x2 s=2x2";
+    EXPECT_TRUE(words(vgg_bf16, jit::Isa::avx512));
+    EXPECT_TRUE(words("maxpool dt=bf16 layout=ncx src=1x3x10x70 k=3x5 s=2x2 pb=1x2 pe=1x2 round=ceil", jit::Isa::avx512));
+    EXPECT_TRUE(words(vgg_bf16 + " idx=s32", jit::Isa::avx512));
+    EXPECT_TRUE(words(vgg_bf16 + " idx=s64", jit::Isa::avx512));
+    EXPECT_FALSE(words(vgg_bf16, jit::Isa::avx2));
+    EXPECT_FALSE(words("maxpool dt=f32 layout=ncx src=1x64x224x224 k=2x2 s=2x2", jit::Isa::avx512));
+    EXPECT_FALSE(words("maxpool dt=bf16 layout=nxc src=1x64x224x224 k=2x2 s=2x2", jit::Isa::avx512));
     EXPECT_FALSE(pairs(stem, jit::Isa::avx2));
     EXPECT_TRUE(pairs("maxpool dt=bf16 layout=nxc src=16x2048x7x7 k=7x7", jit::Isa::avx2));  // tap passes
     EXPECT_FALSE(pairs("maxpool dt=bf16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2));
