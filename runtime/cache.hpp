@@ -2,7 +2,7 @@
 // is a run-time argument of the executor, so primitives that differ only in N share one entry.
 #pragma once
 
-#include "jit/isa.hpp"
+#include "jit/isa/isa.hpp"
 #include "runtime/primitive_state.hpp"
 
 #include <pooljit/types.hpp>

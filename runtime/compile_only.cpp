@@ -1,7 +1,7 @@
 // compile_only: the planner and the emitters for a named ISA, whatever the CPU has; nothing is run or cached.
-#include "jit/kernel.hpp"
-#include "jit/plan.hpp"
-#include "jit/strategies.hpp"
+#include "jit/emit/kernel.hpp"
+#include "jit/plan/plan.hpp"
+#include "jit/plan/strategies.hpp"
 
 #include <pooljit/pooljit.hpp>
 

@@ -1,7 +1,7 @@
 #include "runtime/dispatch.hpp"
 
-#include "jit/isa.hpp"
-#include "jit/plan.hpp"
+#include "jit/isa/isa.hpp"
+#include "jit/plan/plan.hpp"
 #include "runtime/executor.hpp"
 
 #include <chrono>

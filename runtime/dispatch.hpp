@@ -1,7 +1,7 @@
 // Dispatch: the implementations in order jit:avx512, jit:avx2, ref. Each one that declines says why.
 #pragma once
 
-#include "jit/isa.hpp"
+#include "jit/isa/isa.hpp"
 #include "runtime/primitive_state.hpp"
 
 #include <memory>

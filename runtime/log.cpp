@@ -1,7 +1,7 @@
 // Observability: verbose log lines, JIT dumps and perf maps. See log.hpp for the formats.
 #include "runtime/log.hpp"
 
-#include "jit/plan.hpp"
+#include "jit/plan/plan.hpp"
 
 #include <pooljit/types.hpp>
 

@@ -2,7 +2,7 @@
 // The implementation does not depend on the batch size, so one cached Implementation serves every N.
 #pragma once
 
-#include "jit/kernel.hpp"
+#include "jit/emit/kernel.hpp"
 
 #include <pooljit/pooljit.hpp>
 

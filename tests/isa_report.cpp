@@ -2,7 +2,7 @@
 // on this host (the CPU's, after POOLJIT_CPU_MASK) and those they only plan and emit. It checks the line against
 // the library: under each cap, create() serves the best ISA the CPU runs, and compile_only() emits every ISA.
 // Exit status 1 when they disagree.
-#include "jit/isa.hpp"
+#include "jit/isa/isa.hpp"
 
 #include <pooljit/pooljit.hpp>
 

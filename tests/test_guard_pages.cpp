@@ -5,7 +5,7 @@
 // bit for bit with the reference interpreter run on ordinary buffers. Each case runs twice: through execute, and
 // split as the executor splits it for 3 threads, however small.
 #include "casegen/casegen.hpp"
-#include "jit/isa.hpp"
+#include "jit/isa/isa.hpp"
 #include "runtime/dispatch.hpp"
 #include "runtime/executor.hpp"
 #include "support/cpu_isas.hpp"

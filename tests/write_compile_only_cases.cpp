@@ -2,7 +2,7 @@
 // strategy registry in every data type and index option it leaves open, then COUNT generated cases (casegen, a
 // fixed seed). Usage: write_compile_only_cases FILE COUNT
 #include "casegen/casegen.hpp"
-#include "jit/strategies.hpp"
+#include "jit/plan/strategies.hpp"
 #include "support/example_variants.hpp"
 
 #include <pooljit/pooljit.hpp>
@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     std::ofstream out(argv[1]);
-    out << "# the strategy registry's examples (jit/strategies.cpp) in every data type and index option\n";
+    out << "# the strategy registry's examples (jit/plan/strategies.cpp) in every data type and index option\n";
     std::size_t lines = 0;
     for (const pooljit::jit::StrategyRow& row : pooljit::jit::strategy_registry())
         for (const pooljit::jit::StrategyExample& example : row.examples) {

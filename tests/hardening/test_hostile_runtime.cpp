@@ -31,7 +31,7 @@ using pooljit::test::hostile::expect_matches_reference;
 
 // After compiling kernels of every strategy on both ISAs, no mapping of the process is writable and
 // executable at once (the code is emitted into heap memory, copied into read-write pages, then those are flipped
-// to read-execute: jit/code_pages.hpp).
+// to read-execute: jit/isa/code_pages.hpp).
 TEST(HostileWX, NoMappingIsWritableAndExecutable) {
     std::vector<pj::Primitive> keep;  // the code stays mapped while its primitives live
     for (const char* isa : {"avx512", "avx2"}) {

@@ -3,7 +3,7 @@
 // and warmup.
 #include "runtime_test_util.hpp"
 
-#include "jit/isa.hpp"
+#include "jit/isa/isa.hpp"
 #include "runtime/cache.hpp"
 #include "runtime/dispatch.hpp"
 

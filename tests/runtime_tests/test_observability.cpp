@@ -2,7 +2,7 @@
 // plan lines at level 2, silence at level 0, JIT dumps, perf maps, and invalid settings.
 #include "runtime_test_util.hpp"
 
-#include "jit/isa.hpp"
+#include "jit/isa/isa.hpp"
 #include "runtime/cache.hpp"
 #include "runtime/log.hpp"
 

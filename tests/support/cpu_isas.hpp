@@ -3,7 +3,7 @@
 // and emitted by the plan-level and compile-only tests.
 #pragma once
 
-#include "jit/isa.hpp"
+#include "jit/isa/isa.hpp"
 
 #include <gtest/gtest.h>
 

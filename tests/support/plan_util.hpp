@@ -1,7 +1,7 @@
 // Plans of problem strings, for the planner's tests (test_plan.cpp, test_plan_window_reuse.cpp).
 #pragma once
 
-#include "jit/plan.hpp"
+#include "jit/plan/plan.hpp"
 
 #include <pooljit/pooljit.hpp>
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "casegen/casegen.hpp"
-#include "jit/kernel.hpp"
+#include "jit/emit/kernel.hpp"
 #include "runtime/dispatch.hpp"
 #include "runtime/executor.hpp"
 #include "support/isa_cap.hpp"

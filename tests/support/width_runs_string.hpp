@@ -2,7 +2,7 @@
 // and print.
 #pragma once
 
-#include "jit/plan.hpp"
+#include "jit/plan/plan.hpp"
 
 #include <string>
 #include <vector>

@@ -1,0 +1,260 @@
+// Planes in registers (Strategy::ncx_planes, AVX-512): a call computes whole planes of one image. Each plane's
+// input is loaded into PlanePlan::registers vector registers once; each vector of outputs (flat across the
+// plane's rows) takes its windows' taps from them by the plan's permutes, tap by tap in each lane's scan order,
+// and is stored whole. A row of 7 outputs otherwise costs a row loop, a NaN scan and a half-empty vector per
+// tap; here a plane costs its loads, one permute and one max per gather, and its stores.
+//
+// Float planes are watched for NaN while they load (a running sum) and, when one is seen, run the exact copy of
+// the gathers (two dependent compares per tap under the NaN policy) instead of the fast one (one max, or one
+// ordered compare with indices). Both copies start each lane from its window's first real tap.
+#include "jit/isa/code_pages.hpp"
+#include "jit/emit/plane_kernel.hpp"
+#include "jit/isa/vec_avx512.hpp"
+
+#include <pooljit/types.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace pooljit::jit {
+namespace {
+
+// The gathers' tables, outside the code (written as data, not byte by byte through the assembler): per gather
+// 64 bytes of source lanes and, with indices, 64 bytes of spatial indices; then 128 bytes of zeros (the lane
+// offsets the index store adds).
+std::int32_t plane_table_offset(const KernelPlan& plan, std::size_t g) {
+    return static_cast<std::int32_t>(g * (plan.has_indices ? 128 : 64));
+}
+
+struct alignas(64) TableLine {
+    std::uint8_t bytes[64];
+};
+
+std::vector<TableLine> plane_tables(const KernelPlan& plan) {
+    const std::size_t gathers = plan.plane.gathers.size();
+    std::vector<TableLine> lines(static_cast<std::size_t>(plane_table_offset(plan, gathers)) / 64 + 2, TableLine{});
+    const auto put = [&](std::size_t line, int lane, std::int64_t value, bool wide) {
+        std::uint8_t* at = lines[line].bytes + lane * (wide ? 8 : 4);
+        if (wide) std::memcpy(at, &value, 8);
+        else {
+            const auto narrow = static_cast<std::int32_t>(value);
+            std::memcpy(at, &narrow, 4);
+        }
+    };
+    const bool source_64 = lane_bytes(plan.compare) == 8;
+    for (std::size_t g = 0; g < gathers; ++g) {
+        const PlaneGather& gather = plan.plane.gathers[g];
+        const std::size_t line = static_cast<std::size_t>(plane_table_offset(plan, g)) / 64;
+        for (int j = 0; j < plan.lanes; ++j) {
+            put(line, j, gather.source[static_cast<std::size_t>(j)], source_64);
+            if (plan.has_indices) put(line + 1, j, gather.index[static_cast<std::size_t>(j)], plan.index_lanes_64);
+        }
+    }
+    return lines;
+}
+
+template <typename Ops>
+class PlaneEmitter : public Xbyak::CodeGenerator {
+public:
+    using Vmm = typename Ops::Vmm;
+
+    // tables: plane_tables(plan), which must outlive the code.
+    PlaneEmitter(const KernelPlan& plan, const void* tables)
+        : CodeGenerator(8192, Xbyak::AutoGrow, &emit_allocator()), plan_(plan), ops_(*this, lane_format(plan), resources()), tables_(tables) {
+        const int lanes = Ops::vector_bytes / lane_bytes(plan_.compare);
+        if (plan_.strategy != Strategy::ncx_planes || plan_.lanes != lanes || lane_bytes(plan_.compare) < 4 ||
+            plan_.dtype == DType::f16 || plan_.plane.registers < 1 || plan_.plane.registers > first_role)
+            throw Error("jit: planes in registers need whole registers of 32- or 64-bit lanes, no raw f16 bits and "
+                        "at most " + std::to_string(first_role) + " registers of input");
+        for (const PlaneGather& g : plan_.plane.gathers)
+            if (g.first >= plan_.plane.registers || g.second >= plan_.plane.registers)
+                throw Error("jit: a plane gather reads a register outside the plane");
+        generate();
+        ready();  // jumps resolved; the bytes are copied into executable pages (jit/code_pages.hpp)
+    }
+
+    std::span<const std::uint8_t> code() const { return {getCode(), getSize()}; }
+
+private:
+    using Reg64 = Xbyak::Reg64;
+    using Label = Xbyak::Label;
+
+    // General-purpose registers by role; rdi carries the KernelArgs pointer until the prologue has read it.
+    const Reg64 args_ = rdi, channel_base_step_ = rdi;
+    const Reg64 src_ = rsi, dst_ = rdx, indices_ = rcx, planes_ = r8, src_step_ = r9, dst_step_ = r10,
+                indices_step_ = r11, channel_base_ = rax, scratch_ = rbx, tables_reg_ = r12;
+    // Vector registers by role: the plane's input takes the first `registers`; the roles sit above the most a
+    // plane may take.
+    static constexpr int first_role = 16;
+    static constexpr int acc_ = first_role, idx_ = first_role + 1, gathered_ = first_role + 2, sum_ = first_role + 3,
+                         sum_odd_ = first_role + 4, empty_ = first_role + 5, minus_one_ = first_role + 6,
+                         channel_lanes_ = first_role + 7, store_scratch_ = first_role + 8;
+    static constexpr int frame_bytes = 64;  // the trait's bounce area (unused on AVX-512), keeps rsp aligned
+
+    TraitResources resources() const {
+        TraitResources r;
+        r.scratch = rbx;
+        r.bounce = 0;
+        return r;
+    }
+    static Vmm vec(int i) { return Vmm(i); }
+    std::int64_t elem() const { return static_cast<std::int64_t>(size_of(plan_.dtype)); }
+    std::int64_t index_elem() const { return static_cast<std::int64_t>(size_of(plan_.index_dtype)); }
+    int valid(std::int64_t count, std::int64_t v) const {
+        return static_cast<int>(std::min<std::int64_t>(plan_.lanes, count - v * plan_.lanes));
+    }
+    Xbyak::Address source_table(std::size_t g) { return ptr[tables_reg_ + plane_table_offset(plan_, g)]; }
+    Xbyak::Address index_table(std::size_t g) { return ptr[tables_reg_ + (plane_table_offset(plan_, g) + 64)]; }
+    void place(Label& label) {
+        L(label);
+        ops_.forget_mask();
+    }
+
+    void load_plane() {
+        const bool watch = plan_.is_float;
+        if (watch) {
+            ops_.begin_nan_watch(vec(sum_));
+            ops_.begin_nan_watch(vec(sum_odd_));
+        }
+        for (int r = 0; r < plan_.plane.registers; ++r) {
+            const std::int64_t offset = std::int64_t{r} * plan_.lanes * elem();
+            ops_.load_value(vec(r), ptr[src_ + static_cast<std::int32_t>(offset)], valid(plan_.plane.elements, r));
+            if (watch) ops_.note_nan(vec(r % 2 == 0 ? sum_ : sum_odd_), vec(r));  // two chains: half the latency
+        }
+    }
+
+    // Every output vector of the plane: each lane from its first real tap, then the later taps merged, stored.
+    void emit_gathers(bool fast) {
+        const std::vector<PlaneGather>& gathers = plan_.plane.gathers;
+        const Vmm acc = vec(acc_), idx = vec(idx_), fresh = vec(gathered_);
+        const bool fix_all_nan = !fast && plan_.is_float && plan_.nan == NanPolicy::ignore;
+        std::size_t g = 0;
+        const std::int64_t vectors = (plan_.plane.outputs + plan_.lanes - 1) / plan_.lanes;
+        for (std::int64_t v = 0; v < vectors; ++v) {
+            // Lanes without a real tap keep the empty window's value and index.
+            vmovdqa64(acc, vec(empty_));
+            if (plan_.has_indices) vmovdqa64(idx, vec(minus_one_));
+            const int n = valid(plan_.plane.outputs, v);
+            std::uint64_t empty_lanes = n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+            for (; g < gathers.size() && gathers[g].vector == v; ++g) {
+                const PlaneGather& gather = gathers[g];
+                if (gather.tap == 0) empty_lanes &= ~gather.lanes_mask;
+                ops_.permute_pair(fresh, source_table(g), vec(gather.first), vec(gather.second));
+                if (gather.tap == 0) {
+                    ops_.copy_lanes(acc, fresh, gather.lanes_mask);
+                    if (plan_.has_indices) ops_.copy_index_lanes(idx, index_table(g), gather.lanes_mask);
+                } else if (fast && !plan_.has_indices) {
+                    ops_.max_fast_lanes(acc, fresh, gather.lanes_mask);
+                } else {
+                    if (fast) ops_.compute_take_fast_lanes(fresh, acc, gather.lanes_mask);
+                    else ops_.compute_take_lanes(fresh, acc, gather.lanes_mask);
+                    ops_.blend_take(acc, fresh);
+                    if (plan_.has_indices) ops_.blend_take_index_from(idx, index_table(g));
+                }
+            }
+            if (fix_all_nan) {
+                // nan=ignore: a window of only NaN kept its first NaN; it is an empty window.
+                ops_.find_nan_lanes(acc);
+                ops_.move_under_fix(acc, vec(empty_));
+            }
+            // Empty windows store index -1, not -1 plus the channel's part.
+            const bool fix_indices = plan_.has_indices && (fix_all_nan || empty_lanes != 0);
+            if (plan_.has_indices && empty_lanes != 0) ops_.set_fix_lanes(empty_lanes, fix_all_nan);
+            ops_.store_value(ptr[dst_ + static_cast<std::int32_t>(v * plan_.lanes * elem())], acc, vec(store_scratch_), n);
+            if (plan_.has_indices) {
+                const std::int64_t first = v * plan_.lanes;
+                const std::int64_t entry = plan_.wide_index_math ? 8 : 4;
+                ops_.store_indices(
+                    [&](int lane) { return ptr[indices_ + static_cast<std::int32_t>((first + lane) * index_elem())]; },
+                    [&](int lane) {
+                        const auto zeros = plane_table_offset(plan_, plan_.plane.gathers.size());
+                        return ptr[tables_reg_ + (zeros + static_cast<std::int32_t>(lane * entry))];
+                    },
+                    idx,
+                    vec(channel_lanes_), vec(minus_one_), vec(store_scratch_), n, fix_indices);
+            }
+        }
+    }
+
+    void generate() {
+        push(rbx);
+        push(r12);
+        sub(rsp, frame_bytes - 8);  // with the two pushes, rsp stays 16-byte aligned
+        mov(tables_reg_, reinterpret_cast<std::uint64_t>(tables_));
+        mov(src_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src))]);
+        mov(dst_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst))]);
+        mov(indices_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, indices))]);
+        mov(planes_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, rows))]);
+        mov(src_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src_row_step))]);
+        mov(dst_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst_row_step))]);
+        mov(indices_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, indices_row_step))]);
+        mov(channel_base_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, channel_index_base))]);
+        mov(channel_base_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, channel_index_base_row_step))]);
+        broadcast_empty_value(ops_, vec(empty_), lane_format(plan_));
+        if (plan_.has_indices) ops_.broadcast_constant64(vec(minus_one_), ~std::uint64_t{0});
+
+        Label plane_loop, exact, next, done;
+        test(planes_, planes_);
+        jz(done, T_NEAR);
+        place(plane_loop);
+        if (plan_.has_indices) ops_.broadcast_gpr(vec(channel_lanes_), channel_base_, plan_.wide_index_math);
+        load_plane();
+        if (plan_.is_float) {
+            const Vmm sums[2] = {vec(sum_), vec(sum_odd_)};
+            ops_.jump_if_nan_seen(sums, 2, exact);
+        }
+        emit_gathers(true);
+        if (plan_.is_float) {
+            jmp(next, T_NEAR);
+            place(exact);
+            emit_gathers(false);
+        }
+        place(next);
+        add(src_, src_step_);
+        add(dst_, dst_step_);
+        add(indices_, indices_step_);
+        add(channel_base_, channel_base_step_);
+        dec(planes_);
+        jnz(plane_loop, T_NEAR);
+        place(done);
+        add(rsp, frame_bytes - 8);
+        pop(r12);
+        pop(rbx);
+        vzeroupper();
+        ret();
+
+        emit_data();
+    }
+
+    void emit_data() { ops_.emit_data(); }
+
+    const KernelPlan& plan_;
+    Ops ops_;
+    const void* tables_;
+};
+
+class PlaneKernel final : public CompiledKernel {
+public:
+    explicit PlaneKernel(const KernelPlan& plan)
+        : tables_(plane_tables(plan)), code_{PlaneEmitter<Avx512Ops>(plan, tables_.data()).code()} {}
+    KernelFn full_block() const override { return code_.function<KernelFn>(0); }
+    KernelFn tail_block() const override { return nullptr; }
+    std::size_t code_size() const override { return code_.code_size(); }
+    std::vector<CodeRegion> code_regions() const override { return {{"full", code_.entry(0), code_.entry_size(0)}}; }
+
+private:
+    std::vector<TableLine> tables_;  // the code holds their address
+    ExecutableCode code_;
+};
+
+}  // namespace
+
+std::unique_ptr<CompiledKernel> compile_planes(const KernelPlan& plan) {
+    if (plan.isa != Isa::avx512) throw Error("jit: planes in registers need AVX-512 (opmasks, two-register permutes)");
+    return std::make_unique<PlaneKernel>(plan);
+}
+
+}  // namespace pooljit::jit

@@ -1,0 +1,436 @@
+// Separable rows (KernelPlan::separable): planar 2-D calls without indices whose windows along h share input
+// rows. Per pass over a group of output rows, each input row the group reads is converted once into a padded
+// row of compare lanes (the empty value, the max's identity, on both sides); then the maxima of every output's
+// width taps are taken from each padded row with plain loads (no border items, no gathers) into a buffer of row
+// maxima; then each output row merges its taps_h buffered rows in row order. The rows of a group are converted
+// before any is read back: a tap's unaligned load of a row just stored spans two stores still in flight, which
+// cannot be forwarded and waited for them to reach the cache (a fifth of Inception's time). Rows first, each
+// merge keeping the earlier on ties (vmax keeps its second operand), then the rows in order: the window's first
+// maximum in scan order (kh, kw), as the rings (output rows one row of maxima apart merge in pairs that share
+// all but one row, paired_output_rows). At stride 2 along the width the padded row is converted into
+// its even and odd lanes (one shuffle pair per two input vectors), so that every width tap is one load, not a
+// pair of loads and a shuffle: unaligned loads that split cache lines bounded the stem's width pass. Float input is watched for NaN while it is converted; a group that saw one sends the
+// whole call to the row code, which applies the NaN policy (rows already stored are stored again, the same).
+#include "jit/emit/window_emitter.hpp"
+#include "jit/isa/vec_avx2.hpp"
+#include "jit/isa/vec_avx512.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace pooljit::jit {
+
+template <typename Ops>
+std::int64_t WindowEmitter<Ops>::separable_buffer_bytes() const {
+    const SeparableRows& sep = plan_.separable;
+    if (!sep.enabled()) return 0;
+    const std::int64_t maxima_bytes = sep.maxima_vectors * Ops::vector_bytes;
+    if (nxc_)  // one padded row of pixels, in whole cache lines, then the rows of maxima
+        return separable_pixels_padded_bytes() + sep.buffered_rows() * maxima_bytes;
+    return sep.buffered_rows() * (sep.row_lanes() * lane_bytes(plan_.compare) + maxima_bytes);
+}
+
+template <typename Ops>
+int WindowEmitter<Ops>::frame_size() const {
+    if (!plan_.separable.enabled()) return frame_bytes;
+    // The slots, the buffers and room to align them to a cache line; a multiple of 16 plus 8 keeps rsp
+    // 16-byte aligned after the six pushes.
+    const std::int64_t bytes = separable_area + separable_buffer_bytes() + 64;
+    return static_cast<int>((bytes + 15) / 16 * 16 + 8);
+}
+
+// Accumulators for separable rows and pixels: the block's, then the plan's maxima in flight beyond them.
+template <typename Ops>
+std::vector<int> WindowEmitter<Ops>::separable_accumulators() const {
+    std::vector<int> accs;
+    for (int v = 0; v < plan_.vectors_per_block; ++v) accs.push_back(regs_.acc[v]);
+    for (int r = 0; r < plan_.separable.accumulators - plan_.vectors_per_block; ++r) accs.push_back(regs_.separable[r]);
+    return accs;
+}
+
+// Separable pixels with indices: the index register beside each of separable_accumulators().
+template <typename Ops>
+std::vector<int> WindowEmitter<Ops>::separable_index_registers() const {
+    std::vector<int> idx;
+    const int vectors = plan_.vectors_per_block, extras = plan_.separable.accumulators - vectors;
+    for (int v = 0; v < vectors; ++v) idx.push_back(regs_.idx[v]);
+    for (int r = 0; r < extras; ++r) idx.push_back(regs_.separable[extras + r]);
+    return idx;
+}
+
+// The start of a separable call (rows or pixels), in the registers both keep: calls the buffers serve (real taps
+// along h, output rows row_step tap strides apart or one row; others go to `other_calls`); tap_ptr_ the padded
+// row(s) on the stack, aligned to a cache line, and window_index_ the rows of maxima padded_bytes after them;
+// d_ptr_ the call's rows left; row_src_ and dst_ its first rows; the NaN watch of float input cleared.
+template <typename Ops>
+void WindowEmitter<Ops>::begin_separable_call(Label& other_calls, std::int64_t padded_bytes) {
+    mov(scratch_, ptr[rsp + slot_taps_h]);
+    test(scratch_, scratch_);
+    jz(other_calls, T_NEAR);
+    Label one_row;
+    mov(scratch_, ptr[rsp + slot_rows]);
+    cmp(scratch_, 1);
+    je(one_row, T_NEAR);
+    mov(scratch_, ptr[rsp + slot_src_row_step]);
+    mov(big_offset_, wrap_mul(plan_.separable.row_step, plan_.src_tap_stride_h));
+    cmp(scratch_, big_offset_);
+    jne(other_calls, T_NEAR);
+    place(one_row);
+
+    lea(tap_ptr_, ptr[rsp + separable_area + 63]);
+    and_(tap_ptr_, -64);
+    lea(window_index_, ptr[tap_ptr_ + static_cast<std::int32_t>(padded_bytes)]);
+    mov(d_ptr_, ptr[rsp + slot_rows]);
+    mov(row_src_, ptr[rsp + slot_row_src]);
+    mov(dst_, ptr[rsp + slot_row_dst]);
+    if (plan_.is_float) ops_.begin_nan_watch(vec(regs_.plane_sum));
+}
+
+// A group's start: h_index_ its output rows, group_rows or the call's rows left (d_ptr_) if fewer.
+template <typename Ops>
+void WindowEmitter<Ops>::begin_separable_group(Label& group_loop) {
+    place(group_loop);
+    mov(h_index_, plan_.separable.group_rows);
+    cmp(d_ptr_, h_index_);
+    cmovl(h_index_, d_ptr_);
+}
+
+// r <- the input rows of the group (h_index_ output rows): (group - 1) * row_step + taps_h, one tap stride apart.
+template <typename Ops>
+void WindowEmitter<Ops>::separable_group_input_rows(const Reg64& r) {
+    mov(r, h_index_);
+    dec(r);
+    mul_imm(r, plan_.separable.row_step);
+    add(r, ptr[rsp + slot_taps_h]);
+}
+
+// After an input row of the group: row_src_ one tap stride on while h_count_ lasts; after the last, a float
+// group that saw a NaN leaves for the row code (other_calls).
+template <typename Ops>
+void WindowEmitter<Ops>::close_separable_input_rows(Label& input_row, Label& other_calls) {
+    add_imm(row_src_, plan_.src_tap_stride_h);
+    dec(h_count_);
+    jnz(input_row, T_NEAR);
+    if (!plan_.is_float) return;
+    const Vmm sum = vec(regs_.plane_sum);
+    ops_.jump_if_nan_seen(&sum, 1, other_calls);
+}
+
+// Output rows in pairs (SeparableRows::paired_output_rows): `merge_pair` merges rows i and i + 1 from
+// `first_maxima` (row i's first row of maxima) and leaves dst_ on row i + 2; pairs run while two of `rows_left`
+// are left and the call's windows take two rows or more. Then the rows left (if any) go to `single_rows`, one
+// at a time.
+template <typename Ops>
+void WindowEmitter<Ops>::separable_output_pairs(const Reg64& rows_left, const Reg64& first_maxima, std::int64_t maxima_bytes,
+                                                Label& single_rows, Label& done, const std::function<void()>& merge_pair) {
+    Label output_pair;
+    cmp(qword[rsp + slot_taps_h], 2);
+    jl(single_rows, T_NEAR);
+    cmp(rows_left, 2);
+    jl(single_rows, T_NEAR);
+    place(output_pair);
+    merge_pair();
+    add(first_maxima, static_cast<std::int32_t>(2 * maxima_bytes));
+    sub(rows_left, 2);
+    cmp(rows_left, 2);
+    jge(output_pair, T_NEAR);
+    test(rows_left, rows_left);
+    jz(done, T_NEAR);
+}
+
+// After a group: done when no rows are left; else the next group starts group * row_step input rows after this
+// one's first, and the group's input rows took row_src_ (group - 1) * row_step + taps_h rows on: back taps_h -
+// row_step rows (forward where taps_h is fewer).
+template <typename Ops>
+void WindowEmitter<Ops>::next_separable_group(Label& group_loop, Label& done) {
+    sub(d_ptr_, h_index_);
+    jz(done, T_NEAR);
+    mov(scratch_, ptr[rsp + slot_taps_h]);
+    sub(scratch_, static_cast<std::int32_t>(plan_.separable.row_step));
+    mul_imm(scratch_, plan_.src_tap_stride_h);
+    sub(row_src_, scratch_);
+    jmp(group_loop, T_NEAR);
+}
+
+template <typename Ops>
+void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
+    const SeparableRows& sep = plan_.separable;
+    if (nxc_ || plan_.has_indices || f16() || plan_.spatial_rank != 2 || plan_.stride_w > 2 || sep.row_step < 1)
+        throw Error("jit: separable rows are planar 2-D values of at most stride 2 along the width");
+    const std::int64_t lb = lane_bytes(plan_.compare), L = plan_.lanes, vb = Ops::vector_bytes;
+    if (L * lb != vb) throw Error("jit: separable rows fill whole registers with compare lanes");
+    const std::int64_t row_bytes = sep.row_lanes() * lb, maxima_bytes = sep.maxima_vectors * vb;
+    const std::vector<int> accs = separable_accumulators();
+    const int V = static_cast<int>(accs.size());
+    if (V < 2) throw Error("jit: separable rows need two accumulators");
+    const bool watch = plan_.is_float;
+    const Vmm fresh = vec(regs_.fresh), empty = vec(regs_.empty_value);
+
+    // Registers: row_src_ the input row being converted; dst_ the output row; tap_ptr_ the padded rows;
+    // window_index_ the rows of maxima; d_ptr_ rows left in the call; h_index_ rows of this group; h_count_,
+    // tap_count_ and item_count_ loop counters; window_, h_ptr_ and indices_ moving pointers.
+    const Reg64 &rows = tap_ptr_, &maxima = window_index_, &group = h_index_;
+    begin_separable_call(other_calls, sep.buffered_rows() * row_bytes);
+
+    Label group_loop;
+    begin_separable_group(group_loop);
+
+    // Convert every input row of the group into its padded row: the padding before, the input in whole vectors
+    // stored aligned (each phase's lead lanes put the input's first element in it at a vector's start: unaligned
+    // 64-byte stores each split a cache line, and made the conversion of u8 rows the stem's bottleneck), then
+    // the padding after, from the input's end in each phase to the buffer's end. At stride 2, two input vectors
+    // at a time give a vector of each phase. Floats are noted for NaN a few vectors at a time, summed among
+    // themselves first: one running sum's add per vector was a chain of the add's latency.
+    const auto acc = [&](int i) { return vec(accs[static_cast<std::size_t>(i)]); };
+    const auto phase_lane = [&](int phase, std::int64_t lane) {  // lane of a phase, from the buffer's start
+        return phase * sep.phase_lanes + sep.lead_lanes[static_cast<std::size_t>(phase)] + lane;
+    };
+    {
+        const int evens = sep.phase_of_evens(), odds = 1 - evens;
+        const std::int64_t in = plan_.in_width, per_step = L * sep.phases;  // input elements a converted vector takes
+        const std::int64_t full = in / per_step, rest = in % per_step;
+        const int unroll = static_cast<int>(std::min<std::int64_t>({4 / sep.phases, V / sep.phases, std::max<std::int64_t>(full, 1)}));
+        // `count` steps (the last with `last_valid` input elements) from window_, stored from h_ptr_ (plus each
+        // phase's offset); the loaded vectors' sum into the watch.
+        const auto convert = [&](int count, std::int64_t last_valid) {
+            std::vector<int> loaded;
+            for (int i = 0; i < count; ++i) {
+                const std::int64_t valid = i == count - 1 ? last_valid : per_step;
+                const auto from = static_cast<std::int32_t>(i * per_step * elem()), to = static_cast<std::int32_t>(i * vb);
+                if (sep.phases == 1) {
+                    ops_.load_value(acc(i), ptr[window_ + from], static_cast<int>(valid));
+                    vmovups(ptr[h_ptr_ + to], acc(i));
+                    loaded.push_back(i);
+                    continue;
+                }
+                const Vmm lo = acc(2 * i), hi = acc(2 * i + 1);
+                if (sep.widened_pairs && valid > L) {  // bf16: the load's even and odd elements are the phases
+                    ops_.load_widened_pair(lo, hi, ptr[window_ + from], static_cast<int>(valid));
+                    loaded.push_back(2 * i);
+                    loaded.push_back(2 * i + 1);
+                    vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(phase_lane(evens, sep.input_start(evens)) * lb) + to], lo);
+                    vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(phase_lane(odds, sep.input_start(odds)) * lb) + to], hi);
+                    continue;
+                }
+                ops_.load_value(lo, ptr[window_ + from], static_cast<int>(std::min(valid, L)));
+                loaded.push_back(2 * i);
+                if (valid > L) {
+                    ops_.load_value(hi, ptr[window_ + from + static_cast<std::int32_t>(L * elem())], static_cast<int>(valid - L));
+                    loaded.push_back(2 * i + 1);
+                } else {
+                    vmovaps(hi, empty);
+                }
+                ops_.deinterleave_even(fresh, lo, hi);
+                vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(phase_lane(evens, sep.input_start(evens)) * lb) + to], fresh);
+                ops_.deinterleave_odd(fresh, lo, hi);
+                vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(phase_lane(odds, sep.input_start(odds)) * lb) + to], fresh);
+            }
+            if (!watch) return;
+            const int n = static_cast<int>(loaded.size());
+            for (int width = 1; width < n; width *= 2)
+                for (int i = 0; i + width < n; i += 2 * width)
+                    ops_.note_nan(acc(loaded[static_cast<std::size_t>(i)]), acc(loaded[static_cast<std::size_t>(i + width)]));
+            ops_.note_nan(vec(regs_.plane_sum), acc(loaded[0]));
+        };
+        Label input_row;
+        separable_group_input_rows(h_count_);
+        mov(indices_, rows);
+        place(input_row);
+        for (int phase = 0; phase < sep.phases; ++phase)
+            for (std::int64_t lane = 0; lane < phase_lane(phase, sep.input_start(phase)) - phase * sep.phase_lanes; lane += L)
+                vmovups(ptr[indices_ + static_cast<std::int32_t>((phase * sep.phase_lanes + lane) * lb)], empty);
+        mov(window_, row_src_);
+        if (sep.phases == 1) lea(h_ptr_, ptr[indices_ + static_cast<std::int32_t>(phase_lane(0, sep.pad_lanes) * lb)]);
+        else mov(h_ptr_, indices_);
+        if (full >= unroll) {
+            Label convert_loop;
+            mov(tap_count_, full / unroll);
+            place(convert_loop);
+            convert(unroll, per_step);
+            add(window_, static_cast<std::int32_t>(unroll * per_step * elem()));
+            add(h_ptr_, static_cast<std::int32_t>(unroll * vb));
+            dec(tap_count_);
+            jnz(convert_loop, T_NEAR);
+        }
+        const int left = static_cast<int>(full % unroll);
+        if (left > 0 || rest > 0) convert(left + (rest > 0 ? 1 : 0), rest > 0 ? rest : per_step);
+        // After the input: over the partial vector's other lanes, then to the last lane a tap reads.
+        const std::int64_t reach = sep.maxima_vectors * L + (plan_.kernel_w - 1) * plan_.dilation_w / sep.phases;
+        for (int phase = 0; phase < sep.phases; ++phase) {
+            const std::int64_t base = phase * sep.phase_lanes, end = phase_lane(phase, sep.input_start(phase) + sep.input_count(phase, in)) - base;
+            const std::int64_t aligned_end = (end + L - 1) / L * L, read_end = phase_lane(phase, reach) - base;
+            if (end < aligned_end) vmovups(ptr[indices_ + static_cast<std::int32_t>((base + end) * lb)], empty);
+            for (std::int64_t lane = aligned_end; lane < read_end; lane += L)
+                vmovups(ptr[indices_ + static_cast<std::int32_t>((base + lane) * lb)], empty);
+        }
+        add(indices_, static_cast<std::int32_t>(row_bytes));
+        close_separable_input_rows(input_row, other_calls);
+    }
+
+    // The maxima of each output's width taps, row by row, V output vectors at a time (window_ in the padded
+    // row, h_ptr_ over the rows of maxima, which follow each other). Tap t of an output reads lane
+    // t * dilation of its window in the padded row: at stride 2, lane (t * dilation) / 2 of phase
+    // (t * dilation) % 2 from the output's own lane.
+    {
+        // Taps last to first, each later one a memory operand of the max that keeps it on ties: the first
+        // maximum in scan order, one instruction a tap.
+        const auto reduce_block = [&](int outputs) {
+            for (std::int64_t t = plan_.kernel_w - 1; t >= 0; --t) {
+                const std::int64_t lane = t * plan_.dilation_w;
+                const int phase = static_cast<int>(lane % sep.phases);
+                for (int v = 0; v < outputs; ++v) {
+                    const auto offset = static_cast<std::int32_t>((phase_lane(phase, lane / sep.phases) + std::int64_t{v} * L) * lb);
+                    if (t == plan_.kernel_w - 1) vmovups(acc(v), ptr[window_ + offset]);
+                    else ops_.max_fast_earlier(acc(v), ptr[window_ + offset], fresh);
+                }
+            }
+            for (int v = 0; v < outputs; ++v) vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(v * vb)], acc(v));
+        };
+        Label maxima_row;
+        separable_group_input_rows(h_count_);
+        mov(indices_, rows);
+        mov(h_ptr_, maxima);
+        place(maxima_row);
+        mov(window_, indices_);
+        const std::int64_t blocks = sep.maxima_vectors / V, tail = sep.maxima_vectors % V;
+        if (blocks > 0) {
+            Label block_loop;
+            mov(tap_count_, blocks);
+            place(block_loop);
+            reduce_block(V);
+            add(window_, static_cast<std::int32_t>(V * vb));
+            add(h_ptr_, static_cast<std::int32_t>(V * vb));
+            dec(tap_count_);
+            jnz(block_loop, T_NEAR);
+        }
+        if (tail > 0) {
+            reduce_block(static_cast<int>(tail));
+            add(h_ptr_, static_cast<std::int32_t>(tail * vb));
+        }
+        add(indices_, static_cast<std::int32_t>(row_bytes));
+        dec(h_count_);
+        jnz(maxima_row, T_NEAR);
+    }
+
+    // Output rows of the group: row i merges maxima rows i * row_step .. i * row_step + taps_h - 1, in order.
+    {
+        const auto store_row = [&](const Reg64& row_dst, int vectors, std::int64_t first_vector, int first_acc) {
+            for (int v = 0; v < vectors; ++v) {
+                const std::int64_t first_lane = (first_vector + v) * L;
+                const int valid_lanes = static_cast<int>(std::min<std::int64_t>(L, plan_.out_width - first_lane));
+                ops_.store_value(ptr[row_dst + static_cast<std::int32_t>(first_lane * elem())], acc(first_acc + v),
+                                 vec(regs_.scratch), valid_lanes);
+            }
+        };
+        // window_ <- h_ptr_ + (taps_h + delta) rows of maxima.
+        const auto row_of_maxima = [&](int delta) {
+            mov(window_, ptr[rsp + slot_taps_h]);
+            if (delta != 0) add(window_, delta);
+            mul_imm(window_, maxima_bytes);
+            add(window_, h_ptr_);
+        };
+        // The rows last to first, as the taps of a row of maxima: the earliest row keeps a tie.
+        const auto merge_block = [&](int vectors, std::int64_t first_vector) {
+            const auto column = static_cast<std::int32_t>(first_vector * vb);
+            Label merge_loop, merged;
+            mov(tap_count_, ptr[rsp + slot_taps_h]);
+            dec(tap_count_);
+            row_of_maxima(-1);
+            for (int v = 0; v < vectors; ++v) vmovups(acc(v), ptr[window_ + column + static_cast<std::int32_t>(v * vb)]);
+            test(tap_count_, tap_count_);
+            jz(merged, T_NEAR);
+            place(merge_loop);
+            sub(window_, static_cast<std::int32_t>(maxima_bytes));
+            for (int v = 0; v < vectors; ++v)
+                ops_.max_fast_earlier(acc(v), ptr[window_ + column + static_cast<std::int32_t>(v * vb)], fresh);
+            dec(tap_count_);
+            jnz(merge_loop, T_NEAR);
+            place(merged);
+            store_row(dst_, vectors, first_vector, 0);
+        };
+        // Output rows i and i + 1 (paired_output_rows): rows i + taps_h - 1 down to i + 1 merged once (shared, the
+        // first `vectors` accumulators), then row i before them (a copy of shared, the next `vectors`) and row i +
+        // taps_h after them, each keeping the earlier on ties. dst_ is row i's outputs, indices_ row i + 1's.
+        const auto merge_pair_block = [&](int vectors, std::int64_t first_vector) {
+            const auto at_column = [&](const Reg64& row, int v) {
+                return ptr[row + static_cast<std::int32_t>(first_vector * vb + v * vb)];
+            };
+            Label merge_loop, merged;
+            mov(tap_count_, ptr[rsp + slot_taps_h]);
+            sub(tap_count_, 2);
+            row_of_maxima(-1);
+            for (int v = 0; v < vectors; ++v) vmovups(acc(v), at_column(window_, v));
+            test(tap_count_, tap_count_);  // a window of two rows shares one
+            jz(merged, T_NEAR);
+            place(merge_loop);
+            sub(window_, static_cast<std::int32_t>(maxima_bytes));
+            for (int v = 0; v < vectors; ++v) ops_.max_fast_earlier(acc(v), at_column(window_, v), fresh);
+            dec(tap_count_);
+            jnz(merge_loop, T_NEAR);
+            place(merged);
+            for (int v = 0; v < vectors; ++v) {
+                vmovaps(acc(vectors + v), acc(v));
+                ops_.max_fast_earlier(acc(vectors + v), at_column(h_ptr_, v), fresh);
+            }
+            store_row(dst_, vectors, first_vector, vectors);
+            row_of_maxima(0);
+            for (int v = 0; v < vectors; ++v) {
+                vmovups(fresh, at_column(window_, v));
+                ops_.max_fast(acc(v), fresh);
+            }
+            store_row(indices_, vectors, first_vector, 0);
+        };
+        // Straight code for the row's vectors, V at most at a time (V / 2 a row for pairs).
+        const auto along_row = [&](std::int64_t step, const auto& merge) {
+            for (std::int64_t first = 0; first < sep.maxima_vectors; first += step)
+                merge(static_cast<int>(std::min<std::int64_t>(step, sep.maxima_vectors - first)), first);
+        };
+        Label output_row, rows_done;
+        mov(h_ptr_, maxima);  // the group's next output row's first row of maxima
+        mov(item_count_, group);
+        if (sep.paired_output_rows)
+            separable_output_pairs(item_count_, h_ptr_, maxima_bytes, output_row, rows_done, [&] {
+                mov(indices_, dst_);
+                add(indices_, ptr[rsp + slot_dst_row_step]);
+                along_row(V / 2, merge_pair_block);
+                lea(dst_, ptr[indices_]);
+                add(dst_, ptr[rsp + slot_dst_row_step]);
+            });
+        place(output_row);
+        along_row(V, merge_block);
+        add(dst_, ptr[rsp + slot_dst_row_step]);
+        add(h_ptr_, static_cast<std::int32_t>(sep.row_step * maxima_bytes));
+        dec(item_count_);
+        jnz(output_row, T_NEAR);
+        place(rows_done);
+    }
+
+    next_separable_group(group_loop, done);
+}
+
+template std::int64_t WindowEmitter<Avx512Ops>::separable_buffer_bytes() const;
+template int WindowEmitter<Avx512Ops>::frame_size() const;
+template std::vector<int> WindowEmitter<Avx512Ops>::separable_accumulators() const;
+template std::vector<int> WindowEmitter<Avx512Ops>::separable_index_registers() const;
+template void WindowEmitter<Avx512Ops>::begin_separable_call(Label&, std::int64_t);
+template void WindowEmitter<Avx512Ops>::begin_separable_group(Label&);
+template void WindowEmitter<Avx512Ops>::separable_group_input_rows(const Reg64&);
+template void WindowEmitter<Avx512Ops>::next_separable_group(Label&, Label&);
+template void WindowEmitter<Avx512Ops>::close_separable_input_rows(Label&, Label&);
+template void WindowEmitter<Avx512Ops>::separable_output_pairs(const Reg64&, const Reg64&, std::int64_t, Label&, Label&,
+                                                               const std::function<void()>&);
+template void WindowEmitter<Avx512Ops>::emit_separable(Label&, Label&);
+template std::int64_t WindowEmitter<Avx2Ops>::separable_buffer_bytes() const;
+template int WindowEmitter<Avx2Ops>::frame_size() const;
+template std::vector<int> WindowEmitter<Avx2Ops>::separable_accumulators() const;
+template std::vector<int> WindowEmitter<Avx2Ops>::separable_index_registers() const;
+template void WindowEmitter<Avx2Ops>::begin_separable_call(Label&, std::int64_t);
+template void WindowEmitter<Avx2Ops>::begin_separable_group(Label&);
+template void WindowEmitter<Avx2Ops>::separable_group_input_rows(const Reg64&);
+template void WindowEmitter<Avx2Ops>::next_separable_group(Label&, Label&);
+template void WindowEmitter<Avx2Ops>::close_separable_input_rows(Label&, Label&);
+template void WindowEmitter<Avx2Ops>::separable_output_pairs(const Reg64&, const Reg64&, std::int64_t, Label&, Label&,
+                                                             const std::function<void()>&);
+template void WindowEmitter<Avx2Ops>::emit_separable(Label&, Label&);
+
+}  // namespace pooljit::jit

@@ -1,0 +1,397 @@
+// The planner: a pure function (Problem, ISA capabilities) -> KernelPlan, made of choose_* steps in the order
+// below. Each step reads the problem, the capabilities of the ISA's trait (jit/caps.hpp: vector bytes and
+// registers, opmasks, two-source permutes, byte max, masked narrow memory) and the plan so far; it records its
+// decision, or the reason it declined, in the plan's `choices` (printed at POOLJIT_VERBOSE=2). No step asks which
+// ISA it plans for: a new ISA is a new trait and a new caps row. Strategies and what each ISA's plans get are
+// described in docs/strategies.md; how each was measured, in docs/performance.md.
+//
+//   choose_lanes            compare type (bytes in their own lanes), lanes, index lane width
+//   choose_nan_scan         float rows: a NaN scan before the fast copy of the row code, or a watch within it
+//   choose_vector_blocking  vectors per block: latency chains within the register budget (jit/registers.hpp)
+//   choose_channel_blocks   channels last: channels per call, the tail, swept blocks of memory-bound rows
+//   choose_width_code       segments of equal windows along the width, or windows computed at run time
+//   choose_fast_row         planar fast rows: the whole plane as a span, taps as lanes, or masked border items
+//   choose_tap_passes       channels-last calls over wide pixels: windows in passes over all the call's blocks
+//   choose_width_ranges     channels-last rows computable in pieces (for threads)
+//   choose_row_ring         planar rows: row maxima kept in registers between output rows
+//   choose_separable_pixels channels last, pixels of a multiple of 1 KiB: row maxima of padded pixel rows, merged
+//   choose_column_ring      channels last: each output column walked down with its window's row maxima
+//   choose_planes           small planes in registers, outputs gathered by permutes
+//   choose_separable        planar 2-D rows: padded rows, width maxima buffered, merged down the rows
+//   choose_planar_nan_watch planar rows of plain items read by few windows: the watch instead of the scan
+//   choose_outer_unroll     items of rows whose windows hold the most common outer taps: those taps unrolled
+//   choose_watch_chains     watched rows: running NaN sums per vector, taken in turn by the taps
+//   choose_widened_pairs    bf16 items, whole planes and separable buffers: two vectors a load, split into
+//                           even and odd elements (separable rows at stride 2: the two phases)
+//   choose_even_element_loads  planar bf16/u8/s8 lanes at stride 2: one load, even elements widened in place
+//                           (and the row's room around each segment's first load)
+//   choose_paired_tap_loads planar lanes at stride 2 loaded as stored (or bf16): two neighbouring width taps a
+//                           pair of loads (bf16: one load of whole dwords)
+//   choose_separable_accumulators  separable rows and pixels: maxima in flight, the registers left over
+//   set_strides, set_prefetch, set_indices, set_tiling: the facts the code and the executor walk
+//   choose_shared_watch     watched channels-last rows: each input element added to the watch once per call
+//
+// The steps live by what they decide (jit/planner.hpp declares them and holds the constants that more than one
+// file reads), so each file holds one kind of decision: here, the run order and the plan's basic shape
+// (choose_lanes, choose_vector_blocking, choose_channel_blocks, choose_width_code, choose_width_ranges and the
+// set_* facts); plan_nan.cpp, how a float row's fast copy learns it holds no NaN (choose_nan_scan,
+// choose_planar_nan_watch, choose_watch_chains, choose_shared_watch); plan_items.cpp, the shapes and loads of
+// the fast copy's items (choose_fast_row and its whole plane, choose_tap_passes, choose_outer_unroll,
+// choose_widened_pairs, choose_even_element_loads, choose_paired_tap_loads); plan_reuse.cpp, input rows or row maxima kept in registers
+// or buffers for the outputs that read them again (choose_row_ring, choose_separable_pixels, choose_column_ring,
+// choose_planes, choose_separable, choose_separable_accumulators).
+#include "jit/plan/plan.hpp"
+
+#include "jit/isa/caps.hpp"
+#include "jit/plan/plan_rows.hpp"
+#include "jit/plan/planner.hpp"
+#include "jit/plan/registers.hpp"
+
+#include <pooljit/types.hpp>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pooljit::jit {
+namespace {
+
+// Vectors per block: enough independent dependency chains to hide the compare latency, few enough to leave the
+// rest of the registers to raw bits, indices, rings and masks: an eighth of the register file (4 zmm of 32, 2
+// ymm of 16), then fewer where the plan's registers would not fit.
+constexpr int registers_per_block_vector = 8;
+// With indices, in rows bound by compares or in windows of at least min_taps_of_long_index_chains taps, a fifth
+// (3 ymm of 16; AVX-512 keeps max_vectors, 4 zmm of 32): each tap is a compare and two blends, a longer chain
+// per vector, and where the window's input is not in L1 (pixels of 1 KiB, whose window rows fall into a few L1
+// sets) a third chain keeps a third load in flight. Measured on AVX2 (Zen 3, 1 thread, same-run A/B, lowest of
+// 6 rounds, nxc, s64 indices unless stated): SPP k9 f32 4309 -> 3640 us, u8 2877 -> 2159, bf16 4154 -> 3294;
+// SPPF f32 948 -> 697 (s32 977 -> 679); Inception 154 -> 142 (s32 142 -> 127); PointNet u8 111 -> 92; global
+// 7x7 u8 252 -> 195. Short windows of memory-bound rows keep 2: with 3 the 24-channel blocks left a channel
+// tail that the rows swept apart (SegNet u8 nxc 2347 -> 3607 us, audio f32 2918 -> 3331).
+constexpr int registers_per_block_vector_with_indices = 5;
+constexpr double min_taps_of_long_index_chains = 16;
+// Channels one nxc call sweeps per output pixel, in bytes: 2048 f32 channels.
+constexpr std::int64_t max_sweep_bytes = 8192;
+// Planar rows prefetch the input about this far ahead of the row they compute; past max_prefetch_bytes of
+// input per output row (1-D signals, whose one row is the whole plane) they leave the stream to the hardware.
+constexpr std::int64_t prefetch_target_distance = 12288;
+constexpr std::int64_t max_prefetch_bytes = 4096;
+// Rows of at least this many outputs may be computed in pieces (width_ranges); the code clips positions near
+// 2^40 at most (every width extent of the plan below max_ranged_extent keeps its sums far from 2^63).
+constexpr std::int64_t min_ranged_outputs = 64;
+constexpr std::int64_t max_ranged_extent = std::int64_t{1} << 40;
+// Output rows per call when channel blocks go innermost (channels last, several blocks): the input rows they
+// read, all channels, in about half of a 48 KiB L1 (at least one row).
+constexpr std::int64_t chunk_input_bytes = 24 * 1024;
+
+constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
+
+}  // namespace
+
+Planner::Planner(const Problem& p, const IsaCaps& caps, const PlanOptions& options)
+    : p_(p), caps_(caps), options_(options), adaptive_(p.op == OpKind::adaptive_max_pool),
+      lanes_are_outputs_(p.layout == Layout::ncx) {
+    plan_.isa = caps.isa;
+    plan_.strategy = lanes_are_outputs_ ? Strategy::ncx_width : Strategy::nxc_channels;
+    plan_.dtype = p.dtype;
+    plan_.nan = p.nan;
+    plan_.spatial_rank = p.spatial_rank;
+    plan_.vector_bytes = caps.vector_bytes;
+    plan_.fast_starts_from_lowest = p.dtype != DType::f16;
+    if (p.has_indices) index_multipliers(p, multipliers_);
+    const int w = p.spatial_rank - 1;
+    wa_ = static_cast<std::size_t>(w);
+    axis_ = {p.out[wa_], p.in[wa_], p.kernel[wa_], p.stride[wa_], p.dilation[wa_], p.pad_begin[wa_]};
+    if (adaptive_) axis_ = {p.out[wa_], p.in[wa_], 1, 1, 1, 0};  // windows come from the adaptive rule
+    plan_.out_width = axis_.out;
+    plan_.in_width = axis_.in;
+    plan_.kernel_w = axis_.kernel;
+    plan_.stride_w = axis_.stride;
+    plan_.dilation_w = axis_.dilation;
+    plan_.pad_w = axis_.pad;
+    huge_index_plane_ = p.has_indices && p.spatial_in_size() - 1 > int32_max;
+    small_plane_ = p.spatial_in_size() < (std::int64_t{1} << 31) / static_cast<std::int64_t>(size_of(p.dtype));
+}
+
+KernelPlan Planner::plan() && {
+    choose_lanes();
+    choose_nan_scan();
+    choose_vector_blocking();
+    choose_channel_blocks();
+    choose_width_code();
+    choose_fast_row();
+    choose_tap_passes();
+    choose_width_ranges();
+    choose_row_ring();
+    choose_separable_pixels();
+    choose_column_ring();
+    choose_planes();
+    choose_separable();
+    choose_planar_nan_watch();
+    choose_outer_unroll();
+    choose_watch_chains();
+    choose_widened_pairs();
+    choose_even_element_loads();
+    choose_paired_tap_loads();
+    choose_separable_accumulators();
+    set_strides();
+    set_prefetch();
+    set_indices();
+    set_tiling();
+    choose_shared_watch();
+    return std::move(plan_);
+}
+
+// Lanes: compare-type lanes of a vector; u8/s8 channels last without indices compare in their own bytes (no
+// widening or narrowing); indices of planes beyond 2^31 elements take 64-bit lanes beside half vectors of
+// data where a window reaches 2^31 index units, else count from each window's first tap.
+void Planner::choose_lanes() {
+    plan_.compare = compare_type_of(p_.dtype);
+    const bool narrow_integers = p_.dtype == DType::u8 || p_.dtype == DType::s8;
+    if (narrow_integers) {
+        if (lanes_are_outputs_) declined("byte_lanes", "planar rows widen bytes to 32-bit lanes");
+        else if (p_.has_indices) declined("byte_lanes", "indices need 32-bit lanes beside the values");
+        else if (!caps_.byte_max) declined("byte_lanes", "the ISA has no byte max");
+        else {  // a partial vector (the channel tail) goes through a stack area without masked narrow memory
+            plan_.compare = p_.dtype == DType::u8 ? CompareType::u8 : CompareType::s8;
+            chose("byte_lanes", std::to_string(caps_.vector_bytes) + " channels a vector");
+        }
+    }
+    plan_.is_float = plan_.compare == CompareType::f64 || plan_.compare == CompareType::f32;
+    plan_.lanes = plan_.vector_bytes / lane_bytes(plan_.compare);
+    half_vectors_ = p_.has_indices && !is_64bit(plan_.compare) &&
+                    (options_.wide_index_lanes ||
+                     (huge_index_plane_ && window_index_extent(p_, multipliers_) > int32_max));
+    window_relative_ = p_.has_indices && (huge_index_plane_ || options_.window_relative_indices);
+    if (half_vectors_) {
+        plan_.lanes /= 2;
+        chose("index_lanes", "64-bit index lanes beside half vectors (windows reach 2^31 index units)");
+    }
+    plan_.has_indices = p_.has_indices;
+    plan_.index_relative_to_window = p_.has_indices && !half_vectors_ && !is_64bit(plan_.compare) && window_relative_;
+    plan_.index_lanes_64 = p_.has_indices && (is_64bit(plan_.compare) || half_vectors_);
+    if (p_.has_indices) plan_.index_dtype = p_.index_dtype;
+}
+
+// Channels-last indices whose compare-and-blend chains are long enough to want a third vector a block (see
+// registers_per_block_vector_with_indices): rows bound by compares, or windows of many taps (a global pool's,
+// an adaptive bin of ceil(in / out) + 1 a side at most). Planar rows keep their blocking: later steps of theirs
+// (taps as lanes) take registers that a third vector would leave them short of.
+bool Planner::long_index_chains() const {
+    if (!p_.has_indices || lanes_are_outputs_) return false;  // measured channels last only
+    if (reads_per_element(p_) >= min_reads_of_compare_bound_rows) return true;
+    double taps = 1;
+    for (int a = 0; a < p_.spatial_rank; ++a) {
+        const auto u = static_cast<std::size_t>(a);
+        // ceil(in / out) + 1 without in + out, which could pass 2^63.
+        const std::int64_t side = adaptive_ ? (p_.in[u] - 1) / p_.out[u] + 2 : p_.kernel[u];
+        taps *= static_cast<double>(side);
+    }
+    return taps >= min_taps_of_long_index_chains;
+}
+
+// As many vectors per block as the lanes need, up to an eighth of the registers (a fifth for long index
+// chains), and fewer while the plan's registers (accumulators, raw f16 bits, indices, the trait's masks) would
+// not fit.
+void Planner::choose_vector_blocking() {
+    const std::int64_t lane_items = lanes_are_outputs_ ? plan_.out_width : p_.channels;
+    const std::int64_t vectors_needed = (lane_items + plan_.lanes - 1) / plan_.lanes;
+    const int per_vector = long_index_chains() ? registers_per_block_vector_with_indices : registers_per_block_vector;
+    const int most = std::min(max_vectors, caps_.vector_registers / per_vector);
+    plan_.vectors_per_block = static_cast<int>(std::clamp<std::int64_t>(vectors_needed, 1, most));
+    while (plan_.vectors_per_block > 1 && !fits_registers(plan_)) --plan_.vectors_per_block;
+    // A column ring with indices keeps an index vector beside each of its k x vectors row maxima, and one
+    // beside each accumulator: fewer vectors per block, as many as leave the ring its registers. Only for data
+    // narrower than its 32-bit compare lanes, whose every tap is a widening load: f32 and s32 taps are plain
+    // loads, and with 2 vectors' compare-and-blend chains instead of 4 the ring ran 0.76-0.96x the rows (SPPF,
+    // Inception, same-run A/B) where bf16, u8 and s8 ran 1.4-2.0x faster.
+    if (const int line_vectors = separable_pixel_vectors(); line_vectors > 0) {
+        plan_.vectors_per_block = line_vectors;
+        return chose("vector_blocking", std::to_string(plan_.vectors_per_block) + " vectors of " +
+                                            std::to_string(plan_.lanes) + " lanes, a cache line of channels a pixel (" +
+                                            registers_text(plan_) + ")");
+    }
+    const std::int64_t column_ring_registers = caps_.vector_registers * column_ring_register_eighths / 8;
+    if (column_ring_shape() && column_ring_indices() && p_.kernel[0] <= column_ring_registers / 2)
+        plan_.vectors_per_block = static_cast<int>(std::min<std::int64_t>(
+            plan_.vectors_per_block, std::max<std::int64_t>(1, column_ring_registers / (2 * p_.kernel[0]))));
+    // A column ring of values that its registers would not hold at this many vectors: fewer vectors, as
+    // many as leave the ring its registers (AVX2's 16 registers: SPPF's 5 rows in 1 vector), where the ring
+    // can be taken (its width taps unrolled).
+    if (column_ring_shape() && !p_.has_indices && p_.kernel[0] <= column_ring_registers &&
+        axis_.kernel <= max_column_ring_width_taps) {
+        KernelPlan candidate = plan_;
+        candidate.ring_rows = p_.kernel[0];
+        const auto ring_fits = [&] {
+            return p_.kernel[0] * candidate.vectors_per_block <= column_ring_registers && fits_registers(candidate);
+        };
+        while (candidate.vectors_per_block > 1 && !ring_fits()) --candidate.vectors_per_block;
+        if (ring_fits()) plan_.vectors_per_block = candidate.vectors_per_block;
+    }
+    chose("vector_blocking", std::to_string(plan_.vectors_per_block) + " vectors of " +
+                                 std::to_string(plan_.lanes) + " lanes (" + registers_text(plan_) + ")");
+}
+
+void Planner::choose_channel_blocks() {
+    if (lanes_are_outputs_) {
+        plan_.channel_block = 1;
+        plan_.channel_tail = 0;
+        return;
+    }
+    plan_.channel_block =
+        std::min<std::int64_t>(plan_.vectors_per_block * plan_.lanes, std::max<std::int64_t>(p_.channels, 1));
+    plan_.channel_tail = p_.channels % plan_.channel_block;
+    // Rows bound by memory sweep the largest divisor of the full blocks whose channels span at most
+    // max_sweep_bytes (measured: the audio row 1.8x, C3D 1.2x, VGG pool3 bf16 1.3x faster). Rows bound by
+    // compares do not: a window's input rows stay in L1 between output rows only block by block (Inception
+    // bf16 ran 1.2x slower swept).
+    const std::int64_t full_blocks = p_.channels / plan_.channel_block;
+    const std::int64_t block_bytes = plan_.channel_block * static_cast<std::int64_t>(size_of(p_.dtype));
+    if (reads_per_element(p_) >= min_reads_of_compare_bound_rows) {
+        declined("channel_sweep", "the rows are bound by compares, not memory");
+        return;
+    }
+    for (std::int64_t sweep = std::min(full_blocks, max_sweep_bytes / block_bytes); sweep > 1; --sweep)
+        if (full_blocks % sweep == 0) {
+            plan_.channel_sweep = sweep;
+            chose("channel_sweep", std::to_string(sweep) + " blocks a call");
+            return;
+        }
+}
+
+// Segments of runs of equal windows along the width (straight-line code per run), or windows computed at
+// run time when the row has too many runs.
+void Planner::choose_width_code() {
+    if (adaptive_) {
+        runs_ = adaptive_runs(axis_, default_max_width_runs);
+    } else {
+        plan_.width_runs = width_runs(axis_.out, axis_.in, axis_.kernel, axis_.stride, axis_.dilation, axis_.pad);
+        if (!plan_.width_runs.empty()) runs_ = max_pool_runs(axis_);
+    }
+    const std::int64_t group = plan_.vectors_per_block * plan_.lanes;
+    if (!runs_.empty()) plan_.segments = segments_of(runs_, lanes_are_outputs_, group);
+    if (runs_.empty() || plan_.segments.size() > 2 * default_max_width_runs) {
+        plan_.computed_windows = true;
+        plan_.walk = computed_windows_of(axis_, adaptive_);
+        chose("width_code", "windows computed at run time (too many runs of equal windows)");
+    }
+    // Planar items load whole registers wherever that stays inside the input row: a partial vector of narrow
+    // data otherwise goes element by element through the stack on a trait without masked narrow memory (u8
+    // ncx ran 3-15x slower than f32 ncx), and a masked load costs more than a plain one on every trait.
+    if (lanes_are_outputs_)
+        mark_whole_register_loads(plan_.segments, axis_, plan_.lanes, plan_.vector_bytes / lane_bytes(plan_.compare));
+    std::int64_t longest_window = 0;
+    for (const Segment& s : plan_.segments) longest_window = std::max(longest_window, s.taps);
+    plan_.unroll_width_taps = !plan_.computed_windows && longest_window <= max_unrolled_width_taps;
+}
+
+// A row of pieces clips its segments and NaN scan to the call's outputs at run time: a few instructions per
+// segment, so only rows long enough to be worth splitting take it. The clipping computes positions
+// out * stride - pad + extent, kept small by bounding each term.
+void Planner::choose_width_ranges() {
+    const std::int64_t pad_end_w = adaptive_ ? 0 : p_.pad_end[wa_];
+    plan_.width_ranges = !lanes_are_outputs_ && !adaptive_ && !plan_.computed_windows &&
+                         plan_.out_width >= min_ranged_outputs && axis_.in < max_ranged_extent &&
+                         axis_.pad < max_ranged_extent && pad_end_w < max_ranged_extent &&
+                         axis_.stride < max_ranged_extent;
+}
+
+void Planner::set_strides() {
+    const int w = p_.spatial_rank - 1;
+    const std::int64_t pixel = lanes_are_outputs_ ? elem() : p_.channels * elem();  // bytes between positions
+    plan_.src_step_w = pixel;
+    plan_.src_tap_stride_w = wrap_mul(plan_.dilation_w, pixel);
+    plan_.src_out_stride_w = wrap_mul(plan_.stride_w, pixel);
+    plan_.dst_out_stride_w = pixel;
+    if (p_.spatial_rank >= 2) plan_.src_tap_stride_h = wrap_mul(dilation_of(w - 1), p_.in[wa_], pixel);
+    if (p_.spatial_rank >= 3) plan_.src_tap_stride_d = wrap_mul(wrap_mul(dilation_of(0), p_.in[1]), p_.in[2], pixel);
+}
+
+// The hardware prefetcher alone kept a DRAM-sized stem's planes (16x64x112x112 ncx f32) at 8.4 ms, 2x the
+// same plane count in cache; the row's own NaN scan then waited on every line.
+void Planner::set_prefetch() {
+    if (plan_.strategy != Strategy::ncx_width || p_.spatial_rank < 2) return;
+    // An input row is at most the tensor's bytes (validated below 2^63); the stride is only bounded by 2^63,
+    // so the bound is divided, never multiplied past it.
+    const std::int64_t in_row_bytes = p_.in[wa_] * elem();
+    if (p_.stride[wa_ - 1] > max_prefetch_bytes / in_row_bytes) return;
+    const std::int64_t row_bytes = p_.stride[wa_ - 1] * in_row_bytes;
+    plan_.prefetch_bytes = row_bytes;
+    plan_.prefetch_distance = (prefetch_target_distance + row_bytes - 1) / row_bytes * row_bytes;
+    // 3-D windows of several planes, each input row read by one output row only (windows apart along d and h):
+    // the burst at the row's start covers the rows of the window's first plane only (C3D's k2x2x2 s2x2x2 ncx
+    // f32 1x128: 1790 -> 1638 us with the items' prefetches, with s64 indices 2753 -> 1830). In 2-D rows the
+    // items' prefetches measured level to 1.25x slower (VGG pool1 ncx f32 342-456 against 364-418 us over 5
+    // runs), and where windows overlap slower (the stem's 3 rows at stride 2 with indices 326 -> 395).
+    bool apart = !adaptive_ && p_.spatial_rank == 3 && p_.kernel[0] > 1;
+    for (int a = 0; a + 1 < p_.spatial_rank; ++a) {
+        const auto u = static_cast<std::size_t>(a);
+        apart = apart && p_.stride[u] / std::max<std::int64_t>(p_.dilation[u], 1) >= p_.kernel[u];
+    }
+    plan_.prefetch_in_items = apart && plan_.unrolled_taps_h > 0 && plan_.unroll_width_taps && plan_.ring_rows == 0 &&
+                              !plan_.separable.enabled();
+}
+
+void Planner::set_indices() {
+    if (!p_.has_indices) return;
+    const int sr = p_.spatial_rank, w = sr - 1;
+    const int index_axis = adaptive_ ? 2 : p_.axis;
+    for (int a = 0; a < sr; ++a) plan_.index_mult[a] = multipliers_[a];
+    plan_.index_mult_w = plan_.index_mult[w];
+    plan_.index_tap_step_w = wrap_mul(plan_.dilation_w, plan_.index_mult[w]);
+    plan_.index_out_step_w = wrap_mul(plan_.stride_w, plan_.index_mult[w]);
+    if (sr >= 2) plan_.index_tap_step_h = wrap_mul(dilation_of(w - 1), plan_.index_mult[w - 1]);
+    if (sr >= 3) plan_.index_tap_step_d = wrap_mul(dilation_of(0), plan_.index_mult[0]);
+    plan_.channel_index_stride = index_axis <= 1 ? p_.spatial_in_size() : 0;
+    plan_.lane_index_unit = lanes_are_outputs_ ? plan_.index_mult_w : plan_.channel_index_stride;
+    // The spatial part never exceeds the spatial size; with 32-bit compare lanes it is tracked in 32-bit
+    // lanes unless the spatial size does not fit.
+    plan_.wide_index_math = plan_.index_lanes_64 || p_.index_dtype == DType::s64;
+}
+
+// What the executor walks, computed once: the real taps of every output position along the outer axes, the
+// runs of output rows one call computes, and the rows per call when channel blocks go innermost.
+void Planner::set_tiling() {
+    const int sr = p_.spatial_rank;
+    const auto table = [&](std::size_t a) {
+        std::vector<OuterTaps> taps(static_cast<std::size_t>(p_.out[a]));
+        for (std::int64_t o = 0; o < p_.out[a]; ++o) taps[static_cast<std::size_t>(o)] = outer_taps_of(p_, a, o);
+        return taps;
+    };
+    if (sr >= 3 && p_.out[0] <= max_table_rows) plan_.taps_d = table(0);
+    const auto h = static_cast<std::size_t>(sr - 2);
+    if (sr >= 2 && p_.out[h] <= max_table_rows) plan_.taps_h = table(h);
+    plan_.row_runs_h = row_runs_of(plan_.taps_h);
+    if (sr == 2 && plan_.strategy == Strategy::ncx_width && plan_.ring_rows == 0 && !plan_.separable.enabled()) {
+        const std::int64_t step = stacked_plane_step(p_, plan_);
+        plan_.stacked_planes = step > 0;
+        if (plan_.stacked_planes) plan_.row_runs_h.front().position_step = step;
+    }
+    // Divisions only: a stride near 2^62 must not overflow.
+    const std::int64_t stride_h = sr >= 2 ? std::max<std::int64_t>(1, p_.stride[h]) : 1;
+    const std::int64_t row_bytes = std::max<std::int64_t>(1, p_.in[wa_] * p_.channels * elem());
+    plan_.rows_per_chunk = std::max<std::int64_t>(1, chunk_input_bytes / row_bytes / stride_h);
+    plan_.sweep_splits = plan_.channel_sweep > 1 && !plan_.scan_rows_for_nan;
+}
+
+OuterTaps outer_taps_of(const Problem& p, std::size_t axis, std::int64_t o) {
+    if (p.op == OpKind::adaptive_max_pool) {
+        const WindowTaps w = adaptive_window(o, p.in[axis], p.out[axis]);
+        return {w.end - w.begin, w.begin};
+    }
+    const WindowTaps w = window_taps(o, p.in[axis], p.kernel[axis], p.stride[axis], p.dilation[axis], p.pad_begin[axis]);
+    if (w.begin == w.end) return {0, 0};
+    // The first real tap's position fits; the products on the way may not (strides near 2^62).
+    const std::int64_t first =
+        wrap_add(wrap_add(wrap_mul(o, p.stride[axis]), -p.pad_begin[axis]), wrap_mul(w.begin, p.dilation[axis]));
+    return {w.end - w.begin, first};
+}
+
+KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
+    if (isa != Isa::avx2 && isa != Isa::avx512) throw Error("planner: isa must be avx2 or avx512");
+    return Planner(p, caps_of(isa), options).plan();
+}
+
+}  // namespace pooljit::jit

@@ -1,0 +1,425 @@
+// The planner: a pure function (Problem, Isa) -> KernelPlan (its steps: plan.cpp and the files it names). A plan
+// is data: the emitters translate it into instructions and make no decisions of their own; tests assert plans
+// without running code.
+#pragma once
+
+#include "jit/isa/isa.hpp"
+#include "jit/isa/lanes.hpp"
+
+#include <pooljit/types.hpp>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pooljit::jit {
+
+// Byte and index steps for descriptors near the 64-bit limits (strides or dilations of 2^62): computed modulo
+// 2^64 (defined behaviour). Where the true value does not fit, the step joins two taps or outputs that do not
+// both exist, so the wrapped value is added to a pointer that is never dereferenced.
+inline std::int64_t wrap_mul(std::int64_t a, std::int64_t b) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+}
+inline std::int64_t wrap_mul(std::int64_t a, std::int64_t b, std::int64_t c) { return wrap_mul(wrap_mul(a, b), c); }
+inline std::int64_t wrap_add(std::int64_t a, std::int64_t b) {
+    return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+}
+
+enum class Strategy {
+    nxc_channels,  // channels-last: lanes are channels; one call per (n, channel block, output row)
+    ncx_width,     // planar: lanes are consecutive outputs along the innermost axis; one call per (n, c, row)
+    ncx_planes,    // planar, small planes (AVX-512): a plane in registers, outputs gathered by permutes; one call
+                   // per run of planes of one image
+};
+
+// ncx_planes: one permute. The plane's input sits in `PlanePlan::registers` vector registers, element e in lane
+// e % lanes of register e / lanes; the plane's outputs, flat in row-major order, go `lanes` to a vector.
+// Lanes `lanes_mask` of output vector `vector` take their windows' `tap`-th real tap (scan order) from lanes
+// `source` of the register pair (first, second): source lane s < lanes is lane s of `first`, s >= lanes lane
+// s - lanes of `second`. Tap 0 initializes a lane; later taps merge into it.
+struct PlaneGather {
+    int vector = 0, tap = 0, first = 0, second = 0;
+    std::uint64_t lanes_mask = 0;
+    std::array<std::int32_t, 16> source{};  // per lane (0 where the lane is not in lanes_mask)
+    std::array<std::int64_t, 16> index{};   // with indices: per lane, the spatial index of its tap
+
+    friend bool operator==(const PlaneGather&, const PlaneGather&) = default;
+};
+
+struct PlanePlan {
+    std::int64_t elements = 0;  // input elements of a plane
+    std::int64_t outputs = 0;   // output elements of a plane
+    int registers = 0;          // vector registers the plane's input takes
+    std::vector<PlaneGather> gathers;  // by output vector, then tap
+
+    friend bool operator==(const PlanePlan&, const PlanePlan&) = default;
+};
+
+// A stretch of one output row where every item has the same window shape along the width. An item is what one
+// pass of the window loop computes: nxc, one output for a block of channel lanes; ncx, `outputs_per_item`
+// consecutive outputs, one per lane. The generated code loops `repeat` times over the items of a segment.
+struct Segment {
+    std::int64_t out_begin = 0;         // first output of the first item
+    std::int64_t repeat = 0;            // items in the segment
+    std::int64_t outputs_per_item = 1;  // nxc: 1; ncx: lanes in use (at most vectors_per_block * lanes)
+    std::int64_t taps = 0;              // real taps along the width of every window (0: empty windows)
+    std::int64_t first_position = 0;    // input position of the first real tap of the first item's first output
+    std::int64_t item_step = 0;         // input positions between the first real taps of consecutive items
+    std::int64_t lane_step = 0;         // ncx: input positions between the first real taps of neighbouring lanes
+    // Masked (ncx fast rows, AVX-512): the item's lanes take every tap of the kernel, first_position is tap 0's
+    // position (possibly outside the input), and each tap is loaded and merged only in the lanes where it lies
+    // inside the input. One item then holds border and interior outputs together.
+    bool masked = false;
+    // Taps as lanes (ncx fast rows, AVX-512, rows of few outputs for their window width): one output per item;
+    // the lanes are its window's real width taps (contiguous), merged input row by input row, and the window's
+    // first maximum in scan order is picked across the lanes at the store.
+    bool taps_as_lanes = false;
+    // Whole plane (ncx fast rows, AVX-512, a row of one output whose window is its whole plane: a global pool,
+    // an adaptive pool to one bin): `taps` is the plane's element count, read as one contiguous span in scan
+    // order, each element's spatial index its offset in the plane.
+    bool whole_plane = false;
+    // ncx items of lanes 1 or 2 positions apart: every load of every tap of every item of the segment stays inside
+    // the input row at a whole register's width, so a partial vector loads a whole register (the lanes past the
+    // item's outputs are never stored) instead of a masked or element-by-element load.
+    bool whole_register_loads = false;
+    // ncx items of lanes 2 positions apart with exact loads (KernelPlan::even_element_loads): a load that has the
+    // input row's element before its span, or the one after it, takes whole dwords or words from there, its even
+    // elements widened in place. Every load after an item's first (a later tap or vector) has an element before
+    // it; the first (tap 0, first vector) has one where the segment's first real tap is past the row's start,
+    // and one after it where the last item's last lane's first tap is not the row's last element.
+    bool element_before_later_loads = false;
+    bool element_before_first_load = false;
+    bool element_after_first_load = false;
+
+    friend bool operator==(const Segment&, const Segment&) = default;
+};
+
+// Windows too irregular for segments (adaptive pooling with uneven windows, or windows far wider than the
+// input): the code computes each output's window at run time, one output per item, with no table that grows
+// with the row. A run of empty windows at either end of the row is stored without computing anything.
+struct ComputedWindows {
+    bool adaptive = false;
+    std::int64_t empty_before = 0, computed = 0, empty_after = 0;  // outputs, in row order
+    // max_pool: output o's tap 0 sits at padded position o * stride; the input occupies [pad, pad + in). Every
+    // computed output has a padded position below pad + in, so all of this is exact in unsigned 64 bits.
+    std::uint64_t first_padded_position = 0;  // of output empty_before
+    std::uint64_t stride = 0, kernel = 0, dilation = 0, pad = 0, in = 0;
+    // adaptive: windows [o*in/out, ceil((o+1)*in/out)) (128-bit products, 64-bit quotients); uses in and out.
+    std::uint64_t out = 0;
+
+    friend bool operator==(const ComputedWindows&, const ComputedWindows&) = default;
+};
+
+// A run of consecutive outputs along the innermost spatial axis whose windows all cover the same valid taps
+// [tap_begin, tap_end) along that axis. The interior run has tap_begin = 0, tap_end = kernel; runs that touch
+// padding have fewer taps; a run with tap_begin == tap_end has empty windows along this axis.
+struct WidthRun {
+    std::int64_t out_begin = 0, out_end = 0;
+    std::int64_t tap_begin = 0, tap_end = 0;
+
+    friend bool operator==(const WidthRun&, const WidthRun&) = default;
+};
+
+// The real taps of one output position along an outer axis (d, h): how many, and the input position of the first.
+struct OuterTaps {
+    std::int64_t count = 1, first_position = 0;
+    friend bool operator==(const OuterTaps&, const OuterTaps&) = default;
+};
+
+// Consecutive output rows [begin, end) along h whose windows have the same real taps along h and whose first
+// taps are `position_step` input rows apart: one kernel call computes them all.
+struct RowRun {
+    std::int64_t begin = 0, end = 0, position_step = 0;
+    friend bool operator==(const RowRun&, const RowRun&) = default;
+};
+
+// Buffers of separable rows (KernelPlan::separable), in compare lanes; group_rows 0: not separable. A padded
+// row is the input row with pad_lanes of the empty value before it; at stride 2 along the width it is kept as
+// two phases, its even lanes and its odd lanes, each in a buffer of its own (the input's even elements in phase
+// pad_lanes % 2, from its lane pad_lanes / 2; the odd ones in the other, from lane (pad_lanes + 1) / 2). Each
+// phase buffer starts with lead lanes that put the input's first element in it at a vector's start.
+// Channels last (separable pixels), a "lane" of the padded row is a pixel of the call's channel block
+// (vectors_per_block vectors of compare lanes): one phase, no lead lanes, phase_lanes pixels (the input's, with
+// pad_lanes before and the empty value up to the last a tap reads), and maxima_vectors = out_width x
+// vectors_per_block. Only one padded row is held: a tap reads a whole pixel just stored, which forwards.
+struct SeparableRows {
+    std::int64_t group_rows = 0;     // output rows per pass over the buffers
+    std::int64_t window_rows = 0;    // the most taps along h (the kernel)
+    std::int64_t row_step = 1;       // tap strides along h between an output row's first tap and the next's
+    int phases = 1;                  // 1, or 2 at stride 2 along the width
+    std::int64_t phase_lanes = 0;    // lanes of each phase's buffer (a whole number of vectors)
+    std::array<std::int64_t, 2> lead_lanes{};  // unused lanes at the start of each phase's buffer
+    std::int64_t pad_lanes = 0;      // lanes of the empty value before the input's first element
+    std::int64_t maxima_vectors = 0; // vectors of one row of maxima (the output row, rounded up)
+    // Maxima in flight: the block's accumulators, then registers no other role of the plan takes, up to 8
+    // (pixels: a whole number of blocks, so a step takes accumulators / vectors_per_block pixels).
+    int accumulators = 0;
+    // Separable pixels at stride 1 along the width: outputs a dilation apart (neighbours without dilation) are
+    // taken in pairs that share the maximum of the first one's taps 1 .. k - 1 (k + 1 loads and k maxima a pair,
+    // not 2k and 2k - 2), where a step's outputs hold two dilations.
+    bool paired_width_windows = false;
+    // Separable pixels without indices whose output rows are one row of maxima apart (row_step 1) and take two or
+    // more: neighbouring output rows are merged in pairs that share the maximum of the first one's rows 1 .. k - 1
+    // (k + 1 loads and k maxima a pair of outputs, not 2k and 2k - 2). The accumulators hold two of each.
+    bool paired_output_rows = false;
+    // Separable pixels without indices at stride 1 along the width: each row's width maxima read the input
+    // itself, run by run of the plan's width_runs (the taps each border output has), with no padded copy.
+    // A row maximum is NaN exactly where its first tap is, so the maxima are watched for NaN as they are stored,
+    // and the few pixels no output reads first (direct_row_unwatched_pixels) one by one after each row.
+    bool direct_rows = false;
+    // bf16 where the trait splits a load into even and odd elements (IsaCaps::widened_pairs), a shift and an and
+    // for 16 elements. Separable pixels: a pixel's vectors 2j and 2j + 1 come from one load, the even elements
+    // into the first, the odd ones into the second (not two widening loads); the padded row and the rows of
+    // maxima keep each pair in that order, every merge being lane-wise, and store_widened_pair interleaves it
+    // back as the outputs are stored. Separable rows at stride 2 along the width: a load's even and odd elements
+    // are the two phases' next vectors, with no deinterleave.
+    bool widened_pairs = false;
+    bool enabled() const { return group_rows > 0; }
+    // Padded rows (and rows of maxima) a pass holds: the input rows its output rows' windows read.
+    std::int64_t buffered_rows() const { return (group_rows - 1) * row_step + window_rows; }
+    std::int64_t row_lanes() const { return phases * phase_lanes; }
+    // Where the input's elements land: phase `phase` holds `input_count(phase, in)` of them from its lane
+    // `input_start(phase)` (after the lead lanes), the even ones first at stride 2.
+    int phase_of_evens() const { return phases == 1 ? 0 : static_cast<int>(pad_lanes % 2); }
+    std::int64_t input_start(int phase) const {
+        if (phases == 1) return pad_lanes;
+        return phase == phase_of_evens() ? pad_lanes / 2 : (pad_lanes + 1) / 2;
+    }
+    std::int64_t input_count(int phase, std::int64_t in) const {
+        if (phases == 1) return in;
+        return phase == phase_of_evens() ? (in + 1) / 2 : in / 2;
+    }
+    friend bool operator==(const SeparableRows&, const SeparableRows&) = default;
+};
+
+struct KernelPlan {
+    Isa isa = Isa::ref;
+    Strategy strategy = Strategy::nxc_channels;
+    DType dtype = DType::f32;
+    CompareType compare = CompareType::f32;
+    NanPolicy nan = NanPolicy::propagate;
+    bool is_float = true;
+    int spatial_rank = 2;      // outer axes (d, h) that the window loops walk at run time
+
+    int vector_bytes = 64;     // 64 (zmm) or 32 (ymm)
+    int lanes = 16;            // compare-type lanes per vector (half a register: 64-bit index lanes beside 32-bit)
+    int vectors_per_block = 1; // nxc: vectors of channels per block (register blocking)
+    std::int64_t channel_block = 16;  // nxc: channels per call (vectors_per_block * lanes, or fewer)
+    std::int64_t channel_tail = 0;    // nxc: channels in the last, partial block (0: none)
+    // nxc: full channel blocks one call of the full entry covers, looped inside each output pixel, so a pixel's
+    // channels are read in address order (block by block over a row, the pixels' strided slices fell into a
+    // few L1 sets when the pixel is a power of two bytes). The tail block is a call of its own.
+    std::int64_t channel_sweep = 1;
+
+    // Innermost spatial axis, in elements of the window (same meaning for both strategies).
+    std::int64_t out_width = 1, in_width = 1;
+    std::int64_t kernel_w = 1, stride_w = 1, dilation_w = 1, pad_w = 0;
+    std::vector<WidthRun> width_runs;  // max_pool only: the border analysis the segments come from
+    std::vector<Segment> segments;     // segment mode: the whole row, in output order
+    // ncx rows on AVX-512: the row for the fast code (input without NaN), where border outputs share items
+    // with interior ones through lane masks, or where the lanes are each window's taps. Empty: the fast code
+    // walks `segments` too.
+    std::vector<Segment> fast_segments;
+    bool computed_windows = false;     // true: `walk` replaces `segments`
+    ComputedWindows walk;
+    // Float rows: one pass over the row's input looks for NaN, then a fast copy of the row code (no NaN policy
+    // per tap) or the exact copy runs. Integer rows have one copy.
+    bool scan_rows_for_nan = true;
+    // Float rows that skip the scan (channels last, bound by memory): the fast copy runs anyway and sums every
+    // value it loads into a watch; a row whose watch ends NaN runs again as the exact copy. One max per tap
+    // instead of two dependent compares and a blend, and no second pass over the input.
+    bool watch_rows_for_nan = false;
+    // Watched rows: each vector of the block sums its taps' loads into this many running sums, in turn. One sum
+    // was one chain of adds (3 cycles each on Zen 3) through the whole row, and on AVX2 the chain, not the loads,
+    // bounded the stem's channels-last rows (f32 111 us where s32, without a watch, ran 75).
+    int watch_chains = 1;
+    // Watched channels-last rows (choose_shared_watch): an input element that several taps of a call read is
+    // added to the watch by the first of them only. A width tap below watch_shared_taps_w (counted from the
+    // kernel's first tap) reads what a later tap of the previous output of the row read, and a window row below
+    // watch_shared_rows_h what a later row of the previous output row of the call read: neither is added again.
+    // The row's first output watches all its taps; with shared rows, the sums run through the call (a row after
+    // one that saw a NaN sees it too) and a scan of the first row's shared rows starts it. 0: every tap watched.
+    std::int64_t watch_shared_taps_w = 0, watch_shared_rows_h = 0;
+    // bf16 values-only items of consecutive lanes load each pair of their vectors at once, split into the even
+    // and the odd elements as f32, merge them in that order and interleave them back at the store
+    // (IsaCaps::widened_pairs): one load, a shift and an and for 16 elements, not two widening loads and two
+    // shifts; a shift and a word blend to store, not two shifts, packs and permutes.
+    bool widened_pairs = false;
+    // Planar rows of bf16, u8 or s8 in whole registers of compare lanes: items at lane stride 2 load each
+    // vector's span once and widen its even elements in place (IsaCaps::even_element_loads), no deinterleave.
+    bool even_element_loads = false;
+    // Planar bf16 lanes at stride 2 in whole registers of lanes, masked items included: each span one word load
+    // under an opmask, each dword's even element shifted up in place (IsaCaps::even_word_loads, load_even_words),
+    // where two widening loads and a permute took each tap.
+    bool even_word_loads = false;
+    // Planar fast rows at stride 2 along the width, taps one element apart, no indices: each item merges its
+    // width taps two at a time from one pair of loads, the even elements for the first tap and the odd ones
+    // for the second (IsaCaps::paired_tap_loads). Half the loads of a tap by tap merge, in the same tap order.
+    bool paired_tap_loads = false;
+    // Channels last, calls sweeping many channel blocks (the pixel's channels span more than a few cache lines),
+    // no indices: each window is computed in passes of at most this many width taps of one input row, every
+    // pass over all the call's blocks, the partial maxima kept in the output. Each pass reads as many address-
+    // ordered streams as it has taps; block by block, a window's taps were a pixel's width apart (a global
+    // pool of 2048 channels: 8 KiB) and no prefetcher kept up. 0: block by block.
+    std::int64_t tap_pass_taps = 0;
+    // The fast code starts each window from the type's lowest value and reads every tap once; f16, which
+    // carries raw bits beside the compare value, starts from the window's first element.
+    bool fast_starts_from_lowest = true;
+    // ncx fast rows of one item (2-D; indices in 32-bit lanes only) whose windows along h move by one tap every
+    // ring_row_interval output rows (dilation / stride, where the stride divides the dilation: 1 without
+    // dilation or where the stride equals it, 2 at stride 1 and dilation 2): the
+    // maxima of each input row's width taps stay in registers for the next output row of the call, which the
+    // executor makes of rows ring_row_interval apart, so a call of whole windows computes one new input row
+    // per output row and merges ring_rows row maxima (rows first, then columns: the scan order's first
+    // maximum). 0: no ring.
+    // Channels last (nxc_channels, AVX-512, stride 1 along h, one block per call; indices only beside 8- and
+    // 16-bit data), the same ring turned: each output column is walked down a call's rows (the column ring).
+    std::int64_t ring_rows = 0;
+    std::int64_t ring_row_interval = 1;
+    // Column rings: the most output rows one call walks down each column (the executor splits longer runs);
+    // 0: no limit.
+    std::int64_t ring_call_rows = 0;
+    // ncx 2-D rows without indices whose windows along h share input rows (separable maxima): a call converts
+    // each input row once into a row of compare lanes padded with the empty value on both sides (no border
+    // items: padding taps read the max's identity), takes the maxima of every output's width taps from it
+    // into a buffer of row maxima, and merges each output row's taps_h buffered rows in row order (rows first,
+    // ties keeping the earlier: the scan order's first maximum). Calls are made of rows ring_row_interval
+    // apart, as for a ring; float calls that see a NaN while converting run the row code instead.
+    // Channels last (separable pixels: nxc 2-D values in compare-bound rows, one block of a cache line's channels
+    // per call), the same with pixels for lanes: the column ring walked a block's column of pixels a whole pixel
+    // apart, and where pixels are a multiple of 1 KiB that column fell into a few L1 sets.
+    SeparableRows separable;
+    // Whole-plane items of more than a few vectors: a loop over the span (vectors_per_block maxima in flight), not
+    // straight-line code; float planes watch for NaN in whole_plane_sums running sums (maximum c adds to sum
+    // c % whole_plane_sums), so that the sums' adds are chains as short as the maxima's.
+    bool loop_whole_plane = false;
+    int whole_plane_sums = 1;
+    // Whole-plane items without indices store the plane's maximum itself, searching for the first element equal
+    // to it only when it is a float zero (+0 equals -0; elements equal to any other value have its bits). f16
+    // keeps the search: its maximum is held converted, not as its bits.
+    bool whole_plane_stores_maximum = false;
+    // ncx_planes: the gathers that compute one plane (the segments are then only the fallback's description).
+    PlanePlan plane;
+    // ncx rows of 2-D and 3-D planes: each output row prefetches the input that the rows `prefetch_distance`
+    // bytes on will read, `prefetch_bytes` of it (the input rows one output row steps over), so the stream of
+    // planes is in flight before the row code (its NaN scan first) reaches it. 0: no prefetch.
+    std::int64_t prefetch_distance = 0, prefetch_bytes = 0;
+    // 3-D windows of several planes that share no input row with another output row's, in fast rows of plain
+    // items with unrolled outer taps: each item prefetches its own stretch of every row its window reads,
+    // prefetch_distance ahead, inside its straight-line window, instead of the row's burst at its start (which
+    // covers the rows of the window's first plane only).
+    bool prefetch_in_items = false;
+    // nxc rows of segments (max_pool): the code computes the outputs [KernelArgs::out_begin, out_end) of each row,
+    // its NaN scan reading only their windows' input, so the executor can split a row among threads when a
+    // problem has too few images, channel blocks and rows for them (a 1-D signal of one image).
+    bool width_ranges = false;
+    // Above this many taps along the width, the tap loop is a loop, not unrolled code.
+    bool unroll_width_taps = true;
+    // Items of fast rows whose windows hold unrolled_taps_h taps along h (and unrolled_taps_d along d, 3-D)
+    // merge the window's taps in straight-line code; other rows (borders, other adaptive bins) and the exact
+    // copy loop over the outer taps at run time. 0: every row loops.
+    std::int64_t unrolled_taps_h = 0, unrolled_taps_d = 0;
+
+    // Byte strides the kernel walks (src, dst): between outputs along the width, between taps along width /
+    // outer axes.
+    std::int64_t src_step_w = 0;         // bytes between neighbouring positions along the width
+    std::int64_t src_tap_stride_w = 0;   // bytes between consecutive width taps (dilation included)
+    std::int64_t src_out_stride_w = 0;   // bytes between the first taps of consecutive outputs
+    std::int64_t src_tap_stride_h = 0;   // bytes between consecutive taps along axis -2 (0 for 1-D)
+    std::int64_t src_tap_stride_d = 0;   // bytes between consecutive taps along axis -3 (0 for 1-D, 2-D)
+    std::int64_t dst_out_stride_w = 0;   // bytes between consecutive outputs along the width
+
+    // Indices: the index of an element is channel_term + i0*m0 + i1*m1 + i2*m2 (spatial position i, linear
+    // for every axis and storage order; axes dropped by the modulus have multiplier 0). The kernel carries
+    // the spatial part; channel_term is added at the store.
+    bool has_indices = false;
+    DType index_dtype = DType::s64;
+    bool index_lanes_64 = false;  // track the spatial part in 64-bit lanes (it can exceed INT32_MAX)
+    std::int64_t index_mult[3] = {0, 0, 0};
+    std::int64_t index_mult_w = 0;  // index_mult of the innermost axis
+    bool wide_index_math = false;   // channel offsets and the final add in 64 bits (s64 output or 64-bit lanes)
+    // A plane of more than 2^31 elements with 32-bit compare lanes: lanes hold the index relative to the
+    // window's first tap (bounded by the window's extent), and the window's own index is added at the store.
+    bool index_relative_to_window = false;
+    std::int64_t index_tap_step_w = 0, index_tap_step_h = 0, index_tap_step_d = 0;
+    std::int64_t index_out_step_w = 0;
+    std::int64_t channel_index_stride = 0;  // index difference between neighbouring channels (nxc lanes)
+    // Index difference between neighbouring lanes, per unit of Segment::lane_step (ncx: the width multiplier;
+    // nxc: channel_index_stride, lane_step being 1).
+    std::int64_t lane_index_unit = 0;
+
+    // Tiling facts the executor walks (it computes nothing of the windows itself): the real taps of every output
+    // position along d and h (empty beyond 2^16 output rows: the executor then asks outer_taps_of per row), the
+    // runs of output rows along h one call computes (covering every row when taps_h is set), and the output rows
+    // per call when a channels-last image's blocks go innermost (their input rows in about half of L1).
+    std::vector<OuterTaps> taps_d, taps_h;
+    std::vector<RowRun> row_runs_h;
+    std::int64_t rows_per_chunk = 1;
+    // Swept calls (channel_sweep > 1) may cover fewer full blocks than the sweep (KernelArgs::sweep_blocks): the
+    // executor shortens the sweeps of an image whose calls are too few for the threads (a global pool of one
+    // image is one call). False where the code's shape follows the sweep: a NaN scan covers the call's channels
+    // in one unrolled step.
+    bool sweep_splits = false;
+    // Planar 2-D rows whose planes stack: one run of rows covers every output row, its windows start at the
+    // plane's first row and step through the whole plane (out_h x position_step = in_h, as VGG's k2 s2 on even
+    // planes), and the indices, if any, number the planes one after another (axis 0 or 1, row-major): the next
+    // plane's first output row is then the last one's next, one row step on, so a call takes the rows of
+    // consecutive planes of an image together (VGG pool5's 512 planes of 7 rows: one call, not 512).
+    bool stacked_planes = false;
+
+    // Each choose_* step's decision or the reason it declined, one line each (POOLJIT_VERBOSE=2).
+    std::vector<std::string> choices;
+
+    friend bool operator==(const KernelPlan&, const KernelPlan&) = default;
+};
+
+// The lanes the plan's vector trait computes in.
+inline LaneFormat lane_format(const KernelPlan& plan) {
+    return {plan.dtype, plan.compare, plan.lanes, plan.nan, plan.index_dtype, plan.index_lanes_64};
+}
+
+// The plan's fast row is one whole-plane item (a global pool, an adaptive pool to one bin).
+inline bool has_whole_plane(const KernelPlan& plan) {
+    return !plan.fast_segments.empty() && plan.fast_segments.front().whole_plane;
+}
+
+// Choices the planner makes only where a problem needs them; tests force them on problems small enough to run.
+struct PlanOptions {
+    bool wide_index_lanes = false;  // 64-bit index lanes beside half vectors of 32-bit compare lanes
+    bool window_relative_indices = false;  // indices counted from each window's first tap (32-bit lanes)
+
+    friend bool operator==(const PlanOptions&, const PlanOptions&) = default;
+};
+
+// isa must be avx2 or avx512. Throws pooljit::Error (the dispatch reason) for a plan it will not make.
+KernelPlan make_plan(const Problem& problem, Isa isa, const PlanOptions& options = {});
+
+// The real taps of output o along outer axis `axis` of the problem (what the plan's tables hold).
+OuterTaps outer_taps_of(const Problem& problem, std::size_t axis, std::int64_t o);
+
+// One line per fact, for POOLJIT_VERBOSE=2 and for tests.
+std::string to_string(const KernelPlan& plan);
+
+// The real taps [begin, end) of output o along one axis ({0, 0}: none). Exact for any valid descriptor.
+struct WindowTaps {
+    std::int64_t begin = 0, end = 0;
+    friend bool operator==(const WindowTaps&, const WindowTaps&) = default;
+};
+WindowTaps window_taps(std::int64_t o, std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                       std::int64_t dilation, std::int64_t pad_begin);
+
+// Outputs along one axis grouped into maximal runs of equal real-tap ranges. Empty when there would be more
+// than max_runs runs (each run is code: such a row computes its windows at run time instead).
+inline constexpr std::size_t default_max_width_runs = 256;
+std::vector<WidthRun> width_runs(std::int64_t out, std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                                 std::int64_t dilation, std::int64_t pad_begin,
+                                 std::size_t max_runs = default_max_width_runs);
+
+// Separable pixels' direct rows (SeparableRows::direct_rows, stride 1 along the width): the input positions some
+// window of `runs` reads and no output reads as its first tap, in order; at most `most` + 1 of them (more: the
+// rows keep their padded copy).
+std::vector<std::int64_t> direct_row_unwatched_pixels(const std::vector<WidthRun>& runs, std::int64_t dilation,
+                                                      std::int64_t pad_begin, std::size_t most);
+
+}  // namespace pooljit::jit

@@ -1,0 +1,268 @@
+// The planner's steps for the fast copy's items (run in the order jit/plan.cpp gives): the item shapes planar
+// fast rows may take of their own (a whole plane as one span, taps as lanes, masked borders), tap passes over
+// wide channels-last pixels, the outer taps unrolled, and how narrow items load (widened pairs, even elements).
+// Each trades code size or registers for fewer loads, reductions or branches an item, and is taken only where
+// it was measured to pay.
+#include "jit/plan/planner.hpp"
+
+#include "jit/plan/plan_rows.hpp"
+
+#include <pooljit/types.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pooljit::jit {
+namespace {
+
+// Fast items merge the taps of windows with the row's most common outer taps in straight-line code up to this
+// many taps a window; wider windows loop along h (and d). 32 takes a 5x5 window and every window of the suite
+// but the 7x7 and 9x9 ones, whose loops of 7 and 9 rows end in one mispredict per 7 or 9 rows; a copy of 32
+// taps is at most 32 x 4 vectors of merges, and creation's median rose from 34 to 37-41 us with it.
+constexpr std::int64_t max_unrolled_window_taps = 32;
+// Whole-plane items are straight-line code of two passes over the plane's vectors (the maximum, then the first
+// element equal to it) up to this many vectors (256 f32 elements in zmm, a 16x16 global pool); longer planes loop.
+constexpr std::int64_t max_unrolled_whole_plane_vectors = 16;
+// Swept pixels of at least this many bytes, windows of at least this many width taps, compute their windows in
+// tap passes (choose_tap_passes).
+constexpr std::int64_t min_tap_pass_sweep_bytes = 1024;
+constexpr std::int64_t min_tap_pass_width_taps = 5;
+
+}  // namespace
+
+// Planar fast rows (input without NaN) may use item shapes of their own: a window of the whole plane read as
+// one span; a window's taps as lanes where a row has few outputs for its windows; else masked items that let
+// border outputs share vectors with interior ones (every kernel tap unrolled, a mask per tap). f16 starts
+// from its first element, which a masked or tap lane may not have. Taps as lanes keep each lane's scan rank
+// as its row's byte offset in the window, in 32-bit lanes, with opmasks; without them (AVX2) the window's
+// maximum goes to every lane and a second pass over its rows finds the first element equal to it (only for
+// indices or a float maximum of zero: any other maximum's bits are the element's).
+void Planner::choose_fast_row() {
+    constexpr const char* step = "fast_row";
+    if (!lanes_are_outputs_) return;
+    if (plan_.computed_windows) return declined(step, "the row's windows are computed at run time");
+    if (!half_vectors_ && small_plane_) plan_.fast_segments = whole_plane_segments(p_, multipliers_, plan_.lanes);
+    if (!plan_.fast_segments.empty()) return choose_whole_plane();
+    if (!plan_.fast_starts_from_lowest) return declined(step, "f16 starts each window from its first element");
+    if (!half_vectors_ && !window_relative_ && axis_.dilation == 1 && small_plane_)
+        plan_.fast_segments = window_lane_segments(runs_, plan_.segments, axis_.out, plan_.lanes);
+    // Without opmasks each window costs a reduction across the lanes and, for a float zero or indices, a
+    // search of its rows: that pays only against items whose lanes would mostly be empty. Measured on AVX2
+    // (f32 ncx, 1 thread): rows of 1 to 3 outputs ran 1.2-1.7x faster (adaptive 13 -> 2 and 13 -> 3 bins,
+    // a 10x7 window of 3x2 outputs, a full-width window), 4 outputs about the same (k5 s5 over 20), rows of 7
+    // to 18 outputs 1.2-1.6x slower (adaptive 28 -> 7, k3 s3 over 56, k8 s20 over 301).
+    // Windows of fewer width taps than half a vector gather few elements per output either way.
+    std::int64_t widest_item = 0, widest_window = 0;
+    for (const Segment& seg : plan_.segments) widest_item = std::max(widest_item, seg.outputs_per_item);
+    for (const Segment& seg : plan_.fast_segments) widest_window = std::max(widest_window, seg.taps);
+    if (!caps_.opmasks && !plan_.fast_segments.empty() &&
+        (2 * widest_item >= plan_.lanes || 2 * widest_window < plan_.lanes)) {
+        plan_.fast_segments.clear();
+        declined("fast_row", "taps as lanes: items of " + std::to_string(widest_item) + " outputs, windows of " +
+                                 std::to_string(widest_window) +
+                                 " width taps: the reduction across lanes costs more than gathered lanes");
+    }
+    if (!plan_.fast_segments.empty() && caps_.opmasks) return chose(step, "taps as lanes");
+    if (!plan_.fast_segments.empty()) {
+        // Lanes past the window are blended out at every row, so a row loads a whole register where the
+        // input row holds one: a partial vector of narrow data is a load per piece.
+        mark_whole_register_loads(plan_.fast_segments, axis_, plan_.lanes, plan_.vector_bytes / lane_bytes(plan_.compare));
+        return chose(step, "taps as lanes, the first maximum found by a search of the window's rows");
+    }
+    if (!caps_.opmasks) return declined(step, "masked border items pick lanes by opmask");
+    if (!adaptive_ && axis_.kernel <= max_unrolled_width_taps)
+        plan_.fast_segments = masked_fast_segments(axis_, plan_.width_runs, plan_.vectors_per_block * plan_.lanes);
+    if (!plan_.fast_segments.empty()) return chose(step, "masked border items");
+    declined(step, "no item shape of its own pays here");
+}
+
+// A window of the whole plane read as one span: straight-line code up to max_unrolled_whole_plane_vectors, a
+// loop beyond (PointNet's 1024-element rows), with as many maxima in flight as a block has vectors.
+void Planner::choose_whole_plane() {
+    const std::int64_t vectors = (plan_.fast_segments.front().taps + plan_.lanes - 1) / plan_.lanes;
+    plan_.loop_whole_plane = vectors > max_unrolled_whole_plane_vectors;
+    plan_.whole_plane_stores_maximum = !p_.has_indices && plan_.dtype != DType::f16;
+    if (plan_.loop_whole_plane) {
+        // The row's other items are one output each: the block's vectors only matter to this item. As many
+        // maxima in flight as the registers hold, each with its own NaN sum where they hold that too: one sum
+        // was one chain of an add (3 cycles) per vector of the plane, which bounded it, not the loads (AVX2
+        // PointNet 1x1024x1024: 158 -> 78 us with 4 maxima and 4 sums, docs/performance.md).
+        const bool sums = plan_.is_float;
+        bool fits = false;
+        for (int chains = max_vectors; chains >= 1 && !fits; --chains)
+            for (int watch = sums ? chains : 1; watch >= 1 && !fits; --watch) {
+                plan_.vectors_per_block = chains;
+                plan_.whole_plane_sums = watch;
+                fits = fits_registers(plan_);
+            }
+    }
+    chose("fast_row", "the whole plane as one span of " + std::to_string(vectors) + " vectors" +
+                          (plan_.loop_whole_plane ? ", looped with " + std::to_string(plan_.vectors_per_block) +
+                                                        " maxima in flight" + (plan_.is_float ? " and " + std::to_string(plan_.whole_plane_sums) + " NaN sums" : "")
+                                                  : "") +
+                          (plan_.whole_plane_stores_maximum ? ", its maximum stored (searched for only if a float zero)" : ""));
+}
+
+// bf16 values: the items of consecutive lanes load their vectors two at a time (plan.widened_pairs), where
+// the trait can split a load into even and odd elements and the items are the row code's own or tap passes'
+// (which reload their partial maxima as pairs too): rings keep their maxima in lane order, whole planes load
+// the plane their own way, indices would need their lanes in the same order. Separable pixels load their
+// pixels' vectors in pairs too and keep them split in their buffers (plan.separable.widened_pairs).
+void Planner::choose_widened_pairs() {
+    constexpr const char* step = "widened_pairs";
+    if (plan_.dtype != DType::bf16) return;
+    if (!caps_.widened_pairs) return declined(step, "the trait does not split a load into even and odd elements");
+    if (p_.has_indices) return declined(step, "indices");
+    // A whole plane's maximum takes its vectors in any order: pairs of them, whatever the block.
+    if (has_whole_plane(plan_)) {
+        plan_.widened_pairs = true;
+        return chose(step, "the whole plane's maximum two vectors a load, even and odd elements");
+    }
+    // Separable rows at stride 2 along the width: a load's even and odd elements are the two phases.
+    if (plan_.separable.enabled() && plan_.separable.phases == 2) {
+        plan_.separable.widened_pairs = true;
+        return chose(step, "separable rows at stride 2: a load's even and odd elements are the two phases");
+    }
+    if (plan_.vectors_per_block < 2) return declined(step, "one vector a block");
+    // Separable pixels: the pixel's pairs, in pair order in the buffers too (the row code, for calls that saw a
+    // NaN and the channel tail, keeps its lanes in order).
+    if (plan_.separable.enabled() && plan_.strategy == Strategy::nxc_channels) {
+        if (plan_.vectors_per_block % 2 != 0) return declined(step, "an odd number of vectors a pixel");
+        plan_.separable.widened_pairs = true;
+        return chose(step, "separable pixels: two vectors a load, even and odd elements, so in the buffers too");
+    }
+    if (plan_.ring_rows > 0 || plan_.separable.enabled() || !plan_.fast_segments.empty())
+        return declined(step, "the fast row is not plain items");
+    plan_.widened_pairs = true;
+    chose(step, "two vectors a load, even and odd elements");
+}
+
+// Planar rows of bf16, u8 or s8: items at lane stride 2 load the span once and widen its even elements,
+// where the trait can and the lanes fill the register (64-bit index lanes beside half vectors keep the
+// deinterleave, whose lanes their masks follow).
+void Planner::choose_even_element_loads() {
+    constexpr const char* step = "even_element_loads";
+    const bool narrow = plan_.dtype == DType::bf16 || plan_.dtype == DType::u8 || plan_.dtype == DType::s8;
+    if (!narrow || !lanes_are_outputs_ || plan_.strategy != Strategy::ncx_width) return;
+    // bf16 under opmasks: one word load of each span, the even elements shifted up, in every item (masked or
+    // not). Zen 4, one thread, bf16 ncx: the audio row 694 -> 411 us, C3D 857 -> 557, VGG pool1 391 -> 256.
+    if (plan_.dtype == DType::bf16 && caps_.even_word_loads && plan_.lanes * lane_bytes(plan_.compare) == plan_.vector_bytes) {
+        plan_.even_word_loads = true;
+        return chose(step, "bf16 lanes at stride 2: one word load of each span under an opmask, even elements shifted up");
+    }
+    if (!caps_.even_element_loads) return declined(step, "the trait does not widen even elements in place");
+    if (plan_.lanes * lane_bytes(plan_.compare) != plan_.vector_bytes)
+        return declined(step, "half vectors beside 64-bit index lanes");
+    plan_.even_element_loads = true;
+    mark_room_around_first_loads(plan_.segments, axis_, plan_.lanes);
+    chose(step, "lanes at stride 2 widen the even elements of one load");
+}
+
+// Planar rows whose items take lanes at stride 2 and whose width taps lie one element apart (loaded as stored,
+// or bf16 with its even elements widened in place; bytes widen their even elements alone): the lanes of tap
+// t + 1 are the odd elements of the pair of loads whose even elements are tap t's, so the fast copy merges its
+// taps two at a time from one pair of loads (bf16: one load of whole dwords, the taps its low and high halves).
+// Without indices (their blends follow each tap) and f16 (raw bits beside each tap). A 2x2 window at stride 2
+// loads 8 vectors an item of 16 f32 outputs tap by tap, 4 in pairs: VGG pool1 ncx f32 385 -> 336 us, s32 over
+// 256x56x56 88 -> 73 (AVX2, lowest of 6 alternating rounds).
+void Planner::choose_paired_tap_loads() {
+    constexpr const char* step = "paired_tap_loads";
+    if (!lanes_are_outputs_ || plan_.strategy != Strategy::ncx_width || plan_.computed_windows) return;
+    const auto paired_taps = [](const Segment& s) {
+        return s.outputs_per_item > 1 && s.lane_step == 2 && s.taps >= 2 && !s.taps_as_lanes && !s.whole_plane && !s.masked;
+    };
+    if (std::none_of(plan_.segments.begin(), plan_.segments.end(), paired_taps) &&
+        std::none_of(plan_.fast_segments.begin(), plan_.fast_segments.end(), paired_taps))
+        return;
+    if (!caps_.paired_tap_loads) return declined(step, "the trait does not merge two taps from one pair of loads");
+    if (plan_.dilation_w != 1) return declined(step, "width taps a dilation apart");
+    if (p_.has_indices) return declined(step, "indices");
+    if (plan_.dtype == DType::f16) return declined(step, "f16 keeps raw bits beside each tap");
+    // bf16's even elements widened in place pair too: a load of whole dwords holds tap t's elements in its low
+    // halves and tap t + 1's in its high halves (a shift and an and, IsaCaps::widened_pairs). Bytes do not.
+    if (plan_.even_element_loads && !(plan_.dtype == DType::bf16 && caps_.widened_pairs))
+        return declined(step, "even elements widened in place");
+    // The bf16 pair keeps its lanes in order, as even-element loads do (a deinterleave's pair order is not).
+    if (plan_.dtype == DType::bf16 && !plan_.even_element_loads)
+        return declined(step, "bf16 lanes without even-element loads");
+    if (!plan_.unroll_width_taps) return declined(step, "width taps in a loop");
+    if (plan_.ring_rows > 0 || plan_.separable.enabled()) return declined(step, "the fast row is not plain items");
+    plan_.paired_tap_loads = true;
+    chose(step, "two width taps from one pair of loads, even and odd elements");
+}
+
+// Wide pixels: a call of swept blocks whose window taps lie a pixel apart reads them in passes of at most
+// max_unrolled_width_taps taps of one input row across all its blocks. The partial maxima go through the
+// output (a load and a store per block and pass), so only windows of more taps than one pass, at least
+// min_tap_pass_width_taps a pass, take it. Measured (same run, passes against blocks, AVX2 / AVX-512): the
+// global 7x7 pool of 2048 f32 channels 6.9x / 1.6x, u8 2.4x / 1.5x; PointNet's 1024 taps f32 3.3x / 2.3x,
+// u8 (1 KiB pixels) 2.4x / 1.3x; 1 KiB f32 pixels of a 7x7 pool 1.2x; a 5x5 window at stride 4 over 2 KiB
+// pixels 1.3x; k3 s2 windows (3 taps a pass) 0.5-1.0x at every width, 512-byte pixels about 1.0x. The
+// fast copy starts from the lowest value, so f16 and indices (raw bits or indices through the output)
+// keep the blocks.
+void Planner::choose_tap_passes() {
+    constexpr const char* step = "tap_passes";
+    if (lanes_are_outputs_ || plan_.channel_sweep <= 1) return;
+    const std::int64_t sweep_bytes = plan_.channel_sweep * plan_.channel_block * static_cast<std::int64_t>(size_of(p_.dtype));
+    std::int64_t window_taps = 1;
+    for (int a = 0; a < p_.spatial_rank; ++a) window_taps *= adaptive_ ? 1 : p_.kernel[static_cast<std::size_t>(a)];
+    if (sweep_bytes < min_tap_pass_sweep_bytes)
+        return declined(step, "the call's pixel spans " + std::to_string(sweep_bytes) + " bytes");
+    if (adaptive_ || plan_.computed_windows) return declined(step, "the windows are not runs of segments");
+    if (window_taps <= max_unrolled_width_taps) return declined(step, "a window is one pass");
+    if (axis_.kernel < min_tap_pass_width_taps)
+        return declined(step, "passes of " + std::to_string(axis_.kernel) + " width taps");
+    if (p_.has_indices) return declined(step, "indices would pass through the output");
+    if (!plan_.fast_starts_from_lowest) return declined(step, "f16 starts each window from its first element");
+    plan_.tap_pass_taps = max_unrolled_width_taps;
+    chose(step, "passes of up to " + std::to_string(plan_.tap_pass_taps) + " taps over " +
+                    std::to_string(sweep_bytes) + " bytes of channels");
+}
+
+// Fast items loop over a window's rows along h (and planes along d) at run time, as the rows' real taps
+// vary at the borders. A loop of 2 or 3 rows ended in a mispredicted branch per item: SegNet's channels-last
+// k2 s2 rows ran 1.8x slower than straight-line code. Rows whose windows hold the most common count of taps
+// along h (and d) take a copy of the item with those taps unrolled; the others keep the loop.
+void Planner::choose_outer_unroll() {
+    constexpr const char* step = "outer_unroll";
+    if (p_.spatial_rank < 2) return;
+    if (plan_.strategy == Strategy::ncx_planes || plan_.ring_rows > 0 || plan_.separable.enabled() ||
+        plan_.tap_pass_taps > 0)
+        return declined(step, "the fast rows are not items");
+    if (plan_.computed_windows || !plan_.unroll_width_taps) return declined(step, "the width taps loop");
+    const int sr = p_.spatial_rank;
+    const std::int64_t rows_h = most_common_taps(static_cast<std::size_t>(sr - 2));
+    const std::int64_t rows_d = sr >= 3 ? most_common_taps(0) : 1;
+    std::int64_t width_taps = 1;
+    for (const Segment& s : plan_.segments) width_taps = std::max(width_taps, s.taps);
+    if (rows_h * rows_d <= 1) return declined(step, "windows of at most one row");
+    const std::int64_t limit = max_unrolled_window_taps;
+    if (rows_h > limit || rows_d > limit || rows_h * rows_d * width_taps > limit)
+        return declined(step, "windows of more than " + std::to_string(limit) + " taps");
+    plan_.unrolled_taps_h = rows_h;
+    if (sr >= 3) plan_.unrolled_taps_d = rows_d;
+    chose(step, "windows of " + (sr >= 3 ? std::to_string(rows_d) + " x " : "") + std::to_string(rows_h) +
+                    (sr >= 3 ? " rows (d x h)" : " rows") + " unrolled, the other rows loop");
+}
+
+// The count of real taps along outer axis `axis` that the most output rows have (among the first
+// max_table_rows; ties: the larger count).
+std::int64_t Planner::most_common_taps(std::size_t axis) const {
+    std::vector<std::pair<std::int64_t, std::int64_t>> counts;  // taps, rows
+    for (std::int64_t o = 0; o < std::min(p_.out[axis], max_table_rows); ++o) {
+        const std::int64_t taps = outer_taps_of(p_, axis, o).count;
+        auto it = std::find_if(counts.begin(), counts.end(), [&](const auto& c) { return c.first == taps; });
+        if (it == counts.end()) counts.push_back({taps, 1});
+        else ++it->second;
+    }
+    std::pair<std::int64_t, std::int64_t> best{0, 0};
+    for (const auto& c : counts)
+        if (c.second > best.second || (c.second == best.second && c.first > best.first)) best = c;
+    return best.first;
+}
+
+}  // namespace pooljit::jit

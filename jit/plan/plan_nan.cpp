@@ -1,0 +1,116 @@
+// The planner's NaN steps (run in the order jit/plan.cpp gives). A float row's fast copy must know that the
+// row holds no NaN: a scan over its input first, or a watch, running sums of what the fast copy loads. Which one
+// pays depends on how many windows read each element and on how the fast copy loads the row, so the planar
+// choice waits for the item, ring and buffer steps, and the watch's sums take the registers they leave.
+#include "jit/plan/planner.hpp"
+
+#include "jit/plan/plan_rows.hpp"
+#include "jit/plan/registers.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace pooljit::jit {
+namespace {
+
+// Shared watch rows (choose_shared_watch) where calls hold at least this many output rows, or whole runs.
+constexpr std::int64_t min_shared_watch_call_rows = 4;
+
+}  // namespace
+
+// The fast copy of a float row needs to know that the row holds no NaN. A scan is a pass over the row's
+// input before the row code runs; channels last it pays only where windows overlap enough that compares,
+// not memory, bound the row (measured: the DRAM-sized stem ran 1.3x, the audio row 1.5x, C3D 1.3x slower
+// with it; Inception k3 s1 1.5x faster). Where each input element is read by few windows, the fast copy
+// watches the values it loads instead (a running sum per vector of the block) and leaves for the exact copy
+// at the row's end when the sum is NaN. Planar rows start with the scan: their fast copy may take item
+// shapes of its own (taps as lanes, masked borders, separable rows); choose_planar_nan_watch decides once
+// they are known.
+void Planner::choose_nan_scan() {
+    if (!plan_.is_float) {
+        plan_.scan_rows_for_nan = false;
+        return;
+    }
+    plan_.scan_rows_for_nan = lanes_are_outputs_ || reads_per_element(p_) >= min_reads_of_compare_bound_rows;
+    plan_.watch_rows_for_nan = !plan_.scan_rows_for_nan;
+    if (plan_.watch_rows_for_nan)
+        chose("nan_scan", "a watch in the fast copy: channels-last rows bound by memory, no second pass");
+}
+
+// Planar rows whose fast copy is plain items (no taps as lanes, masked borders, whole planes, rings or
+// separable buffers: each of those loads the row its own way) watch what they load as channels-last rows
+// do, where each input element is read by few windows: every element a window reads is a lane of some tap's
+// vector, so the sums see it. The scan's second pass over the row cost more than the watch's adds there:
+// AVX2 VGG pool5 (1x512x14x14 k2 s2 f32), its kernel called alone over the planes, 18.1 against 14.6 us.
+void Planner::choose_planar_nan_watch() {
+    constexpr const char* step = "planar_nan_watch";
+    if (!lanes_are_outputs_ || !plan_.scan_rows_for_nan || plan_.strategy != Strategy::ncx_width) return;
+    if (!plan_.fast_segments.empty()) return declined(step, "the fast row's items load the row their own way");
+    if (plan_.separable.enabled() || plan_.ring_rows > 0)
+        return declined(step, "the row's buffers or rings read the input, not items");
+    if (reads_per_element(p_) >= min_reads_of_compare_bound_rows)
+        return declined(step, "windows overlap: a scan reads each element once, a watch once per window");
+    // The watch adds one vector per tap an item loads, the scan one per vector of input: items of few outputs
+    // in many lanes (adaptive 13 -> 2 and 3 bins, windows of 7 x 7 taps for 2 or 3 outputs) are cheaper
+    // scanned (AVX-512 f16, whose lanes there go through the stack: 316 against 644 us).
+    std::int64_t outputs_per_item = 1;
+    if (!plan_.computed_windows)
+        for (const Segment& seg : plan_.segments) outputs_per_item = std::max(outputs_per_item, seg.outputs_per_item);
+    if (2 * outputs_per_item < plan_.lanes)
+        return declined(step, "items of " + std::to_string(outputs_per_item) + " outputs in " +
+                                  std::to_string(plan_.lanes) + " lanes");
+    KernelPlan candidate = plan_;
+    candidate.scan_rows_for_nan = false;
+    candidate.watch_rows_for_nan = true;
+    if (!fits_registers(candidate)) return declined(step, "no registers for the sums (" + registers_text(candidate) + ")");
+    plan_.scan_rows_for_nan = false;
+    plan_.watch_rows_for_nan = true;
+    chose(step, "a watch in the fast copy: each element read by few windows, no second pass");
+}
+
+// Watched rows sum each vector's loads into several running sums in turn, as many as the registers hold up
+// to max_watch_chains: the same adds, in chains that short. With one sum a vector, the chain of adds through
+// the row bounded AVX2's channels-last stem on Zen 3 (3 cycles an add, 9 a 3x3 item's vector: f32 111 us,
+// s32 without a watch 75).
+void Planner::choose_watch_chains() {
+    if (!plan_.watch_rows_for_nan) return;
+    KernelPlan candidate = plan_;
+    for (int chains = max_watch_chains; chains > 1; --chains) {
+        candidate.watch_chains = chains;
+        if (fits_registers(candidate)) break;
+        candidate.watch_chains = 1;
+    }
+    plan_.watch_chains = candidate.watch_chains;
+    chose("watch_chains", std::to_string(plan_.watch_chains) + " running NaN sums a vector (" + registers_text(plan_) + ")");
+}
+
+// Watched channels-last rows: a tap that reads what a tap of the previous output (output row) read adds
+// nothing to the watch. Windows 3 wide at stride 2 (the stem, MobileNet) then add 4 of their 9 loads, not
+// 9: on AVX2 (Zen 3, one thread) 13% fewer instructions an execute and 1.05-1.22x faster (docs/performance.md,
+// "Shared watch"). Shared rows need calls of many rows: each call scans its first row's shared rows first.
+void Planner::choose_shared_watch() {
+    constexpr const char* step = "shared_watch";
+    if (!plan_.watch_rows_for_nan) return;
+    if (lanes_are_outputs_) return declined(step, "planar items watch their own lanes");
+    if (adaptive_ || plan_.computed_windows || plan_.tap_pass_taps > 0)
+        return declined(step, "the row's windows are not segments of kernel taps");
+    const auto shared = [](std::int64_t kernel, std::int64_t stride, std::int64_t dilation) -> std::int64_t {
+        if (stride % dilation != 0 || stride / dilation >= kernel) return 0;
+        return kernel - stride / dilation;  // taps [0, that) are the previous window's taps [stride/dilation, kernel)
+    };
+    plan_.watch_shared_taps_w = shared(axis_.kernel, axis_.stride, axis_.dilation);
+    const auto h = static_cast<std::size_t>(p_.spatial_rank - 2);
+    const std::int64_t full_blocks = p_.channels / plan_.channel_block;
+    const bool calls_of_runs = (full_blocks <= plan_.channel_sweep && plan_.channel_tail == 0) ||
+                               plan_.rows_per_chunk >= min_shared_watch_call_rows;
+    if (p_.spatial_rank == 2 && calls_of_runs && plan_.unrolled_taps_h == p_.kernel[h])
+        plan_.watch_shared_rows_h = shared(p_.kernel[h], p_.stride[h], p_.dilation[h]);
+    if (plan_.watch_shared_taps_w == 0 && plan_.watch_shared_rows_h == 0)
+        return declined(step, "no tap reads what the previous window read");
+    chose(step, std::to_string(plan_.watch_shared_rows_h) + " rows and " + std::to_string(plan_.watch_shared_taps_w) +
+                    " width taps of a window watched by the previous window");
+}
+
+}  // namespace pooljit::jit

@@ -1,0 +1,396 @@
+// The planner's steps that keep input for the outputs that read it again (run in the order jit/plan.cpp
+// gives): rings of row maxima in registers (planar rows, channels-last columns), separable maxima through stack
+// buffers (planar rows, channels-last pixels), and small planes held whole in registers. Where windows overlap
+// they read each input row once instead of once a window; each takes registers or L1 that the others want, so
+// a row gets at most one of them.
+#include "jit/plan/planner.hpp"
+
+#include "jit/plan/plan_rows.hpp"
+#include "jit/plan/registers.hpp"
+
+#include <pooljit/types.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace pooljit::jit {
+namespace {
+
+// Row-maxima rings: the ring's vector registers (input rows x vectors per row) at most half the register file
+// (16 of AVX-512's 32); with indices, the ring's values and indices (2 x rows x vectors) five eighths (20 of 32,
+// beside 2 x vectors accumulators and 6 others).
+constexpr int ring_register_eighths = 4, ring_register_eighths_with_indices = 5;
+// Input of one column of a column ring's call: a third of a 48 KiB L1. Measured against 32, 64 and 128 KiB, the
+// best on a 2048-row image (1x64x2048x64 k3 nxc f32: 5.9 ms, 7.1, 10.3 and 9.5 ms; the row code 7.7-8.2 ms) and
+// level on SPPF.
+constexpr std::int64_t column_ring_input_bytes = 16 * 1024;
+// Separable rows (planar): the padded input rows and the buffered row maxima on the stack, within half of a
+// 32 KiB L1 (Zen 3 and Zen 4), beside the input stream. 24 KiB took three quarters of it: a DRAM-sized stem
+// (16x64x112x112 ncx f32, 2 threads, lowest of 5 alternating rounds, Zen 4) ran 2287 us on AVX-512 and 2091 on
+// AVX2 at 24 KiB, 1499 and 1269 at 16, 1374 and 1252 at 12, 1611 at 8 (the row code before separable rows: 1751);
+// MobileNet ncx f32 54.8 / 50.1 / 50.9 / 55.8 (AVX-512, 24 / 16 / 12 / 8 KiB); SPP k9 ncx f32 226 / 232 / 250 /
+// 299 (fewer output rows a pass take a 9-row window's rows more often). A prefetch of each input row 12 KiB
+// ahead in the conversion (what the row code does) made the DRAM-sized stem slower still (16 KiB: 1384 -> 2071).
+constexpr std::int64_t separable_buffer_bytes = 16 * 1024;
+// Separable pixels: the padded pixel row and the rows of maxima, past L1 (32 KiB on Zen 3) into L2. A pass's
+// rows of maxima beyond its output rows (taps_h - row_step of them) are taken again by the next pass, so more
+// output rows a pass take fewer rows twice. Measured (AVX2 Zen 3, 1 thread, nxc, lowest of 6 rounds, budgets of
+// 24 / 32 / 48 / 64 KiB): SPP k9 f32 539 / 532 / 419 / 379 us, the dilated 3x3 (pad 2) f32 100 / 90 / 86 / 84,
+// bf16 87 / 78 / 78 / 69, Inception and SPPF level from 32 KiB on (53 / 51 / 54 / 54, 140 / 126 / 130 / 131);
+// 96 and 128 KiB gave SPP k9 375 and 358, the rest level.
+constexpr std::int64_t separable_pixel_buffer_bytes = 64 * 1024;
+// Separable pixels with indices: rows of maxima twice as wide (an index vector beside each), so twice the bytes.
+constexpr std::int64_t separable_index_buffer_bytes = 48 * 1024;
+// Separable pixels (channels last), blocks of a cache line's storage a pixel (each input line read whole by one
+// call), where the column ring's registers would hold fewer than min_column_ring_block_bytes of a block's
+// channels a row; integer data only over pixels whose storage is a multiple of separable_pixel_bytes_multiple,
+// whose block columns fell into a few L1 sets (measured in choose_separable_pixels).
+constexpr std::int64_t cache_line_bytes = 64;
+constexpr std::int64_t min_column_ring_block_bytes = 128;
+constexpr std::int64_t separable_pixel_bytes_multiple = 1024;
+// Separable rows and pixels: at most this many maxima in flight (the accumulators' latency chains).
+constexpr int max_separable_accumulators = 8;
+// Separable pixels' direct rows: at most this many width runs (each its own loop of code) and this many input
+// positions of a row watched one by one.
+constexpr std::size_t max_direct_row_runs = 16, max_direct_row_unwatched = 16;
+// ... and at most this many width taps: each output's first touch of a new input pixel is then a few loads
+// apart. AVX2, f32, lowest of 8 alternating rounds, copied / direct: k5 over 192 channels 41.7 / 33.7 us, 320
+// channels 74.4 / 57.2; k3 over 256 channels 108 / 97, 512 259 / 265; SPPF (k5, 512) 143 / 146; but k9 over 96
+// channels 132 / 141, SPP's (256) 377 / 375, k7 over 64 35.4 / 35.9.
+constexpr std::int64_t max_direct_row_taps = 5;
+// Planes in registers: the plane's input takes at most half the register file (16 of AVX-512's 32).
+constexpr int plane_register_halves = 1;
+
+}  // namespace
+
+// Planar rows that are one item, whose windows along h share k - 1 rows with those ring_row_interval rows on
+// (a stride that divides the dilation): a k-row window costs one input row's width taps and k - 1 merges
+// per output row instead of k rows of taps. With indices in 32-bit lanes, each row maximum's index rides
+// beside it (twice the ring's registers).
+void Planner::choose_row_ring() {
+    constexpr const char* step = "row_ring";
+    if (!lanes_are_outputs_ || p_.spatial_rank != 2 || adaptive_) return;
+    const std::vector<Segment>& fast_row = plan_.fast_segments.empty() ? plan_.segments : plan_.fast_segments;
+    if (p_.out[0] < 2 || p_.kernel[0] < 2) return declined(step, "windows along h do not overlap");
+    if (p_.dilation[0] % p_.stride[0] != 0) return declined(step, "the stride along h does not divide the dilation");
+    if (!caps_.opmasks) return declined(step, "the ring's rows are masked fast items (opmasks)");
+    if (!plan_.fast_starts_from_lowest) return declined(step, "f16 starts each window from its first element");
+    if (p_.has_indices && (is_64bit(plan_.compare) || half_vectors_ || window_relative_))
+        return declined(step, "indices beside the ring need 32-bit index lanes");
+    if (!plan_.unroll_width_taps || fast_row.size() != 1 || fast_row[0].repeat != 1 || fast_row[0].taps <= 0 ||
+        fast_row[0].taps_as_lanes || fast_row[0].whole_plane)
+        return declined(step, "the row is not one item of unrolled width taps");
+    const std::int64_t per_row = plan_.vectors_per_block * (p_.has_indices ? 2 : 1);
+    const std::int64_t limit = caps_.vector_registers *
+                               (p_.has_indices ? ring_register_eighths_with_indices : ring_register_eighths) / 8;
+    if (p_.kernel[0] > limit / per_row) return declined(step, "the ring would take more than its registers");
+    KernelPlan candidate = plan_;
+    candidate.ring_rows = p_.kernel[0];
+    if (!fits_registers(candidate)) return declined(step, "it needs " + registers_text(candidate));
+    plan_.ring_rows = p_.kernel[0];
+    plan_.ring_row_interval = p_.dilation[0] / p_.stride[0];
+    chose(step, std::to_string(plan_.ring_rows) + " rows, calls of rows " + std::to_string(plan_.ring_row_interval) +
+                    " apart");
+}
+
+// Channels-last windows whose rows overlap along h (stride 1, dilation 1) and whose input is read by enough
+// windows to bound them by compares.
+bool Planner::column_ring_shape() const {
+    return !lanes_are_outputs_ && !adaptive_ && plan_.fast_starts_from_lowest && p_.spatial_rank == 2 &&
+           p_.out[0] >= 2 && p_.stride[0] == 1 && p_.dilation[0] == 1 && p_.kernel[0] >= 2 &&
+           reads_per_element(p_) >= min_reads_of_compare_bound_rows;
+}
+bool Planner::column_ring_indices() const {
+    return p_.has_indices && size_of(p_.dtype) < 4 && !half_vectors_ && !window_relative_;
+}
+
+// The column ring: each output column walked down a call's rows with its window's k row maxima in registers,
+// and with indices of narrow data each maximum's index beside it. One channel block per call.
+void Planner::choose_column_ring() {
+    constexpr const char* step = "column_ring";
+    if (lanes_are_outputs_ || p_.spatial_rank != 2) return;
+    if (!column_ring_shape()) return declined(step, "windows along h do not overlap at stride 1 in compare-bound rows");
+    if (p_.has_indices && !column_ring_indices())
+        return declined(step, "indices ride beside 8- and 16-bit data only (f32 and s32 ran slower than the rows)");
+    const int per_row = plan_.vectors_per_block * (p_.has_indices ? 2 : 1);
+    if (p_.kernel[0] > caps_.vector_registers * column_ring_register_eighths / 8 / per_row)
+        return declined(step, "the ring would take more than its registers");
+    if (plan_.computed_windows || axis_.kernel > max_column_ring_width_taps)
+        return declined(step, "the width taps are not unrolled");
+    if (plan_.channel_sweep != 1) return declined(step, "a call sweeps several channel blocks");
+    if (plan_.separable.enabled()) return declined(step, "separable pixels took the rows");
+    KernelPlan candidate = plan_;
+    candidate.ring_rows = p_.kernel[0];
+    if (!fits_registers(candidate)) return declined(step, "it needs " + registers_text(candidate));
+    plan_.ring_rows = p_.kernel[0];
+    plan_.unroll_width_taps = true;
+    // The next column reads most of the same input pixels again: a call's rows stop where one column's
+    // input (rows x window width x block) would pass column_ring_input_bytes, so it is still in L1.
+    // Divisions only: the dilated width (validated below 2^63; under ceil rounding up to stride - 1 past the
+    // padded input) times the block's bytes can pass 2^63.
+    const std::int64_t extent_w = (axis_.kernel - 1) * axis_.dilation + 1;
+    const std::int64_t block_bytes = plan_.channel_block * static_cast<std::int64_t>(size_of(p_.dtype));
+    plan_.ring_call_rows =
+        std::max<std::int64_t>(1, column_ring_input_bytes / block_bytes / extent_w - (plan_.ring_rows - 1));
+    chose(step, std::to_string(plan_.ring_rows) + " rows, at most " + std::to_string(plan_.ring_call_rows) +
+                    " output rows a call");
+}
+
+// Windows along h move by whole taps between the rows of a call: a stride that divides the dilation (calls
+// of rows dilation / stride apart, one tap stride between their windows) or a multiple of it that is less
+// than the window (stride / dilation tap strides between consecutive rows). False: they do not.
+bool Planner::separable_row_steps(std::int64_t& interval, std::int64_t& row_step) const {
+    const std::int64_t stride_h = p_.stride[0], dilation_h = p_.dilation[0];
+    interval = 1;
+    row_step = 1;
+    if (dilation_h % stride_h == 0) interval = dilation_h / stride_h;
+    else if (stride_h % dilation_h == 0) row_step = stride_h / dilation_h;
+    else return false;
+    return row_step < p_.kernel[0];
+}
+
+// Channels-last 2-D values in compare-bound rows whose windows along h share input rows, where the column
+// ring would hold a narrow block (integers: over pixels of a multiple of separable_pixel_bytes_multiple): the
+// reason they are not such a problem, or empty. f16 keeps raw bits beside each lane and starts from a
+// window's first element.
+//
+// Measured (same run, separable pixels against the column ring, 1 thread): on AVX2 (16 registers: the ring
+// holds 1 to 3 vectors a row, 32 to 96 bytes), f32 1.2-5.2x faster (SPPF 465 -> 90 us, Inception 39 -> 34,
+// SPP k9 941 -> 391), bf16 1.2-3.2x, f64 1.2-3.1x; s32 0.7-2.2x and u8 0.5-1.0x over smaller pixels, but
+// s32 1.4-1.5x and u8 1.3-2.0x over pixels of 1 or 2 KiB. On AVX-512 (32 registers: 2 to 4 vectors of 64
+// bytes a row) 0.5-1.1x: the ring keeps it.
+std::string Planner::separable_pixels_declined() const {
+    if (p_.dtype == DType::f16) return "f16 carries raw bits beside each lane";
+    if (p_.has_indices) {
+        if (plan_.index_lanes_64 || is_64bit(plan_.compare) || half_vectors_ || window_relative_)
+            return "indices ride in the buffers beside 32-bit compare lanes only";
+        // A padded tap before a window's first real one takes that tap's index (emit_separable_pixel_indices in
+        // emit_separable_pixels.cpp): right only where the window's taps are contiguous and one of them is real.
+        if (axis_.dilation != 1) return "indices: a dilation along the width";
+        const auto empty = [&](std::int64_t o) {
+            const WindowTaps taps = window_taps(o, axis_.in, axis_.kernel, axis_.stride, axis_.dilation, axis_.pad);
+            return taps.begin >= taps.end;
+        };
+        if (axis_.out < 1 || empty(0) || empty(axis_.out - 1)) return "indices: windows empty along the width";
+    }
+    if (adaptive_ || plan_.computed_windows) return "the windows are not runs of segments";
+    if (p_.kernel[0] < 2 || p_.out[0] < 2) return "windows along h do not overlap";
+    if (p_.channels < 1 || axis_.out < 1) return "the output is empty";
+    if (reads_per_element(p_) < min_reads_of_compare_bound_rows) return "the rows are bound by memory";
+    std::int64_t interval = 1, row_step = 1;
+    if (!separable_row_steps(interval, row_step)) return "windows along h do not move by whole taps that they share";
+    const std::int64_t ring_vectors = std::min<std::int64_t>(
+        max_vectors, caps_.vector_registers * column_ring_register_eighths / 8 / p_.kernel[0]);
+    if (ring_vectors * caps_.vector_bytes >= min_column_ring_block_bytes)
+        return "the column ring holds " + std::to_string(ring_vectors * caps_.vector_bytes) + " bytes of channels a row";
+    if (!plan_.is_float && !p_.has_indices && p_.channels % (separable_pixel_bytes_multiple / elem()) != 0)
+        return "integer pixels of " + std::to_string(p_.channels * elem()) + " bytes keep the column ring (not a multiple of " +
+               std::to_string(separable_pixel_bytes_multiple) + ")";
+    return {};
+}
+
+// Separable pixels of `vectors` vectors a pixel: the padded row of the block's pixels and the buffered rows of
+// maxima on the stack, within separable_pixel_buffer_bytes (with indices separable_index_buffer_bytes; group_rows
+// 0: they do not fit). Sizes are bounded before they are multiplied. Windows along the width that are empty read
+// only the empty value, which is what the row code stores for them.
+SeparableRows Planner::separable_pixels_of(int vectors) const {
+    SeparableRows sep;
+    std::int64_t interval = 1, row_step = 1;
+    separable_row_steps(interval, row_step);
+    const std::int64_t pixel_bytes = std::int64_t{vectors} * caps_.vector_bytes;
+    const std::int64_t budget = p_.has_indices ? separable_index_buffer_bytes : separable_pixel_buffer_bytes;
+    const std::int64_t most_pixels = budget / pixel_bytes;
+    if (axis_.in > most_pixels || axis_.out > most_pixels || axis_.pad > most_pixels || axis_.kernel > most_pixels ||
+        axis_.dilation > most_pixels || axis_.stride > most_pixels)
+        return sep;
+    sep.window_rows = p_.kernel[0];
+    sep.row_step = row_step;
+    sep.pad_lanes = axis_.pad;
+    sep.phases = 1;
+    sep.maxima_vectors = axis_.out * vectors * (p_.has_indices ? 2 : 1);  // with indices, an index vector beside each
+    // (with indices, the planner takes no width dilation)
+    sep.paired_width_windows = axis_.stride == 1 && axis_.kernel >= 2;
+    // Direct rows load each tap as it is stored (f32, s32, f64, bytes in byte lanes); widened data (bf16) is
+    // widened once in the copy but once a tap in direct rows, which pays for 3 taps only (lowest of 8
+    // alternating rounds, copied / direct: SPPF bf16 91 / 102 us, f32 147 / 151; Inception bf16 40.0 / 37.2,
+    // f32 58 / 53; the dilated 3x3 bf16 64.4 / 63.4, f32 91 / 84).
+    // (choose_vector_blocking asks before choose_width_code computes the plan's runs.)
+    if (!p_.has_indices && axis_.stride == 1 && axis_.kernel <= max_direct_row_taps &&
+        (size_of(p_.dtype) == static_cast<std::size_t>(lane_bytes(plan_.compare)) || axis_.kernel <= 3)) {
+        const std::vector<WidthRun> runs = width_runs(axis_.out, axis_.in, axis_.kernel, axis_.stride, axis_.dilation, axis_.pad);
+        sep.direct_rows = !runs.empty() && runs.size() <= max_direct_row_runs &&
+                          direct_row_unwatched_pixels(runs, axis_.dilation, axis_.pad, max_direct_row_unwatched).size() <=
+                              max_direct_row_unwatched;
+    }
+    const std::int64_t reach = (axis_.out - 1) * axis_.stride + (axis_.kernel - 1) * axis_.dilation + 1;
+    sep.phase_lanes = sep.direct_rows ? 0 : std::max(reach, axis_.pad + axis_.in);
+    // With indices, the padded row's index lanes follow its pixels: one vector a position (its index, broadcast).
+    const std::int64_t position_bytes = pixel_bytes + (p_.has_indices ? caps_.vector_bytes : 0);
+    const std::int64_t padded_bytes = sep.phase_lanes * position_bytes, maxima_bytes = sep.maxima_vectors * caps_.vector_bytes;
+    if (padded_bytes + (sep.window_rows + row_step) * maxima_bytes <= budget)
+        sep.group_rows = std::min(((budget - padded_bytes) / maxima_bytes - sep.window_rows) / row_step + 1, p_.out[0]);
+    return sep;
+}
+
+// The vectors of a cache line's storage, where separable pixels will take the rows (0: they will not).
+int Planner::separable_pixel_vectors() const {
+    if (lanes_are_outputs_ || p_.spatial_rank != 2 || !separable_pixels_declined().empty()) return 0;
+    const std::int64_t line_vectors = std::clamp<std::int64_t>(cache_line_bytes / (plan_.lanes * elem()), 1, max_vectors);
+    const int most = static_cast<int>(std::min<std::int64_t>(line_vectors, (p_.channels + plan_.lanes - 1) / plan_.lanes));
+    // Values take a cache line's channels, or fewer only where a pass over a line's would hold fewer output
+    // rows than a window's rows: each pass takes the rows of maxima past its output rows again, and a block of
+    // fewer vectors holds more rows a pass (AVX2 SPP k9 bf16 at 64 KiB: 4 vectors, 3 output rows a pass, 592
+    // us; 1 vector, the whole plane a pass, 488, lowest of 6 alternating rounds; 2 vectors, 16 rows a pass,
+    // 343 against 1 vector's 402, lowest of 8). Indices (a vector of them beside each accumulator) take fewer
+    // where a line's do not fit the registers.
+    const std::int64_t window_rows = std::min(p_.kernel[0], p_.out[0]);
+    for (int vectors = most; vectors >= 1; --vectors) {
+        const bool whole_blocks = p_.channels % (vectors * plan_.lanes) == 0;  // else the tail's calls run the row code
+        KernelPlan candidate = plan_;
+        candidate.vectors_per_block = vectors;
+        candidate.separable = separable_pixels_of(vectors);
+        const bool fits = whole_blocks && candidate.separable.enabled() && fits_registers(candidate);
+        if (p_.has_indices) {
+            if (fits) return vectors;
+            continue;
+        }
+        if (!fits) {
+            if (vectors == most) return 0;
+            continue;
+        }
+        if (candidate.separable.group_rows >= window_rows) return vectors;
+    }
+    return 0;
+}
+
+// Separable pixels: one block of a cache line's channels a call (choose_vector_blocking took its vectors).
+void Planner::choose_separable_pixels() {
+    constexpr const char* step = "separable_pixels";
+    if (lanes_are_outputs_ || p_.spatial_rank != 2) return;
+    if (const std::string why = separable_pixels_declined(); !why.empty()) return declined(step, why);
+    if (plan_.channel_block != std::int64_t{plan_.vectors_per_block} * plan_.lanes || p_.channels % plan_.channel_block != 0)
+        return declined(step, "the blocks are not whole vectors of channels (a tail would run the row code)");
+    const SeparableRows sep = separable_pixels_of(plan_.vectors_per_block);
+    if (!sep.enabled())
+        return declined(step, "two output rows' buffers would pass " +
+                                  std::to_string(p_.has_indices ? separable_index_buffer_bytes : separable_pixel_buffer_bytes) +
+                                  " bytes");
+    KernelPlan candidate = plan_;
+    candidate.separable = sep;
+    if (!fits_registers(candidate)) return declined(step, "it needs " + registers_text(candidate));
+    std::int64_t interval = 1, row_step = 1;
+    separable_row_steps(interval, row_step);
+    plan_.separable = sep;
+    plan_.ring_row_interval = interval;
+    plan_.width_ranges = false;  // a call computes whole rows
+    chose(step, std::to_string(sep.group_rows) + " output rows a pass, " + std::to_string(sep.window_rows) +
+                    " rows of maxima each, pixels of " + std::to_string(plan_.vectors_per_block * caps_.vector_bytes) + " bytes");
+}
+
+// Planar rows of fewer outputs than a vector, in planes that fit in registers: the whole plane per pass,
+// its outputs flat across rows (VGG pool5's 14x14 planes: rows of 7 outputs, each a call's row loop with
+// its NaN scan, half the lanes idle). f16 carries raw bits beside each lane; half vectors keep 64-bit
+// index lanes beside 32-bit data lanes: both keep the rows.
+void Planner::choose_planes() {
+    constexpr const char* step = "planes_in_registers";
+    if (!lanes_are_outputs_ || axis_.out >= plan_.lanes) return;
+    if (!caps_.two_source_permutes || !caps_.opmasks)
+        return declined(step, "outputs are gathered by two-register permutes into opmasked lanes");
+    if (p_.dtype == DType::f16) return declined(step, "f16 carries raw bits beside each lane");
+    if (half_vectors_) return declined(step, "64-bit index lanes beside half vectors");
+    PlanePlan plane =
+        plane_plan(p_, multipliers_, plan_.lanes, caps_.vector_registers * plane_register_halves / 2);
+    if (plane.gathers.empty()) return declined(step, "the plane does not fit, or its permutes do not pay");
+    plan_.strategy = Strategy::ncx_planes;
+    plan_.plane = std::move(plane);
+    plan_.fast_segments.clear();
+    plan_.ring_rows = 0;
+    plan_.ring_row_interval = 1;
+    chose(step, std::to_string(plan_.plane.registers) + " registers, " + std::to_string(plan_.plane.gathers.size()) +
+                    " permutes");
+}
+
+// Planar 2-D rows without indices whose windows along h share input rows, where no ring or plane took
+// them: separable maxima through buffers on the stack (KernelPlan::separable). Each input row is read once
+// per call, with no border items, no per-tap gathers and no NaN scan pass. Windows along h move by whole
+// taps: a stride that divides the dilation (calls of rows dilation / stride apart, one tap stride between
+// their windows) or a multiple of it that is less than the window (stride / dilation tap strides between
+// consecutive rows, the stem's 3 rows at stride 2 sharing one).
+void Planner::choose_separable() {
+    constexpr const char* step = "separable_rows";
+    if (plan_.strategy != Strategy::ncx_width || p_.spatial_rank != 2 || adaptive_) return;
+    if (plan_.ring_rows > 0) return declined(step, "a ring of row maxima in registers took the rows");
+    if (p_.has_indices) return declined(step, "values only: the buffered maxima carry no indices");
+    if (!plan_.fast_starts_from_lowest) return declined(step, "f16 carries raw bits beside each lane");
+    if (p_.kernel[0] < 2 || p_.out[0] < 2) return declined(step, "windows along h do not overlap");
+    std::int64_t interval = 1, row_step = 1;
+    if (!separable_row_steps(interval, row_step))
+        return declined(step, "windows along h do not move by whole taps that they share");
+    // Byte data at stride 2 along h: masked fast rows widen each tap as they load it, and ran faster than the
+    // conversion to padded rows (AVX-512 u8, same-run A/B: stem 79 against 86 us, GoogLeNet 77 against 88;
+    // bf16, s32, f32 and f64 ran 1.1-1.7x faster through the buffers).
+    if (row_step > 1 && caps_.opmasks && size_of(p_.dtype) == 1)
+        return declined(step, "masked rows widen byte taps as they load them");
+    if (axis_.stride > 2) return declined(step, "width taps more than 2 apart would be gathered");
+    const std::int64_t lanes = plan_.lanes, lane_bytes_ = lane_bytes(plan_.compare);
+    if (axis_.in > separable_buffer_bytes || axis_.out > separable_buffer_bytes || axis_.pad > separable_buffer_bytes ||
+        axis_.kernel > separable_buffer_bytes || axis_.dilation > separable_buffer_bytes)
+        return declined(step, "the row does not fit the buffers");
+    SeparableRows sep;
+    sep.window_rows = p_.kernel[0];
+    sep.row_step = row_step;
+    sep.pad_lanes = axis_.pad;
+    sep.phases = axis_.stride == 2 ? 2 : 1;
+    sep.maxima_vectors = (axis_.out + lanes - 1) / lanes;
+    // Phase lanes the taps read (whole vectors from each output vector's first) and the conversion writes
+    // (the input's whole vectors); converted vectors are stored whole and aligned.
+    const std::int64_t reach = sep.maxima_vectors * lanes + (axis_.kernel - 1) * axis_.dilation / sep.phases;
+    std::int64_t most = 0;
+    for (int phase = 0; phase < sep.phases; ++phase) {
+        const std::int64_t start = sep.input_start(phase), count = sep.input_count(phase, axis_.in);
+        sep.lead_lanes[static_cast<std::size_t>(phase)] = (lanes - start % lanes) % lanes;
+        most = std::max(most, sep.lead_lanes[static_cast<std::size_t>(phase)] +
+                                  std::max(reach, start + (count + lanes - 1) / lanes * lanes));
+    }
+    sep.phase_lanes = (most + lanes - 1) / lanes * lanes + lanes;  // a vector of slack for the last stores
+    // Each buffered row: its padded input and its maxima. As many output rows a pass as the bytes hold.
+    const std::int64_t row_bytes = sep.row_lanes() * lane_bytes_ + sep.maxima_vectors * caps_.vector_bytes;
+    const std::int64_t rows = separable_buffer_bytes / row_bytes;
+    if (rows < sep.window_rows + row_step)
+        return declined(step, "two output rows' buffers would pass " + std::to_string(separable_buffer_bytes) + " bytes");
+    sep.group_rows = std::min((rows - sep.window_rows) / row_step + 1, p_.out[0]);
+    KernelPlan candidate = plan_;
+    candidate.separable = sep;
+    if (!fits_registers(candidate)) return declined(step, "it needs " + registers_text(candidate));
+    plan_.separable = sep;
+    plan_.ring_row_interval = interval;
+    chose(step, std::to_string(sep.group_rows) + " output rows a pass, " + std::to_string(sep.window_rows) +
+                    " row maxima each, " + std::to_string(row_step) + " tap strides apart, calls of rows " +
+                    std::to_string(interval) + " apart");
+}
+
+// Separable rows and pixels take the registers no other role of the plan takes as maxima in flight, beside
+// the block's accumulators, up to max_separable_accumulators; pixels a whole number of blocks of them.
+void Planner::choose_separable_accumulators() {
+    if (!plan_.separable.enabled()) return;
+    const int vectors = plan_.vectors_per_block;
+    const int free = caps_.vector_registers - vector_registers_needed(plan_, caps_);
+    // With indices each maximum in flight takes an index register beside it; registers the row code takes only
+    // for a moment hold them too (separable_alias_registers).
+    const int per_maximum = p_.has_indices ? 2 : 1;
+    const int spare = std::max(0, free) + separable_alias_registers(plan_, caps_);
+    int accumulators = std::min(max_separable_accumulators, vectors + spare / per_maximum);
+    if (!lanes_are_outputs_) accumulators = std::max(1, accumulators / vectors) * vectors;
+    plan_.separable.accumulators = accumulators;
+    chose("separable_accumulators", std::to_string(accumulators) + " maxima in flight (" + registers_text(plan_) + ")");
+    // Output rows in pairs: two maxima a lane (planar) or a pixel's vectors (pixels) in flight.
+    const int per_output = lanes_are_outputs_ ? 1 : vectors;
+    if (!p_.has_indices && plan_.separable.row_step == 1 && p_.kernel[0] >= 2 && accumulators >= 2 * per_output &&
+        plan_.separable.group_rows >= 2)
+        plan_.separable.paired_output_rows = true;
+}
+
+}  // namespace pooljit::jit

@@ -1,0 +1,403 @@
+#include "jit/plan/strategies.hpp"
+
+#include <algorithm>
+#include <array>
+
+namespace pooljit::jit {
+namespace {
+
+bool any_segment(const KernelPlan& plan, bool (*test)(const Segment&)) {
+    return std::any_of(plan.segments.begin(), plan.segments.end(), test) ||
+           std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(), test);
+}
+
+bool lanes_of_outputs_at(const Segment& s, bool paired) {
+    if (s.outputs_per_item <= 1 || s.taps_as_lanes || s.whole_plane) return false;
+    return paired ? s.lane_step == 2 : s.lane_step > 2;
+}
+
+__extension__ typedef __int128 i128;  // positions of descriptors near the 64-bit limits
+
+// A window whose real width taps are every position of the row its taps can reach (no tap before the first
+// or after the last lies inside the row) and fewer than the kernel's: it overhangs the row.
+bool holds_whole_row(const KernelPlan& plan, const WidthRun& run) {
+    if (run.tap_begin >= run.tap_end || run.tap_end - run.tap_begin >= plan.kernel_w) return false;
+    const auto position = [&](std::int64_t tap) {
+        return static_cast<i128>(run.out_begin) * plan.stride_w - plan.pad_w + static_cast<i128>(tap) * plan.dilation_w;
+    };
+    return position(run.tap_begin) < plan.dilation_w && position(run.tap_end - 1) + plan.dilation_w >= plan.in_width;
+}
+
+bool uses(const KernelPlan& plan, StrategyId id) {
+    const bool nxc = plan.strategy == Strategy::nxc_channels;
+    const bool ncx_rows = plan.strategy == Strategy::ncx_width;
+    const bool ring = plan.ring_rows > 0;
+    switch (id) {
+        case StrategyId::nxc_segments: return nxc && !plan.computed_windows;
+        case StrategyId::ncx_segments: return ncx_rows && !plan.computed_windows;
+        case StrategyId::computed_windows: return plan.computed_windows;
+        case StrategyId::paired_lanes:
+            return ncx_rows && any_segment(plan, [](const Segment& s) { return lanes_of_outputs_at(s, true); });
+        case StrategyId::gathered_lanes:
+            return ncx_rows && any_segment(plan, [](const Segment& s) { return lanes_of_outputs_at(s, false); });
+        case StrategyId::looped_width_taps: return !plan.computed_windows && !plan.unroll_width_taps;
+        case StrategyId::unrolled_outer_taps: return plan.unrolled_taps_h > 0;
+        case StrategyId::channel_sweep: return plan.channel_sweep > 1;
+        case StrategyId::width_ranges: return plan.width_ranges;
+        case StrategyId::nan_scan: return plan.scan_rows_for_nan;
+        case StrategyId::nan_watch: return plan.watch_rows_for_nan;
+        case StrategyId::planar_nan_watch: return ncx_rows && plan.watch_rows_for_nan;
+        case StrategyId::shared_watch: return plan.watch_shared_rows_h > 0 || plan.watch_shared_taps_w > 0;
+        case StrategyId::tap_passes: return plan.tap_pass_taps > 0;
+        case StrategyId::prefetch: return plan.prefetch_distance > 0;
+        case StrategyId::masked_items:
+            return std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(), [](const Segment& s) { return s.masked; });
+        case StrategyId::taps_as_lanes:
+            return std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(),
+                               [](const Segment& s) { return s.taps_as_lanes; });
+        case StrategyId::whole_plane:
+            return std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(),
+                               [](const Segment& s) { return s.whole_plane; });
+        case StrategyId::planes_in_registers: return plan.strategy == Strategy::ncx_planes;
+        case StrategyId::row_ring: return ncx_rows && ring && plan.ring_row_interval == 1 && !plan.has_indices;
+        case StrategyId::dilated_row_ring: return ncx_rows && ring && plan.ring_row_interval > 1;
+        case StrategyId::row_ring_indices: return ncx_rows && ring && plan.has_indices;
+        case StrategyId::separable_rows: return ncx_rows && plan.separable.enabled();
+        case StrategyId::separable_pixels: return nxc && plan.separable.enabled();
+        case StrategyId::column_ring: return nxc && ring && !plan.has_indices;
+        case StrategyId::column_ring_indices: return nxc && ring && plan.has_indices;
+        case StrategyId::widened_pairs: return plan.widened_pairs || plan.separable.widened_pairs;
+        case StrategyId::even_element_loads:
+            return plan.even_element_loads && any_segment(plan, [](const Segment& s) { return lanes_of_outputs_at(s, true); });
+        case StrategyId::paired_tap_loads: return plan.paired_tap_loads;
+        case StrategyId::byte_lanes: return lane_bytes(plan.compare) == 1;
+        case StrategyId::wide_index_lanes: return plan.has_indices && plan.index_lanes_64 && lane_bytes(plan.compare) == 4;
+        case StrategyId::window_relative_indices: return plan.index_relative_to_window;
+        case StrategyId::overhanging_windows:
+            return std::any_of(plan.width_runs.begin(), plan.width_runs.end(),
+                               [&](const WidthRun& run) { return holds_whole_row(plan, run); });
+        case StrategyId::count: break;
+    }
+    return false;
+}
+
+constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> names = {
+    "nxc_segments", "ncx_segments", "computed_windows", "paired_lanes", "gathered_lanes", "looped_width_taps",
+    "unrolled_outer_taps", "channel_sweep", "width_ranges", "nan_scan", "nan_watch", "planar_nan_watch",
+    "shared_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
+    "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
+    "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads", "paired_tap_loads",
+    "byte_lanes", "wide_index_lanes", "window_relative_indices", "overhanging_windows",
+};
+
+}  // namespace
+
+const char* name_of(StrategyId id) {
+    const auto i = static_cast<std::size_t>(id);
+    return i < names.size() ? names[i] : "invalid";
+}
+
+std::vector<StrategyId> strategies_of(const KernelPlan& plan) {
+    std::vector<StrategyId> ids;
+    for (int i = 0; i < static_cast<int>(StrategyId::count); ++i)
+        if (uses(plan, static_cast<StrategyId>(i))) ids.push_back(static_cast<StrategyId>(i));
+    return ids;
+}
+
+std::string strategy_names(const KernelPlan& plan) {
+    std::string text;
+    for (const StrategyId id : strategies_of(plan)) text += (text.empty() ? "" : " ") + std::string(name_of(id));
+    return text;
+}
+
+const std::vector<StrategyRow>& strategy_registry() {
+    using enum StrategyId;
+    constexpr Isa avx512 = Isa::avx512, avx2 = Isa::avx2;
+    constexpr PlanOptions wide_index_lanes_forced{.wide_index_lanes = true};
+    constexpr PlanOptions window_relative_forced{.window_relative_indices = true};
+    static const std::vector<StrategyRow> rows = {
+        // Borders, channel tails, 3-D, dilation, ceil rounding; empty windows (pads beyond the kernel) inside the
+        // row and whole empty rows; adaptive bins of even windows.
+        {nxc_segments, {avx512, avx2}, {
+            {"maxpool layout=nxc src=2x19x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x70x5x6x7 k=2x3x2 s=1x2x2 d=2x1x2 pb=1x1x0 pe=0x1x1 round=ceil"},
+            {"maxpool layout=nxc src=1x9x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil"},
+            {"adaptivemaxpool layout=nxc src=1x18x28x28 out=7x7"}}},
+        // Stride 1: contiguous lanes, with borders.
+        {ncx_segments, {avx512, avx2}, {
+            {"maxpool layout=ncx src=2x3x7x133 k=3x3 s=1x1 pb=1x1 pe=1x1"}}},
+        // Windows far wider than the input (more border windows than segments allow), with dilation and stride
+        // (divisions in the kernel) and runs of empty windows at both ends; irregular adaptive rows (one beyond
+        // 2^16 outputs).
+        {computed_windows, {avx512, avx2}, {
+            {"maxpool layout=nxc src=1x17x1 k=300 pb=299 pe=299"},
+            {"maxpool layout=ncx src=1x3x2 k=300 pb=299 pe=299 round=ceil"},
+            {"maxpool layout=nxc src=1x5x7 k=300 s=2 d=3 pb=1000 pe=950 round=ceil"},
+            {"maxpool layout=ncx src=1x2x3x9 k=2x400 s=1x1 d=1x3 pb=0x1400 pe=1x1300"},
+            {"adaptivemaxpool layout=ncx src=1x2x5x1000 out=3x600"},
+            {"adaptivemaxpool layout=nxc src=1x33x1000 out=600"},
+            {"adaptivemaxpool layout=ncx src=1x1x100003 out=70001"}}},
+        {paired_lanes, {avx512, avx2}, {
+            {"maxpool layout=ncx src=1x5x9x131 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil_torch"}}},
+        // Stride 3 with a width dilation, items longer than one vector, tails.
+        {gathered_lanes, {avx512, avx2}, {
+            {"maxpool layout=ncx src=1x2x4x50 k=2x4 s=1x3 d=1x2 pb=0x3 pe=0x3"}}},
+        // Long 1-D windows in both layouts.
+        {looped_width_taps, {avx512, avx2}, {
+            {"maxpool layout=ncx src=1x3x260 k=200 s=1"},
+            {"maxpool layout=nxc src=1x21x260 k=37 s=5 pb=20 pe=20"}}},
+        // Rows whose windows hold the most common outer taps unroll them; the border rows (pads, ceil rounding,
+        // other adaptive bins) loop: channels last with a tail and swept blocks, 3-D windows in both layouts
+        // (2 x 2 unrolled, the rest of the rows at the d and h borders), adaptive bins of 2 and 3 rows.
+        {unrolled_outer_taps, {avx512, avx2}, {
+            {"maxpool layout=nxc src=2x40x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x20x5x6x7 k=2x2x2 s=1x2x2 pb=1x0x1 pe=0x1x0"},
+            {"maxpool layout=ncx src=1x2x5x8x70 k=2x2x3 s=2x1x2 pb=0x1x1 pe=1x0x1"},
+            {"adaptivemaxpool layout=nxc src=1x24x13x13 out=6x6"},
+            {"adaptivemaxpool layout=ncx src=1x3x13x70 out=6x20"}}},
+        // Rows bound by memory sweep several channel blocks per call (AVX-512 f32: 3 blocks and a tail of 8;
+        // AVX2 f32: 12 and 8): windows, empty windows and whole empty rows, computed windows.
+        {channel_sweep, {avx512, avx2}, {
+            {"maxpool layout=nxc src=2x200x7x9 k=2x2 s=2x2 pb=0x1 pe=1x0"},
+            {"maxpool layout=nxc src=1x140x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil"},
+            {"adaptivemaxpool layout=nxc src=1x140x1000 out=600"}}},
+        // Channels-last rows of at least 64 outputs (tests/emit/test_jit_paths.cpp splits them for threads).
+        {width_ranges, {avx512, avx2}, {
+            {"maxpool layout=nxc src=1x20x300 k=3 s=2 pb=1 pe=1"},
+            {"maxpool layout=nxc src=1x16x2x200 k=2x3 s=3x1 pb=2x1 pe=2x1 round=ceil"}}},
+        // Float rows read by enough windows: planar rows, and channels-last rows bound by compares.
+        {nan_scan, {avx512, avx2}, {
+            {"maxpool layout=ncx src=1x3x9x40 k=3x3 s=2x1 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x40x9x9 k=3x3 s=1x2 pb=1x1 pe=1x1"}}},
+        // Float channels-last rows read by few windows: windows with borders and a channel tail, a global pool,
+        // irregular adaptive bins computed at run time, rows computed in pieces with indices, 3-D.
+        {nan_watch, {avx512, avx2}, {
+            {"maxpool dt=f32 layout=nxc src=2x19x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=f64 layout=nxc src=1x40x7x7 k=7x7"},
+            {"adaptivemaxpool dt=bf16 layout=nxc src=1x33x1000 out=600"},
+            {"maxpool dt=f16 layout=nxc src=1x20x300 k=3 s=2 pb=1 pe=1 idx=s32"},
+            {"maxpool dt=f32 layout=nxc src=1x70x5x6x7 k=2x3x2 s=1x2x2 d=2x1x2 pb=1x1x0 pe=0x1x1 round=ceil"}}},
+        // Planar float rows of plain items (AVX-512 takes masked items or planes in registers there, and loads
+        // them its own way): VGG pool5's stride 2 with a width tail, borders and ceil rounding at stride 3 with
+        // a width dilation, 3-D, 1-D with a long row, adaptive bins. f16 rows on AVX-512 are plain items too:
+        // those of at least 8 outputs an item take the watch there (the paired_lanes example's f16 run).
+        {planar_nan_watch, {avx2}, {
+            {"maxpool dt=f32 layout=ncx src=2x3x14x14 k=2x2 s=2x2"},
+            {"maxpool dt=f64 layout=ncx src=1x3x10x40 k=3x3 s=3x3 d=1x2 pb=1x2 pe=1x2 round=ceil"},
+            {"maxpool dt=bf16 layout=ncx src=1x2x4x12x40 k=2x2x2 s=2x2x2"},
+            {"maxpool dt=f32 layout=ncx src=1x3x300 k=3 s=2 pb=1 pe=1"},
+            {"adaptivemaxpool dt=f32 layout=ncx src=2x3x13x13 out=6x6"}}},
+        // Watched channels-last rows whose windows overlap (tests/emit/test_jit_paths.cpp puts a NaN at every input
+        // position): 3 wide at stride 2 with a channel tail (rows and width taps shared), dilated, ceil rounding
+        // (the row's first output in a loop of several), a 1-D row computed in pieces, 3-D (width taps only).
+        {shared_watch, {avx512, avx2}, {
+            {"maxpool dt=f32 layout=nxc src=2x19x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=f64 layout=nxc src=1x24x8x11 k=3x3 s=2x2 d=2x2 pb=2x2 pe=2x2"},
+            {"maxpool dt=bf16 layout=nxc src=1x40x9x8 k=3x3 s=2x2 round=ceil_torch"},
+            {"maxpool dt=f16 layout=nxc src=1x20x300 k=3 s=2 pb=1 pe=1 idx=s32"},
+            {"maxpool dt=f32 layout=nxc src=1x70x3x9x11 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1"}}},
+        // Pixels of at least 1 KiB swept by a call (600 f32 channels: AVX-512 9 blocks of 64 and a tail of 24,
+        // AVX2 37 blocks of 16 and a tail of 8), windows of at least 5 width taps: a global pool with an h
+        // dilation, passes of 8 and a rest of 3 along the width, empty windows beside the borders, 3-D, a long
+        // 1-D window (PointNet) in a loop of passes.
+        {tap_passes, {avx512, avx2}, {
+            {"maxpool layout=nxc src=2x600x7x5 k=4x5 d=2x1"},
+            {"maxpool layout=nxc src=1x520x3x21 k=2x11 s=2x5 pb=1x4 pe=0x6"},
+            {"maxpool layout=nxc src=1x600x4x13 k=3x5 s=2x4 pb=3x6 pe=3x6 round=ceil"},
+            {"maxpool layout=nxc src=1x520x3x4x9 k=2x3x5 s=2x2x4 pb=0x1x1 pe=1x1x1"},
+            {"maxpool layout=nxc src=1x1024x200 k=200"}}},
+        {prefetch, {avx512, avx2}, {
+            {"maxpool layout=ncx src=2x3x30x40 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool layout=ncx src=1x2x4x12x40 k=2x3x3 s=2x2x1 pb=0x1x1 pe=1x1x1"}}},
+        {masked_items, {avx512}, {
+            {"maxpool layout=ncx src=2x3x7x133 k=3x3 s=1x1 pb=1x1 pe=1x1"},
+            {"maxpool layout=ncx src=1x3x10x70 k=3x5 s=2x2 pb=1x2 pe=1x2 round=ceil"},
+            // bf16 rows at stride 1, which AVX2 takes in widened pairs: 1-D, and 2-D windows of one row
+            {"maxpool dt=bf16 layout=ncx src=1x3x301 k=3 pb=1 pe=1"},
+            {"maxpool dt=bf16 layout=ncx src=1x5x9x27 k=1x3 s=1x1 pb=0x1 pe=0x1"}}},
+        // Rows of few outputs (on AVX2 at most 3, windows of at least 4 taps: otherwise gathered lanes cost
+        // less) on planes too large for registers (AVX-512): a global pool of less than a vector, adaptive bins
+        // that overlap unevenly, 3-D with padding and a stride that would gather, windows of a whole AVX2 vector
+        // (8 taps) 150 apart, adaptive bins of 4 rows by 7 taps.
+        {taps_as_lanes, {avx512, avx2}, {
+            {"maxpool layout=ncx src=2x3x1x7 k=1x7"},
+            {"adaptivemaxpool layout=ncx src=1x3x30x13 out=3x2"},
+            {"maxpool layout=ncx src=1x2x5x9x13 k=2x2x4 s=1x1x5 pb=0x1x2 pe=1x0x2"},
+            {"maxpool layout=ncx src=1x3x310 k=8 s=150"},
+            {"adaptivemaxpool layout=ncx src=2x3x28x21 out=7x3"}}},
+        // 1-D, 3-D, a kernel larger than the input, an adaptive bin of the whole plane, planes of 2 and 3 groups
+        // of 64 f32 lanes (2 of 64 f64).
+        {whole_plane, {avx512, avx2}, {
+            {"maxpool layout=ncx src=2x3x7x7 k=7x7"},
+            {"maxpool layout=ncx src=2x3x37 k=37"},
+            {"maxpool layout=ncx src=1x2x3x4x5 k=3x4x5"},
+            {"maxpool layout=ncx src=1x3x5x6 k=7x8 pb=1x1 pe=1x1"},
+            {"adaptivemaxpool layout=ncx src=1x3x13x13 out=1x1"},
+            {"maxpool layout=ncx src=1x3x10x10 k=10x10 s=10x10 pe=3x3"},
+            // Planes of more than 16 vectors loop over the span: PointNet's row, one that ends in a partial vector,
+            // 2-D, 3-D.
+            {"maxpool layout=ncx src=1x3x1024 k=1024"},
+            {"maxpool layout=ncx src=2x3x1037 k=1037"},
+            {"maxpool layout=ncx src=1x2x37x29 k=37x29"},
+            {"maxpool layout=ncx src=1x2x5x9x13 k=5x9x13"}}},
+        // VGG pool5's shape, borders with ceil rounding and a width dilation, adaptive bins that overlap unevenly
+        // and bins smaller than a pixel, 3-D with padding, 1-D, a plane of exactly 16 f32 vectors, empty windows
+        // and whole empty rows, an adaptive 3-D output larger than its input.
+        {planes_in_registers, {avx512}, {
+            {"maxpool layout=ncx src=2x3x14x14 k=2x2 s=2x2"},
+            {"maxpool layout=ncx src=1x3x9x11 k=3x3 s=2x2 d=1x2 pb=1x2 pe=2x1 round=ceil"},
+            {"adaptivemaxpool layout=ncx src=2x3x13x13 out=6x6"},
+            {"adaptivemaxpool layout=ncx src=1x2x5x4 out=7x9"},
+            {"maxpool layout=ncx src=1x2x4x6x6 k=2x3x3 s=2x2x2 pb=0x1x1 pe=1x1x1"},
+            {"maxpool layout=ncx src=2x3x37 k=3 s=3"},
+            {"maxpool layout=ncx src=1x2x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool layout=ncx src=1x4x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil"},
+            {"adaptivemaxpool layout=ncx src=1x3x3x4x5 out=5x7x9"}}},
+        // Masked borders (SPPF-like), a width stride of 2 (paired lanes) with border rows of fewer taps and ceil
+        // rounding, a width dilation, a stride along h equal to the dilation.
+        {row_ring, {avx512}, {
+            {"maxpool layout=ncx src=2x3x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2"},
+            {"maxpool layout=ncx src=1x2x9x30 k=4x3 s=1x2 pb=1x0 pe=2x1 round=ceil"},
+            {"maxpool layout=ncx src=1x3x12x17 k=3x3 d=1x2 pb=1x2 pe=1x2"},
+            {"maxpool layout=ncx src=1x3x15x20 k=3x3 s=2x1 d=2x1 pb=1x1 pe=2x1 round=ceil"}}},
+        // Calls of rows ring_row_interval apart: dilation 2 (two residues, border rows of 2 taps at both ends), a
+        // stride of 2 under a dilation of 4, 3 residues of different lengths.
+        {dilated_row_ring, {avx512}, {
+            {"maxpool layout=ncx src=2x3x13x24 k=3x3 d=2x2 pb=2x2 pe=2x2"},
+            {"maxpool layout=ncx src=1x2x21x19 k=2x3 s=2x1 d=4x1 pb=3x1 pe=0x1"},
+            {"maxpool layout=ncx src=1x2x17x30 k=4x2 d=3x1"}}},
+        {row_ring_indices, {avx512}, {
+            {"maxpool dt=f32 layout=ncx src=2x3x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64"},
+            {"maxpool dt=bf16 layout=ncx src=1x3x16x28 k=3x3 pb=1x1 pe=1x1 idx=s32 axis=1 nan=ignore"}}},
+        // Rows no register ring holds: a 9x9 window (SPP), a width stride of 2 with ceil rounding over rows wider
+        // than 4 vectors, a dilation along h (calls of rows 2 apart), a plane taller than one pass over the
+        // buffer (7 rows a pass), pads beyond the kernel (windows empty along the width, rows empty along h).
+        // Windows 2 rows apart: the stem's odd padding on odd sizes, GoogLeNet's ceil overhang (no padding), a
+        // 5x4 window with even padding, a stride of 4 under a dilation of 2 with a width dilation of 3 (taps
+        // alternate between the phases), a plane taller than one pass.
+        {separable_rows, {avx512, avx2}, {
+            {"maxpool layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4"},
+            {"maxpool layout=ncx src=1x2x12x200 k=3x3 s=1x2 pb=1x1 pe=1x1 round=ceil"},
+            {"maxpool layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1"},
+            {"maxpool layout=ncx src=1x1x300x300 k=3x3"},
+            {"maxpool layout=ncx src=1x2x10x70 k=2x2 pb=3x3 pe=3x3"},
+            {"maxpool layout=ncx src=1x3x29x57 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool layout=ncx src=1x2x28x28 k=3x3 s=2x2 round=ceil_torch"},
+            {"maxpool layout=ncx src=1x2x30x41 k=5x4 s=2x2 pb=2x2 pe=2x1"},
+            {"maxpool layout=ncx src=1x2x40x50 k=3x3 s=4x2 d=2x3 pb=2x3 pe=2x3"},
+            {"maxpool layout=ncx src=1x1x120x250 k=3x3 s=2x2 pb=1x1 pe=1x1"}}},
+        // AVX2 (the column ring would hold 1 to 3 vectors a row): SPPF's shape with its border rows in calls of
+        // their own, a plane taller than one pass (4 output rows a pass), a stride 2 along h (rows 2 tap strides
+        // apart), a dilation along h (calls of rows 2 apart), a width stride and dilation under ceil rounding
+        // (windows past the padded row), pads beyond the kernel (windows empty along the width, rows empty along
+        // h), pixels of 1 KiB (s32 takes them too), indices beside SPP's 9x9 window and beside u8 at stride 2.
+        {separable_pixels, {avx2}, {
+            {"maxpool layout=nxc src=2x32x12x11 k=5x5 pb=2x2 pe=2x2"},
+            {"maxpool layout=nxc src=1x8x40x100 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x16x21x13 k=5x3 s=2x1 pb=2x1 pe=2x1"},
+            {"maxpool layout=nxc src=1x16x21x12 k=3x3 d=2x1 pb=2x1 pe=2x1"},
+            {"maxpool layout=nxc src=1x16x10x15 k=3x4 s=1x2 d=1x2 pb=1x1 pe=1x2 round=ceil"},
+            {"maxpool layout=nxc src=1x16x9x8 k=3x3 pb=4x4 pe=4x4"},
+            {"maxpool layout=nxc src=1x256x6x7 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64"},
+            {"maxpool dt=u8 layout=nxc src=1x16x21x15 k=5x4 s=2x2 pb=2x1 pe=2x2 round=ceil idx=s32"},
+            // bf16 pixels in widened pairs, split in their buffers: the padded copy at stride 2 along the width
+            // with ceil rounding, SPP's 9x9 (2 vectors a pixel)
+            {"maxpool dt=bf16 layout=nxc src=1x32x10x15 k=3x4 s=1x2 d=1x2 pb=1x1 pe=1x2 round=ceil"},
+            {"maxpool dt=bf16 layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4"}}},
+        // Border rows around the ring's calls and a channel tail, k2 windows, a width dilation, empty windows at
+        // both ends of the rows, a column taller than one ring call (f32: 19 rows a call, bf16: 40), SPP's 9x9
+        // window (9 width taps unrolled, 2 vectors a block on AVX-512, 1 on AVX2). Each has a channel tail
+        // (AVX2's float blocks of whole vectors take separable pixels).
+        {column_ring, {avx512, avx2}, {
+            {"maxpool layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x42x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil"},
+            {"maxpool layout=nxc src=1x20x9x8 k=2x2"},
+            {"maxpool layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2"},
+            {"maxpool layout=nxc src=1x24x9x6 k=4x2 pb=1x3 pe=1x3"},
+            {"maxpool layout=nxc src=1x66x70x6 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x42x14x13 k=9x9 pb=4x4 pe=4x4"}}},
+        // Beside 8- and 16-bit data.
+        {column_ring_indices, {avx512}, {
+            {"maxpool dt=bf16 layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1 idx=s64"},
+            {"maxpool dt=u8 layout=nxc src=1x40x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil idx=s32 axis=1"},
+            {"maxpool dt=s8 layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2 idx=s64 nan=ignore"}}},
+        // bf16 values in plain items of consecutive lanes: channels last with a pair of 9 elements in the tail
+        // block (AVX-512: of 25), swept blocks, ceil rounding; tap passes; separable pixels and rows. (AVX2's
+        // planar rows at stride 1 and bf16 separable pixels take pairs too; on AVX-512 those shapes are masked
+        // items and column rings: their examples are in those rows.)
+        {widened_pairs, {avx512, avx2}, {
+            {"maxpool dt=bf16 layout=nxc src=2x25x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=bf16 layout=nxc src=1x200x6x7 k=2x3 s=2x2 pb=0x1 pe=0x1 round=ceil"},
+            // tap passes over 1200-byte pixels (37 blocks a call and a tail block of one vector): partial maxima
+            // reloaded as pairs, windows of 11 width taps in passes of 8 and 3
+            {"maxpool dt=bf16 layout=nxc src=2x600x6x22 k=3x11 s=3x11"},
+            // AVX2's separable pixels, the pairs split in their buffers: direct rows with a dilation along h (4
+            // vectors a pixel); AVX-512's plain items
+            {"maxpool dt=bf16 layout=nxc src=2x64x21x12 k=3x3 d=2x1 pb=2x1 pe=2x1"},
+            // separable rows at stride 2, a load's even and odd elements the two phases: the even elements in
+            // phase 1 (a pad of 1) and a last load of 9 elements; in phase 0 and a last load of 12; a last load
+            // of 2 elements (one vector, deinterleaved) under a dilation
+            {"maxpool dt=bf16 layout=ncx src=1x3x29x57 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=bf16 layout=ncx src=1x2x28x28 k=3x3 s=2x2 round=ceil_torch"},
+            {"maxpool dt=bf16 layout=ncx src=1x2x40x50 k=3x3 s=4x2 d=2x3 pb=2x3 pe=2x3"}}},
+        // Planar lanes at stride 2 of narrow data: rows whose last vector's span ends inside a 16-byte half or
+        // past it, 1-D and 3-D, with indices.
+        {even_element_loads, {avx2}, {
+            {"maxpool dt=bf16 layout=ncx src=2x3x10x37 k=2x3 s=2x2 pb=0x1 pe=0x1"},
+            {"maxpool dt=bf16 layout=ncx src=1x4x9x21 k=3x2 s=1x2 idx=s64"},
+            {"maxpool dt=u8 layout=ncx src=1x3x45 k=3 s=2 round=ceil idx=s32"},
+            {"maxpool dt=s8 layout=ncx src=1x2x5x6x33 k=2x2x3 s=2x2x2 pb=0x0x1 pe=0x0x1"}}},
+        // Planar lanes at stride 2, taps one element apart, loaded as stored: windows of 2 taps (one pair), 3 (a
+        // pair and a single tap) and 4 (two pairs), rows whose last vector is partial or whole, the first and
+        // last windows in the padding, 1-D to 3-D, adaptive bins at stride 2, f64's 64-bit lanes.
+        {paired_tap_loads, {avx2}, {
+            {"maxpool dt=f32 layout=ncx src=2x3x10x37 k=2x2 s=2x2"},
+            {"maxpool dt=f32 layout=ncx src=1x2x3x9x45 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1 round=ceil"},
+            {"maxpool dt=s32 layout=ncx src=1x2x7x70 k=2x4 s=2x2 pb=0x1 pe=0x2"},
+            {"maxpool dt=f64 layout=ncx src=1x3x41 k=3 s=2 pb=1 pe=1"},
+            {"maxpool dt=s64 layout=ncx src=1x2x4x5x36 k=2x2x2 s=2x2x2"},
+            {"adaptivemaxpool dt=f32 layout=ncx src=1x3x8x50 out=4x25"},
+            // bf16: one load of whole dwords a pair (7 lanes masked, 3 lanes in pieces, whole registers), windows
+            // of 3 taps whose last one loads its even elements alone
+            {"maxpool dt=bf16 layout=ncx src=1x3x14x14 k=2x2 s=2x2"},
+            {"maxpool dt=bf16 layout=ncx src=2x2x9x6 k=2x2 s=2x2 round=ceil"},
+            {"maxpool dt=bf16 layout=ncx src=1x2x4x40 k=2x2 s=2x2"},
+            {"maxpool dt=bf16 layout=ncx src=1x3x41 k=3 s=2 pb=1 pe=1"}}},
+        {byte_lanes, {avx512, avx2}, {
+            {"maxpool dt=u8 layout=nxc src=2x70x7x9 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=s8 layout=nxc src=1x130x9x9 k=3x3 pb=1x1 pe=1x1"}}},
+        // Windows that reach 2^31 index units in planes of more than 2^31 elements (planned, never run), and the
+        // same choice forced on problems small enough to run.
+        {wide_index_lanes, {avx512, avx2}, {
+            {"maxpool dt=f32 layout=nxc src=1x3x70000x70000 k=40000x1 s=1000x1 idx=s64"},
+            {"maxpool dt=f32 layout=nxc src=2x37x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s64 nan=ignore", wide_index_lanes_forced},
+            {"maxpool dt=u8 layout=ncx src=1x3x5x7x19 k=2x3x3 s=1x2x1 d=2x1x1 pb=0x1x1 pe=1x1x1 idx=s64 axis=1", wide_index_lanes_forced},
+            {"maxpool dt=s8 layout=ncx src=1x2x9x40 k=2x3 s=1x2 pb=1x1 pe=1x1 idx=s32", wide_index_lanes_forced},
+            {"maxpool dt=f16 layout=nxc src=1x21x20 k=7 s=3 pb=6 pe=6 idx=s32 round=ceil", wide_index_lanes_forced},
+            {"maxpool dt=bf16 layout=ncx src=1x2x9x21 k=2x2 s=1x1 pb=1x1 pe=0x0 idx=s64 order=col", wide_index_lanes_forced},
+            {"adaptivemaxpool dt=f32 layout=nxc src=1x19x13x17 out=4x5 idx=s64", wide_index_lanes_forced}}},
+        // Planes of more than 2^31 elements whose windows reach less (planned, never run), and the same choice
+        // forced on problems small enough to run.
+        {window_relative_indices, {avx512, avx2}, {
+            {"maxpool dt=f32 layout=nxc src=1x3x70000x70000 k=3x3 s=2x2 idx=s64"},
+            {"maxpool dt=f32 layout=nxc src=2x7x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s64 nan=ignore", window_relative_forced},
+            {"maxpool dt=u8 layout=ncx src=1x3x5x7x8 k=2x3x3 s=1x2x1 d=2x1x1 pb=0x1x1 pe=1x1x1 idx=s64 axis=1", window_relative_forced},
+            {"maxpool dt=f16 layout=nxc src=1x5x20 k=7 s=3 pb=6 pe=6 idx=s32 round=ceil", window_relative_forced},
+            {"maxpool dt=bf16 layout=ncx src=1x2x9x8 k=2x2 s=2x2 idx=s32 order=col", window_relative_forced},
+            {"adaptivemaxpool dt=s32 layout=nxc src=1x6x13x17 out=4x5 idx=s64", window_relative_forced}}},
+        // Windows past the padded input under ceil rounding (issue 20): ONNX's example (kernel 4 over 3 at stride 2),
+        // a dilated window with a begin pad, the width of 2-D and 3-D problems (planes in registers, the column
+        // ring), valid pads with dilation on both axes.
+        {overhanging_windows, {avx512, avx2}, {
+            {"maxpool layout=ncx src=2x3x3 k=4 s=2 round=ceil_torch"},
+            {"maxpool layout=nxc src=1x19x7 k=4 s=3 d=3 pb=1 pe=0 round=ceil"},
+            {"maxpool layout=ncx src=1x3x9x5 k=3x7 s=2x3 pb=1x1 pe=1x0 round=ceil"},
+            {"maxpool layout=nxc src=1x40x11x3 k=5x4 s=1x2 pb=2x0 pe=2x0 round=ceil"},
+            {"maxpool layout=ncx src=1x2x3x5x4 k=4x3x6 s=2x2x3 pb=0x1x1 pe=0x1x0 round=ceil"},
+            {"maxpool layout=nxc src=1x17x6x4 k=3x3 s=2x2 d=3x2 pad=valid round=ceil"}}},
+    };
+    return rows;
+}
+
+}  // namespace pooljit::jit

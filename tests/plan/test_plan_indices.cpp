@@ -1,0 +1,127 @@
+// The planner as data: the index facts of a plan (multipliers of each spatial axis, steps between taps and
+// outputs, the channel stride) for the ONNX and OpenVINO index conventions. Every expected value is worked out by
+// hand from the definitions in jit/plan/plan.hpp and DESIGN.md section 3.
+#include "jit/plan/plan.hpp"
+#include "support/plan_util.hpp"
+
+#include <pooljit/pooljit.hpp>
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+namespace pj = pooljit;
+namespace jit = pooljit::jit;
+
+namespace {
+
+using pooljit::testing::plan_of;
+
+struct IndexFacts {
+    std::array<std::int64_t, 3> mult;
+    std::int64_t tap_step_w, tap_step_h, tap_step_d, out_step_w, channel_index_stride;
+};
+
+void expect_index_facts(const jit::KernelPlan& plan, const IndexFacts& want) {
+    ASSERT_TRUE(plan.has_indices);
+    EXPECT_EQ(plan.index_mult[0], want.mult[0]);
+    EXPECT_EQ(plan.index_mult[1], want.mult[1]);
+    EXPECT_EQ(plan.index_mult[2], want.mult[2]);
+    EXPECT_EQ(plan.index_tap_step_w, want.tap_step_w);
+    EXPECT_EQ(plan.index_tap_step_h, want.tap_step_h);
+    EXPECT_EQ(plan.index_tap_step_d, want.tap_step_d);
+    EXPECT_EQ(plan.index_out_step_w, want.out_step_w);
+    EXPECT_EQ(plan.channel_index_stride, want.channel_index_stride);
+}
+
+// 2-D: N=2, C=3, H=5, W=7; dilations 2 (H) and 3 (W), stride 2 along W.
+const std::string problem_2d = "maxpool dt=f32 layout=nxc src=2x3x5x7 k=2x2 s=1x2 d=2x3";
+
+TEST(PlanIndices, RowMajorAxis0TwoDimensional) {
+    // flat = ((n*3 + c)*5 + h)*7 + w: spatial part h*7 + w; neighbouring channels 35 apart.
+    const jit::KernelPlan plan = plan_of(problem_2d + " idx=s32");
+    expect_index_facts(plan, {{7, 1, 0}, 3 * 1, 2 * 7, 0, 2 * 1, 35});
+    EXPECT_EQ(plan.index_mult_w, 1);
+    EXPECT_EQ(plan.index_dtype, pj::DType::s32);
+    EXPECT_FALSE(plan.index_lanes_64);
+    EXPECT_FALSE(plan.wide_index_math);
+}
+
+TEST(PlanIndices, OpenVinoAxes) {
+    // axis 1: modulo C*H*W = 105, n drops out, c*35 stays.
+    expect_index_facts(plan_of(problem_2d + " idx=s32 axis=1"), {{7, 1, 0}, 3, 14, 0, 2, 35});
+    // axis 2: modulo H*W = 35, the channel term drops out; h*7 + w < 35 stays whole.
+    expect_index_facts(plan_of(problem_2d + " idx=s32 axis=2"), {{7, 1, 0}, 3, 14, 0, 2, 0});
+    // axis 3: modulo W = 7, h*7 is a multiple of the modulus: the leading spatial multiplier is 0.
+    expect_index_facts(plan_of(problem_2d + " idx=s32 axis=3"), {{0, 1, 0}, 3, 0, 0, 2, 0});
+
+    // axis -1 is axis 3 (rank 4).
+    pj::MaxPoolDesc desc = pj::parse_max_pool(problem_2d);
+    desc.indices = pj::IndexSpec{pj::DType::s32, -1, pj::StorageOrder::row_major};
+    expect_index_facts(jit::make_plan(pj::resolve(desc), jit::Isa::avx512), {{0, 1, 0}, 3, 0, 0, 2, 0});
+}
+
+TEST(PlanIndices, ColumnMajorTwoDimensional) {
+    // spatial part h + w*5 (ONNX storage_order=1).
+    const jit::KernelPlan plan = plan_of(problem_2d + " idx=s64 order=col");
+    expect_index_facts(plan, {{1, 5, 0}, 3 * 5, 2 * 1, 0, 2 * 5, 35});
+    EXPECT_EQ(plan.index_mult_w, 5);
+    EXPECT_TRUE(plan.wide_index_math);  // s64 output
+    EXPECT_FALSE(plan.index_lanes_64);
+}
+
+TEST(PlanIndices, ThreeDimensional) {
+    // D=4, H=5, W=6: S = 120. Unit dilations and strides, so the steps equal the multipliers.
+    const std::string p3 = "maxpool dt=f32 layout=nxc src=1x2x4x5x6 k=2x2x2 idx=s64";
+    expect_index_facts(plan_of(p3), {{30, 6, 1}, 1, 6, 30, 1, 120});
+    expect_index_facts(plan_of(p3 + " axis=2"), {{30, 6, 1}, 1, 6, 30, 1, 0});
+    expect_index_facts(plan_of(p3 + " axis=3"), {{0, 6, 1}, 1, 6, 0, 1, 0});
+    expect_index_facts(plan_of(p3 + " axis=4"), {{0, 0, 1}, 1, 0, 0, 1, 0});
+    // column-major: d + h*4 + w*20.
+    expect_index_facts(plan_of(p3 + " order=col"), {{1, 4, 20}, 20, 4, 1, 20, 120});
+}
+
+TEST(PlanIndices, OneDimensional) {
+    expect_index_facts(plan_of("maxpool dt=s8 layout=nxc src=2x3x9 k=3 s=2 idx=s32"), {{1, 0, 0}, 1, 0, 0, 2, 9});
+}
+
+TEST(PlanIndices, LaneWidth) {
+    struct Row {
+        std::string line;
+        bool index_lanes_64, wide_index_math, relative = false;
+    };
+    const Row rows[] = {
+        {"maxpool dt=f32 layout=nxc src=1x16x9x9 k=2x2 idx=s32", false, false},
+        {"maxpool dt=f32 layout=nxc src=1x16x9x9 k=2x2 idx=s64", false, true},
+        {"maxpool dt=f64 layout=nxc src=1x16x9x9 k=2x2 idx=s32", true, true},  // 64-bit compare lanes
+        {"maxpool dt=s64 layout=nxc src=1x16x9x9 k=2x2 idx=s32", true, true},
+        {"maxpool dt=bf16 layout=nxc src=1x16x9x9 k=2x2 idx=s32", false, false},
+        // Spatial size 2^31: the largest spatial index 2^31 - 1 still fits 32-bit lanes (and, with N = C = 1,
+        // s32 output); with 2^31 + 1 elements the lanes count from each window's first tap instead.
+        {"maxpool dt=f32 layout=nxc src=1x1x2147483648 k=1 idx=s32", false, false},
+        {"maxpool dt=f32 layout=nxc src=1x1x2147483649 k=3 idx=s64", false, true, true},
+        {"maxpool dt=f64 layout=nxc src=1x1x2147483649 k=3 idx=s64", true, true, false},
+    };
+    for (const Row& r : rows) {
+        SCOPED_TRACE(r.line);
+        const jit::KernelPlan plan = plan_of(r.line);
+        EXPECT_TRUE(plan.has_indices);
+        EXPECT_EQ(plan.index_lanes_64, r.index_lanes_64);
+        EXPECT_EQ(plan.wide_index_math, r.wide_index_math);
+        EXPECT_EQ(plan.index_relative_to_window, r.relative);
+    }
+    // A window reaching 2^31 index units from its first tap cannot count in 32-bit lanes either way: half
+    // vectors of 32-bit compare lanes beside 64-bit index lanes.
+    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
+        const jit::KernelPlan wide = plan_of("maxpool dt=u8 layout=nxc src=1x1x3x1073741824 k=3x1 idx=s64", isa);
+        EXPECT_EQ(wide.compare, jit::CompareType::s32);
+        EXPECT_EQ(wide.lanes, isa == jit::Isa::avx512 ? 8 : 4);
+        EXPECT_TRUE(wide.index_lanes_64);
+        EXPECT_TRUE(wide.wide_index_math);
+        EXPECT_FALSE(wide.index_relative_to_window);
+    }
+}
+
+}  // namespace
