@@ -28,14 +28,16 @@ namespace pooljit::detail {
 
 CacheKey make_cache_key(const Problem& problem) {
     CacheKey key{problem, jit::max_isa()};
+    // The batch size and the steps between images are run-time arguments: the code is the same for every N.
     key.problem.batch = 0;
+    key.problem.src_strides.n = key.problem.dst_strides.n = key.problem.indices_strides.n = 0;
     return key;
 }
 
 std::uint64_t hash_of(const CacheKey& key) {
     // The fields are copied into a padding-free buffer: hashing the struct's bytes would hash its padding too.
     // A field missing here only weakens the hash; equality still compares the whole key.
-    std::array<std::int64_t, 40> fields{};
+    std::array<std::int64_t, 56> fields{};
     std::size_t count = 0;
     auto add = [&](std::int64_t value) { fields[count++] = value; };
     auto add_spatial = [&](const Problem::Spatial& values) {
@@ -60,6 +62,12 @@ std::uint64_t hash_of(const CacheKey& key) {
     add(static_cast<std::int64_t>(p.index_dtype));
     add(p.axis);
     add(static_cast<std::int64_t>(p.order));
+    add(p.block);
+    for (const Problem::Strides* s : {&p.src_strides, &p.dst_strides, &p.indices_strides}) {
+        add(s->n);
+        add(s->c);
+        add_spatial(s->spatial);
+    }
     add(static_cast<std::int64_t>(key.isa));
     return XXH3_64bits(fields.data(), count * sizeof(std::int64_t));
 }

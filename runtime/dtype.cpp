@@ -32,6 +32,8 @@ const char* to_string(Layout layout) {
     switch (layout) {
         case Layout::ncx: return "ncx";
         case Layout::nxc: return "nxc";
+        case Layout::nCx8c: return "nCx8c";
+        case Layout::nCx16c: return "nCx16c";
     }
     return "invalid";
 }

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace pooljit {
@@ -55,6 +56,7 @@ public:
         full_blocks_ = p.channels / plan_.channel_block;
         blocks_ = nxc_ ? (full_blocks_ + call_blocks_ - 1) / call_blocks_ + (plan_.channel_tail > 0 ? 1 : 0) : p.channels;
         index_axis_ = p.op == OpKind::adaptive_max_pool ? 2 : p.axis;
+        padded_channels_ = (p.channels + p.block - 1) / p.block * p.block;
         rows_per_chunk_ = plan_.rows_per_chunk;
         if (plan_.ring_call_rows > 0) rows_per_ring_call_ = plan_.ring_call_rows;
     }
@@ -122,9 +124,10 @@ public:
             }
             return;
         }
+        // Planes of one output row each: a call's rows are consecutive channels of one image.
         const std::int64_t C = p_.channels;
-        const std::int64_t in_plane = in_d_ * in_h_ * p_.in[w_], out_plane = out_d_ * out_h_ * p_.out[w_];
-        const Steps steps{in_plane * elem_, out_plane * elem_, out_plane * index_elem_, 0, index_axis_ <= 1 ? spatial_ : 0};
+        const Steps steps{jit::wrap_mul(p_.src_strides.c, elem_), jit::wrap_mul(p_.dst_strides.c, elem_),
+                          jit::wrap_mul(p_.indices_strides.c, index_elem_), 0, index_axis_ <= 1 ? spatial_ : 0};
         for (std::int64_t t = begin; t < end;) {
             const std::int64_t n = t / C, c = t % C;
             const std::int64_t count = std::min(end - t, C - c);  // one image per call: axis-1 indices restart
@@ -139,12 +142,12 @@ public:
     void run_tile_calls(std::int64_t begin, std::int64_t end) const {
         if (begin >= end) return;
         const std::int64_t C = p_.channels;
-        const std::int64_t in_plane = in_d_ * in_h_ * p_.in[w_], out_plane = out_d_ * out_h_ * p_.out[w_];
         std::int64_t n = begin / C, c = begin % C;
         for (std::int64_t t = begin; t < end; ++t) {
             const std::int64_t plane = n * C + c;
-            const std::int64_t src_add = plane * in_plane * elem_, dst_add = plane * out_plane * elem_;
-            const std::int64_t indices_add = plane * out_plane * index_elem_;
+            const auto add = [&](const Problem::Strides& s, std::int64_t bytes) { return (n * s.n + c * s.c) * bytes; };
+            const std::int64_t src_add = add(p_.src_strides, elem_), dst_add = add(p_.dst_strides, elem_);
+            const std::int64_t indices_add = add(p_.indices_strides, index_elem_);
             const std::int64_t channel_add = index_axis_ == 0 ? plane * spatial_ : index_axis_ == 1 ? c * spatial_ : 0;
             for (const detail::TileCall& call : tile_calls_) {
                 jit::KernelArgs args = call.args;
@@ -234,14 +237,16 @@ private:
         std::int64_t begin, end;
     };
 
-    // Between output rows along h `every` rows apart whose first taps are position_step input rows apart per row.
+    // Between output rows along h `every` rows apart whose first taps are position_step input rows apart per row
+    // (1-D rows have no h axis: the steps are never taken).
     Steps row_steps(std::int64_t position_step, std::int64_t every = 1) const {
-        const std::int64_t pixel = nxc_ ? p_.channels : 1;  // elements per spatial position
+        if (!has_h_) return {};
         // Modulo 2^64 (jit::wrap_mul): a call of one row never adds its steps, which can then pass 2^63.
-        const std::int64_t out_row = jit::wrap_mul(every, p_.out[w_], pixel);
         const std::int64_t rows_apart = jit::wrap_mul(every, position_step);
-        return {jit::wrap_mul(jit::wrap_mul(rows_apart, p_.in[w_]), pixel, elem_), jit::wrap_mul(out_row, elem_),
-                jit::wrap_mul(out_row, index_elem_), has_h_ ? jit::wrap_mul(rows_apart, plan_.index_mult[h_]) : 0, 0};
+        return {jit::wrap_mul(rows_apart, p_.src_strides.spatial[h_], elem_),
+                jit::wrap_mul(every, p_.dst_strides.spatial[h_], elem_),
+                jit::wrap_mul(every, p_.indices_strides.spatial[h_], index_elem_),
+                jit::wrap_mul(rows_apart, plan_.index_mult[h_]), 0};
     }
 
     void call(std::int64_t n, std::int64_t block, std::int64_t od, std::int64_t oh, std::int64_t rows,
@@ -255,16 +260,22 @@ private:
                                                        : taps_h_[static_cast<std::size_t>(oh)];
         const std::int64_t C = p_.channels;
         jit::KernelArgs args;
-        // Positions count pixels (nxc: every channel of one spatial point; ncx: one element) from plane start.
+        // The call's first element of each tensor: (n, c0, the first real taps along d and h or the output row,
+        // w = 0), through the tensor's strides.
         const std::int64_t first_block = std::min(block * call_blocks_, full_blocks_);
         const std::int64_t c0 = nxc_ ? first_block * plan_.channel_block : block;
-        const std::int64_t plane = nxc_ ? n : n * C + c0;
-        const std::int64_t src_pos = ((plane * in_d_ + td.first_position) * in_h_ + th.first_position) * p_.in[w_];
-        const std::int64_t dst_pos = ((plane * out_d_ + od) * out_h_ + oh) * p_.out[w_];
-        const std::int64_t src_elem = nxc_ ? src_pos * C + c0 : src_pos;
-        const std::int64_t dst_elem = nxc_ ? dst_pos * C + c0 : dst_pos;
-        const std::int64_t src_offset = src_elem * elem_, dst_offset = dst_elem * elem_;
-        const std::int64_t indices_offset = dst_elem * index_elem_;
+        Problem::Spatial in_at{0, 0, 0}, out_at{0, 0, 0};
+        if (has_d_) {
+            in_at[0] = td.first_position;
+            out_at[0] = od;
+        }
+        if (has_h_) {
+            in_at[h_] = th.first_position;
+            out_at[h_] = oh;
+        }
+        const std::int64_t src_offset = p_.offset(p_.src_strides, n, c0, in_at) * elem_;
+        const std::int64_t dst_offset = p_.offset(p_.dst_strides, n, c0, out_at) * elem_;
+        const std::int64_t indices_offset = has_indices_ ? p_.offset(p_.indices_strides, n, c0, out_at) * index_elem_ : 0;
         args.src = record_ ? nullptr : src_ + src_offset;
         args.dst = record_ ? nullptr : dst_ + dst_offset;
         args.indices = indices_ ? indices_ + indices_offset : nullptr;
@@ -289,6 +300,24 @@ private:
             return;
         }
         (tail ? tail_ : full_)(&args);
+        if (nxc_ && padded_channels_ > C && (tail || c0 + args.sweep_blocks * plan_.channel_block == C))
+            zero_padded_lanes(args, C - c0);
+    }
+
+    // A blocked destination's last block: its lanes past C are written as 0 (indices too) in every output of the
+    // call's rows, as oneDNN keeps its padded area. `valid`: the call's channels, the lanes before them.
+    void zero_padded_lanes(const jit::KernelArgs& args, std::int64_t valid) const {
+        const std::int64_t lanes = padded_channels_ - p_.channels;
+        const std::int64_t dst_step = p_.dst_strides.spatial[w_] * elem_;
+        const std::int64_t indices_step = p_.indices_strides.spatial[w_] * index_elem_;
+        for (std::int64_t r = 0; r < args.rows; ++r)
+            for (std::int64_t o = args.out_begin; o < args.out_end; ++o) {
+                std::memset(args.dst + r * args.dst_row_step + o * dst_step + valid * elem_, 0,
+                            static_cast<std::size_t>(lanes * elem_));
+                if (args.indices)
+                    std::memset(args.indices + r * args.indices_row_step + o * indices_step + valid * index_elem_, 0,
+                                static_cast<std::size_t>(lanes * index_elem_));
+            }
     }
 
     const Problem& p_;
@@ -306,7 +335,7 @@ private:
     std::size_t w_ = 0, h_ = 0;
     bool has_h_ = false, has_d_ = false, nxc_ = true, planes_ = false;
     std::int64_t in_d_ = 1, in_h_ = 1, out_d_ = 1, out_h_ = 1, elem_ = 1, index_elem_ = 1, spatial_ = 1, blocks_ = 1;
-    std::int64_t rows_per_chunk_ = 1, call_blocks_ = 1, full_blocks_ = 0;
+    std::int64_t rows_per_chunk_ = 1, call_blocks_ = 1, full_blocks_ = 0, padded_channels_ = 0;
     std::int64_t rows_per_ring_call_ = std::numeric_limits<std::int64_t>::max();
     int index_axis_ = 0;
 };

@@ -134,7 +134,26 @@ DType parse_dtype(const Tokens& t, const std::string& key, DType fallback) {
                      {"s8", DType::s8}, {"u8", DType::u8}, {"s32", DType::s32}, {"s64", DType::s64}});
 }
 
-Layout parse_layout(const Tokens& t) { return t.choice("layout", Layout::ncx, {{"ncx", Layout::ncx}, {"nxc", Layout::nxc}}); }
+Layout parse_layout(const Tokens& t) {
+    return t.choice("layout", Layout::ncx,
+                    {{"ncx", Layout::ncx}, {"nxc", Layout::nxc}, {"nCx8c", Layout::nCx8c}, {"nCx16c", Layout::nCx16c}});
+}
+
+// Views: each tensor's strides, printed only where given (empty: dense in the layout).
+std::string strides_keys(const TensorDesc& src, const std::vector<std::int64_t>& dst, const std::vector<std::int64_t>& indices) {
+    std::string s;
+    if (!src.strides.empty()) s += " src_strides=" + join_dims(src.strides);
+    if (!dst.empty()) s += " dst_strides=" + join_dims(dst);
+    if (!indices.empty()) s += " idx_strides=" + join_dims(indices);
+    return s;
+}
+
+// A strides key: empty when absent; given, it must name at least one stride.
+std::vector<std::int64_t> parse_strides(const Tokens& t, const std::string& key) {
+    std::vector<std::int64_t> v = t.dims(key, {});
+    if (t.has(key) && v.empty()) t.fail(key + "=", "strides are written 802816x1x14336x64 (one per dim), or the key left out");
+    return v;
+}
 
 // idx=none|s32|s64; std::nullopt for none.
 std::optional<DType> parse_index_dtype(const Tokens& t) {
@@ -155,7 +174,8 @@ std::string to_string(const MaxPoolDesc& d) {
       << " pe=" << join_dims(or_fill(d.pads_end, sr, 0)) << " pad=" << auto_pad_name(d.auto_pad)
       << " round=" << rounding_name(d.rounding) << " nan=" << nan_name(d.nan)
       << " idx=" << (d.indices ? to_string(d.indices->dtype) : "none") << " axis=" << (d.indices ? d.indices->axis : 0)
-      << " order=" << order_name(d.indices ? d.indices->order : StorageOrder::row_major);
+      << " order=" << order_name(d.indices ? d.indices->order : StorageOrder::row_major)
+      << strides_keys(d.src, d.dst_strides, d.indices_strides);
     return s.str();
 }
 
@@ -163,17 +183,21 @@ std::string to_string(const AdaptiveMaxPoolDesc& d) {
     std::ostringstream s;
     s << "adaptivemaxpool dt=" << to_string(d.src.dtype) << " layout=" << to_string(d.src.layout)
       << " src=" << join_dims(d.src.dims) << " out=" << join_dims(d.output_size)
-      << " idx=" << (d.index_dtype ? to_string(*d.index_dtype) : "none");
+      << " idx=" << (d.index_dtype ? to_string(*d.index_dtype) : "none")
+      << strides_keys(d.src, d.dst_strides, d.indices_strides);
     return s.str();
 }
 
 MaxPoolDesc parse_max_pool(std::string_view line) {
     const Tokens t(line, "maxpool",
-                   {"dt", "layout", "src", "k", "s", "d", "pb", "pe", "pad", "round", "nan", "idx", "axis", "order"});
+                   {"dt", "layout", "src", "k", "s", "d", "pb", "pe", "pad", "round", "nan", "idx", "axis", "order",
+                    "src_strides", "dst_strides", "idx_strides"});
     t.require("src");
     t.require("k");
     MaxPoolDesc d;
-    d.src = {parse_dtype(t, "dt", DType::f32), parse_layout(t), t.dims("src", {})};
+    d.src = {parse_dtype(t, "dt", DType::f32), parse_layout(t), t.dims("src", {}), parse_strides(t, "src_strides")};
+    d.dst_strides = parse_strides(t, "dst_strides");
+    d.indices_strides = parse_strides(t, "idx_strides");
     d.kernel = t.dims("k", {});
     d.strides = t.dims("s", {});
     d.dilations = t.dims("d", {});
@@ -198,11 +222,14 @@ MaxPoolDesc parse_max_pool(std::string_view line) {
 }
 
 AdaptiveMaxPoolDesc parse_adaptive_max_pool(std::string_view line) {
-    const Tokens t(line, "adaptivemaxpool", {"dt", "layout", "src", "out", "idx"});
+    const Tokens t(line, "adaptivemaxpool",
+                   {"dt", "layout", "src", "out", "idx", "src_strides", "dst_strides", "idx_strides"});
     t.require("src");
     t.require("out");
     AdaptiveMaxPoolDesc d;
-    d.src = {parse_dtype(t, "dt", DType::f32), parse_layout(t), t.dims("src", {})};
+    d.src = {parse_dtype(t, "dt", DType::f32), parse_layout(t), t.dims("src", {}), parse_strides(t, "src_strides")};
+    d.dst_strides = parse_strides(t, "dst_strides");
+    d.indices_strides = parse_strides(t, "idx_strides");
     d.output_size = t.dims("out", {});
     d.index_dtype = parse_index_dtype(t);
     return d;

@@ -12,12 +12,6 @@
 namespace pooljit::reference {
 namespace {
 
-// Offset of logical element (n, c, spatial flat index s) in a dense tensor of this layout.
-std::int64_t offset(Layout layout, std::int64_t n, std::int64_t c, std::int64_t s, std::int64_t channels,
-                    std::int64_t spatial) {
-    return layout == Layout::ncx ? (n * channels + c) * spatial + s : (n * spatial + s) * channels + c;
-}
-
 // A window along one spatial axis: input positions start + t * step for t in [tap_begin, tap_end), all real.
 // Taps in the padding are excluded up front (a huge kernel over a small input costs its real taps only).
 // Descriptors may hold values near INT64_MAX, so the bounds are computed in 128 bits.
@@ -54,10 +48,9 @@ void run(const Problem& p, const void* src_v, void* dst_v, void* idx_v) {
     auto* dst = static_cast<T*>(dst_v);
     const std::int64_t C = p.channels;
     const std::int64_t in_size = p.spatial_in_size();
-    const std::int64_t out_size = p.spatial_out_size();
     const std::int64_t modulus = p.index_modulus();
 
-    auto store_index = [&](std::int64_t at, std::int64_t value) {
+    auto store_index = [&](std::int64_t at, std::int64_t value) {  // at: an element offset of the indices
         if (!p.has_indices) return;
         if (p.index_dtype == DType::s32) {
             const auto v32 = static_cast<std::int32_t>(value);
@@ -85,8 +78,7 @@ void run(const Problem& p, const void* src_v, void* dst_v, void* idx_v) {
                                 for (std::int64_t t2 = w2.tap_begin; t2 < w2.tap_end; ++t2) {
                                     const std::int64_t i2 = w2.start + t2 * w2.step;
                                     if (i2 < 0 || i2 >= p.in[2]) continue;
-                                    const std::int64_t s = (i0 * p.in[1] + i1) * p.in[2] + i2;
-                                    const T v = src[offset(p.layout, n, c, s, C, in_size)];
+                                    const T v = src[p.offset(p.src_strides, n, c, {i0, i1, i2})];
                                     const auto cv = to_compare<D>(v);
                                     bool take;
                                     if constexpr (std::is_floating_point_v<decltype(cv)>) {
@@ -110,9 +102,9 @@ void run(const Problem& p, const void* src_v, void* dst_v, void* idx_v) {
                                 }
                             }
                         }
-                        const std::int64_t o = (o0 * p.out[1] + o1) * p.out[2] + o2;
-                        const std::int64_t at = offset(p.layout, n, c, o, C, out_size);
-                        dst[at] = found ? best : empty_window_value<D>();
+                        const Problem::Spatial o{o0, o1, o2};
+                        const std::int64_t at = p.offset(p.indices_strides, n, c, o);
+                        dst[p.offset(p.dst_strides, n, c, o)] = found ? best : empty_window_value<D>();
                         if (!found) {
                             store_index(at, -1);
                             continue;
@@ -137,6 +129,18 @@ void run(const Problem& p, const void* src_v, void* dst_v, void* idx_v) {
             }
         }
     }
+    // A blocked destination's padded lanes (channels C to the next multiple of the block) are written as 0, and
+    // their indices too, as oneDNN keeps its padded area zero.
+    const std::int64_t padded = (C + p.block - 1) / p.block * p.block;
+    for (std::int64_t n = 0; n < p.batch; ++n)
+        for (std::int64_t c = C; c < padded; ++c)
+            for (std::int64_t o0 = 0; o0 < p.out[0]; ++o0)
+                for (std::int64_t o1 = 0; o1 < p.out[1]; ++o1)
+                    for (std::int64_t o2 = 0; o2 < p.out[2]; ++o2) {
+                        const Problem::Spatial o{o0, o1, o2};
+                        dst[p.offset(p.dst_strides, n, c, o)] = T{};
+                        store_index(p.offset(p.indices_strides, n, c, o), 0);
+                    }
 }
 
 }  // namespace

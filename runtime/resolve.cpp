@@ -1,7 +1,10 @@
 // Validation and shape inference: descriptor -> canonical Problem (DESIGN.md section 3).
 #include "runtime/dtype.hpp"
 
+#include <algorithm>
 #include <limits>
+#include <utility>
+#include <vector>
 #include <string>
 
 namespace pooljit {
@@ -37,7 +40,7 @@ public:
     // Checks src rank, dims and enums; returns the spatial rank.
     int check_src(const TensorDesc& src) const {
         check_dtype("src.dtype", src.dtype);
-        check_enum("src.layout", src.layout, Layout::nxc, "ncx, nxc");
+        check_enum("src.layout", src.layout, Layout::nCx16c, "ncx, nxc, nCx8c, nCx16c");
         const auto rank = src.dims.size();
         if (rank < 3 || rank > 5)
             fail("src.dims has rank " + std::to_string(rank) + ", must be 3, 4 or 5 (N, C and 1 to 3 spatial dims)");
@@ -96,6 +99,135 @@ std::string dtype_value(DType d) {
 
 std::int64_t ceil_div(i128 a, i128 b) { return static_cast<std::int64_t>((a + b - 1) / b); }
 
+std::string joined(const std::vector<std::int64_t>& v) {
+    std::string s;
+    for (std::int64_t x : v) s += (s.empty() ? "" : "x") + std::to_string(x);
+    return s;
+}
+
+// One tensor's memory: its logical dims (N, C, spatial), its layout's channel block, and the strides a user gave
+// (empty: dense in the layout).
+struct TensorMemory {
+    const char* tensor;         // "src", "dst", "indices": names the tensor in messages
+    const char* strides_field;  // "src.strides", "dst_strides", "indices_strides"
+    std::int64_t n, c;
+    const Problem::Spatial* spatial;
+    int spatial_rank;
+    std::int64_t block;
+    DType dtype;
+    bool distinct_addresses;  // outputs: no two elements (padded lanes of a block included) share an address
+};
+
+// The dense element strides of a layout, in 128 bits: padded channels count (nCx8c / nCx16c).
+std::vector<i128> dense_strides(const TensorMemory& m, Layout layout) {
+    const auto sr = static_cast<std::size_t>(m.spatial_rank);
+    std::vector<i128> s(sr + 2, 0);
+    i128 inner = layout == Layout::nxc ? m.c : m.block;  // elements of one spatial position (of one block)
+    for (std::size_t a = sr; a-- > 0;) {
+        s[2 + a] = inner;
+        inner *= (*m.spatial)[a];
+    }
+    const i128 blocks = (static_cast<i128>(m.c) + m.block - 1) / m.block;
+    if (layout == Layout::ncx) {
+        s[1] = inner;
+        s[0] = inner * m.c;
+    } else if (layout == Layout::nxc) {
+        s[1] = 1;
+        s[0] = inner;
+    } else {
+        s[1] = inner;  // between channel blocks
+        s[0] = inner * blocks;
+    }
+    return s;
+}
+
+// Resolves one tensor's strides: the given ones checked (one per dim, none negative) or the dense ones; the
+// extent (its last element, padded lanes of a block included) in 63 bits of bytes; and, for an output, every
+// element at an address of its own.
+Problem::Strides resolve_strides(const Checker& check, Layout layout, const TensorMemory& m,
+                                 const std::vector<std::int64_t>& given) {
+    const auto sr = static_cast<std::size_t>(m.spatial_rank);
+    std::vector<i128> s;
+    if (given.empty()) {
+        s = dense_strides(m, layout);
+    } else {
+        if (given.size() != sr + 2)
+            check.fail(std::string(m.strides_field) + " has " + std::to_string(given.size()) + " entries, must have " +
+                       std::to_string(sr + 2) + " (one per dim: N, C, spatial) or be empty (dense)");
+        for (std::size_t i = 0; i < given.size(); ++i) {
+            if (given[i] < 0)
+                check.fail(std::string(m.strides_field) + "[" + std::to_string(i) + "] = " + std::to_string(given[i]) +
+                           ", must be >= 0");
+            s.push_back(given[i]);
+        }
+    }
+    // Axes as (extent, stride); the channels of a block are an axis of their own (stride 1).
+    std::vector<std::pair<i128, i128>> axes{{m.n, s[0]}};
+    if (m.block > 1) {
+        axes.push_back({(static_cast<i128>(m.c) + m.block - 1) / m.block, s[1]});
+        axes.push_back({m.block, 1});  // padded lanes included: a destination's are written (as 0)
+    } else {
+        axes.push_back({m.c, s[1]});
+    }
+    for (std::size_t a = 0; a < sr; ++a) axes.push_back({(*m.spatial)[a], s[2 + a]});
+    const bool empty = m.n == 0 || m.c == 0;
+    if (!empty) {
+        i128 last = 0;
+        for (const auto& [extent, stride] : axes) {
+            last += (extent - 1) * stride;
+            if (last > max_bytes) break;
+        }
+        const i128 bytes = (last + 1) * static_cast<i128>(size_of(m.dtype));
+        if (last > max_bytes || bytes > max_bytes)
+            check.fail(std::string(m.tensor) + " of dims " + joined({m.n, m.c}) + "x" +
+                       joined(std::vector<std::int64_t>(m.spatial->begin(), m.spatial->begin() + m.spatial_rank)) +
+                       (given.empty() ? " (dense)" : " with " + std::string(m.strides_field) + " = " + joined(given)) +
+                       ": its last element's byte offset must fit in 63 bits (<= 2^63-1)");
+        if (m.distinct_addresses && !given.empty()) {
+            // Ordered by stride, each axis must step past everything the smaller ones reach: then no two elements
+            // share an address. (A view that interleaves its axes may be refused though it has no such pair.)
+            std::vector<std::pair<i128, i128>> walked;
+            for (const auto& axis : axes)
+                if (axis.first > 1) walked.push_back(axis);
+            std::stable_sort(walked.begin(), walked.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+            i128 reach = 0;  // the largest offset the smaller axes reach
+            for (const auto& [extent, stride] : walked) {
+                if (stride <= reach)
+                    check.fail(std::string(m.strides_field) + " = " + joined(given) + ": two elements of " + m.tensor +
+                               " would share an address (ordered by stride, each stride must exceed the largest "
+                               "offset the smaller ones reach; a " + m.tensor + " view writes every element once)");
+                reach += (extent - 1) * stride;
+            }
+        }
+    }
+    Problem::Strides out;
+    out.n = static_cast<std::int64_t>(s[0]);
+    out.c = static_cast<std::int64_t>(s[1]);
+    for (std::size_t a = 0; a < sr; ++a) out.spatial[a] = static_cast<std::int64_t>(s[2 + a]);
+    return out;
+}
+
+// src, dst and indices memory, after the dims and the indices' type are known.
+void resolve_memory(const Checker& check, Problem& p, Layout layout, const std::vector<std::int64_t>& src_strides,
+                    const std::vector<std::int64_t>& dst_strides, const std::vector<std::int64_t>& indices_strides) {
+    p.layout = layout;
+    p.block = channel_block_of(layout);
+    const auto memory = [&](const char* tensor, const char* field, const Problem::Spatial& spatial, DType dtype,
+                            bool output) {
+        return TensorMemory{tensor, field, p.batch, p.channels, &spatial, p.spatial_rank, p.block, dtype, output};
+    };
+    p.src_strides = resolve_strides(check, layout, memory("src", "src.strides", p.in, p.dtype, false), src_strides);
+    p.dst_strides = resolve_strides(check, layout, memory("dst", "dst_strides", p.out, p.dtype, true), dst_strides);
+    if (!indices_strides.empty() && !p.has_indices)
+        check.fail("indices_strides = " + joined(indices_strides) + ", but there is no indices output");
+    if (p.has_indices) {
+        const bool own = !indices_strides.empty();
+        p.indices_strides = resolve_strides(
+            check, layout, memory("indices", own ? "indices_strides" : "dst_strides", p.out, p.index_dtype, true),
+            own ? indices_strides : dst_strides);
+    }
+}
+
 void check_problem_sizes(const Checker& check, const Problem& p) {
     check.check_bytes("src", p.in, p.spatial_rank, p.batch, p.channels, p.dtype);
     check.check_bytes("dst", p.out, p.spatial_rank, p.batch, p.channels, p.dtype);
@@ -111,24 +243,37 @@ void check_problem_sizes(const Checker& check, const Problem& p) {
     }
 }
 
+// A tensor's strides as a user gives them: empty where they are the layout's dense ones.
+std::vector<std::int64_t> user_strides(const Problem& p, const Problem::Strides& s, const Problem::Spatial& spatial,
+                                       DType dtype) {
+    const TensorMemory m{"", "", p.batch, p.channels, &spatial, p.spatial_rank, p.block, dtype, false};
+    const std::vector<i128> dense = dense_strides(m, p.layout);
+    std::vector<std::int64_t> given{s.n, s.c};
+    for (int a = 0; a < p.spatial_rank; ++a) given.push_back(s.spatial[static_cast<std::size_t>(a)]);
+    for (std::size_t i = 0; i < given.size(); ++i)
+        if (dense[i] != given[i]) return given;
+    return {};
+}
+
 }  // namespace
 
 TensorDesc Problem::src_desc() const {
-    TensorDesc d{dtype, layout, {batch, channels}};
+    TensorDesc d{dtype, layout, {batch, channels}, user_strides(*this, src_strides, in, dtype)};
     for (int i = 0; i < spatial_rank; ++i) d.dims.push_back(in[i]);
     return d;
 }
 
 TensorDesc Problem::dst_desc() const {
-    TensorDesc d{dtype, layout, {batch, channels}};
+    TensorDesc d{dtype, layout, {batch, channels}, user_strides(*this, dst_strides, out, dtype)};
     for (int i = 0; i < spatial_rank; ++i) d.dims.push_back(out[i]);
     return d;
 }
 
 TensorDesc Problem::indices_desc() const {
-    if (!has_indices) return TensorDesc{index_dtype, layout, {}};
+    if (!has_indices) return TensorDesc{index_dtype, layout, {}, {}};
     TensorDesc d = dst_desc();
     d.dtype = index_dtype;
+    d.strides = user_strides(*this, indices_strides, out, index_dtype);
     return d;
 }
 
@@ -138,6 +283,48 @@ std::int64_t Problem::index_modulus() const {
     const std::int64_t dims[5] = {batch, channels, in[0], in[1], in[2]};
     for (int i = axis; i < rank(); ++i) m *= dims[i];
     return m;
+}
+
+std::vector<std::int64_t> strides_of(const TensorDesc& desc) {
+    const Checker check("TensorDesc");
+    check.check_enum("layout", desc.layout, Layout::nCx16c, "ncx, nxc, nCx8c, nCx16c");
+    if (desc.dims.size() < 2 || desc.dims.size() > 2 + max_spatial_rank)
+        check.fail("dims has rank " + std::to_string(desc.dims.size()) + ", must be 2 to 5 (N, C and up to 3 spatial dims)");
+    check.check_min("dims", desc.dims, 0);
+    if (!desc.strides.empty() && desc.strides.size() != desc.dims.size())
+        check.fail("strides has " + std::to_string(desc.strides.size()) + " entries, must have " +
+                   std::to_string(desc.dims.size()) + " (one per dim) or be empty (dense)");
+    check.check_min("strides", desc.strides, 0);
+    if (!desc.strides.empty()) return desc.strides;
+    Problem::Spatial spatial{1, 1, 1};
+    const std::size_t sr = desc.dims.size() - 2;
+    for (std::size_t a = 0; a < sr; ++a) spatial[a] = desc.dims[a + 2];
+    const TensorMemory m{"tensor", "strides", desc.dims[0], desc.dims[1], &spatial, static_cast<int>(sr),
+                         channel_block_of(desc.layout), desc.dtype, false};
+    std::vector<std::int64_t> out;
+    for (const i128 v : dense_strides(m, desc.layout)) {
+        if (v > max_bytes) check.fail("dims = " + joined(desc.dims) + ": a dense stride overflows 63 bits");
+        out.push_back(static_cast<std::int64_t>(v));
+    }
+    return out;
+}
+
+std::size_t byte_extent(const TensorDesc& desc) {
+    const std::vector<std::int64_t> s = strides_of(desc);
+    const std::int64_t block = channel_block_of(desc.layout);
+    for (std::int64_t d : desc.dims)
+        if (d <= 0) return 0;
+    i128 last = 0;
+    for (std::size_t i = 0; i < desc.dims.size(); ++i) {
+        const i128 extent = i == 1 && block > 1 ? (desc.dims[1] + block - 1) / block : desc.dims[i];
+        last += (extent - 1) * s[i];
+        if (last > max_bytes) break;
+    }
+    if (block > 1) last += block - 1;
+    const i128 bytes = (last + 1) * static_cast<i128>(size_of(desc.dtype));
+    if (last > max_bytes || bytes > max_bytes)
+        throw Error("TensorDesc: dims = " + joined(desc.dims) + ": the tensor's last byte must fit in 63 bits");
+    return static_cast<std::size_t>(bytes);
 }
 
 Problem resolve(const MaxPoolDesc& desc) {
@@ -260,6 +447,7 @@ Problem resolve(const MaxPoolDesc& desc) {
         p.order = ix.order;
     }
     check_problem_sizes(check, p);
+    resolve_memory(check, p, desc.src.layout, desc.src.strides, desc.dst_strides, desc.indices_strides);
     return p;
 }
 
@@ -290,6 +478,7 @@ Problem resolve(const AdaptiveMaxPoolDesc& desc) {
         p.index_dtype = *desc.index_dtype;
     }
     check_problem_sizes(check, p);
+    resolve_memory(check, p, desc.src.layout, desc.src.strides, desc.dst_strides, desc.indices_strides);
     return p;
 }
 

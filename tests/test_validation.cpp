@@ -419,8 +419,8 @@ TEST(Validation, InvalidEnumValues) {
     d.src.dtype = static_cast<pj::DType>(255);
     expect_rejected(d, {"dtype = 255"});
     d = base2d();
-    d.src.layout = static_cast<pj::Layout>(2);
-    expect_rejected(d, {"layout = 2"});
+    d.src.layout = static_cast<pj::Layout>(4);
+    expect_rejected(d, {"layout = 4"});
     d = base2d();
     d.auto_pad = static_cast<pj::AutoPad>(4);
     expect_rejected(d, {"auto_pad = 4"});
@@ -444,7 +444,7 @@ TEST(Validation, InvalidEnumValues) {
     for (pj::DType dt : {pj::DType::f32, pj::DType::f64, pj::DType::f16, pj::DType::bf16, pj::DType::s8, pj::DType::u8,
                          pj::DType::s32, pj::DType::s64})
         for (pj::DType idx : {pj::DType::s32, pj::DType::s64})
-            for (pj::Layout layout : {pj::Layout::ncx, pj::Layout::nxc}) {
+            for (pj::Layout layout : {pj::Layout::ncx, pj::Layout::nxc, pj::Layout::nCx8c, pj::Layout::nCx16c}) {
                 d = base2d();
                 d.src.dtype = dt;
                 d.src.layout = layout;
@@ -456,8 +456,8 @@ TEST(Validation, InvalidEnumValues) {
     a.src.dtype = static_cast<pj::DType>(8);
     expect_rejected(a, {"dtype = 8"});
     a = adaptive2d();
-    a.src.layout = static_cast<pj::Layout>(3);
-    expect_rejected(a, {"layout = 3"});
+    a.src.layout = static_cast<pj::Layout>(4);
+    expect_rejected(a, {"layout = 4"});
     a = adaptive2d();
     a.index_dtype = static_cast<pj::DType>(12);
     expect_rejected(a, {"index_dtype = 12"});

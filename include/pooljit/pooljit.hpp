@@ -64,6 +64,13 @@ std::string to_string(const AdaptiveMaxPoolDesc& desc);
 MaxPoolDesc parse_max_pool(std::string_view line);
 AdaptiveMaxPoolDesc parse_adaptive_max_pool(std::string_view line);
 
+// A tensor's memory as pooljit addresses it: its element strides, one per dim (the given ones, or the layout's
+// dense ones: in nCx8c / nCx16c C is padded to a multiple of the block and s[1] steps between blocks), and its
+// bytes from its first element to past its last (a block's padded lanes included; 0 when N or C is 0): the size
+// of the buffer that holds it. Throws Error naming the field for strides of the wrong count or a negative one.
+std::vector<std::int64_t> strides_of(const TensorDesc& desc);
+std::size_t byte_extent(const TensorDesc& desc);
+
 using AnyPoolDesc = std::variant<MaxPoolDesc, AdaptiveMaxPoolDesc>;
 // Dispatches on the op name: "maxpool" or "adaptivemaxpool".
 AnyPoolDesc parse_problem(std::string_view line);

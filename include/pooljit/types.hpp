@@ -20,8 +20,15 @@ public:
 
 enum class DType : std::uint8_t { f32, f64, f16, bf16, s8, u8, s32, s64 };
 
-// ncx: NCW / NCHW / NCDHW. nxc: NWC / NHWC / NDHWC. Both dense; dims are always given in logical N, C, spatial order.
-enum class Layout : std::uint8_t { ncx, nxc };
+// ncx: NCW / NCHW / NCDHW. nxc: NWC / NHWC / NDHWC. nCx8c / nCx16c: channels in blocks of 8 or 16, each block
+// a channels-last tensor (oneDNN aBcd8b / aBcd16b and their 1-D and 3-D forms, ONNX Runtime's NCHWc), C padded
+// up to a multiple of the block. dims are always given in logical N, C, spatial order.
+enum class Layout : std::uint8_t { ncx, nxc, nCx8c, nCx16c };
+
+// Channels of one block of a layout: 8 or 16 for the blocked layouts, 1 for ncx and nxc.
+inline std::int64_t channel_block_of(Layout layout) {
+    return layout == Layout::nCx8c ? 8 : layout == Layout::nCx16c ? 16 : 1;
+}
 
 enum class AutoPad : std::uint8_t { explicit_pads, valid, same_upper, same_lower };
 
@@ -34,10 +41,16 @@ enum class NanPolicy : std::uint8_t { propagate, ignore };
 // ONNX storage_order: only how the spatial part of an index is numbered.
 enum class StorageOrder : std::uint8_t { row_major, column_major };
 
+// A tensor: its element type, layout and logical dims, and optionally its element strides, one per logical dim
+// (N, C, spatial...). Empty strides: dense in the layout. In nCx8c / nCx16c, element (n, c, x...) sits at
+// n*s[0] + (c / block)*s[1] + sum(x_i*s[2+i]) + c % block (the block stays contiguous); in ncx and nxc at
+// n*s[0] + c*s[1] + sum(x_i*s[2+i]). A view of a larger buffer (a channel slice, a row pitch, a batch stride)
+// is a tensor with strides; a source may read an element twice (a 0 stride), a destination may not.
 struct TensorDesc {
     DType dtype = DType::f32;
     Layout layout = Layout::ncx;
-    std::vector<std::int64_t> dims;  // logical N, C, spatial...
+    std::vector<std::int64_t> dims;     // logical N, C, spatial...
+    std::vector<std::int64_t> strides = {};  // in elements, one per dim; empty: dense in the layout
 
     friend bool operator==(const TensorDesc&, const TensorDesc&) = default;
 };
@@ -61,6 +74,10 @@ struct MaxPoolDesc {
     Rounding rounding = Rounding::floor;
     std::optional<IndexSpec> indices;      // absent: no indices output
     NanPolicy nan = NanPolicy::propagate;
+    // The outputs as views: strides over the output dims, in the layout of src. Empty: dense. The indices take
+    // dst's strides unless they have their own. Bytes between the elements of a view are never written.
+    std::vector<std::int64_t> dst_strides = {};
+    std::vector<std::int64_t> indices_strides = {};
 
     friend bool operator==(const MaxPoolDesc&, const MaxPoolDesc&) = default;
 };
@@ -69,6 +86,8 @@ struct AdaptiveMaxPoolDesc {
     TensorDesc src;
     std::vector<std::int64_t> output_size;  // rank-2 entries, each >= 1
     std::optional<DType> index_dtype;       // absent: no indices output
+    std::vector<std::int64_t> dst_strides = {};      // as MaxPoolDesc's
+    std::vector<std::int64_t> indices_strides = {};  // as MaxPoolDesc's
 
     friend bool operator==(const AdaptiveMaxPoolDesc&, const AdaptiveMaxPoolDesc&) = default;
 };
@@ -83,6 +102,13 @@ inline constexpr int max_spatial_rank = 3;
 // neutral and the windows come from in/out.
 struct Problem {
     using Spatial = std::array<std::int64_t, max_spatial_rank>;
+    // Element strides of a resolved tensor: N, C (between channel blocks in nCx8c / nCx16c) and each spatial
+    // axis (0 on the neutral ones). Dense tensors have their dense strides filled in.
+    struct Strides {
+        std::int64_t n = 0, c = 0;
+        Spatial spatial{0, 0, 0};
+        friend bool operator==(const Strides&, const Strides&) = default;
+    };
 
     OpKind op = OpKind::max_pool;
     DType dtype = DType::f32;
@@ -102,13 +128,22 @@ struct Problem {
     DType index_dtype = DType::s64;
     int axis = 0;  // normalized to [0, rank)
     StorageOrder order = StorageOrder::row_major;
+    // Memory: channels of a block (8, 16 in the blocked layouts, else 1) and each tensor's element strides.
+    std::int64_t block = 1;
+    Strides src_strides, dst_strides, indices_strides;
 
     int rank() const { return spatial_rank + 2; }
     std::int64_t spatial_in_size() const { return in[0] * in[1] * in[2]; }
     std::int64_t spatial_out_size() const { return out[0] * out[1] * out[2]; }
+    // The tensors as a user describes them: strides empty where they are the layout's dense ones.
     TensorDesc src_desc() const;
     TensorDesc dst_desc() const;
     TensorDesc indices_desc() const;  // dims empty when !has_indices
+    // Element offset of logical element (n, c, spatial position x) of a tensor with these strides.
+    std::int64_t offset(const Strides& s, std::int64_t n, std::int64_t c, const Spatial& x) const {
+        const std::int64_t channel = block > 1 ? (c / block) * s.c + c % block : c * s.c;
+        return n * s.n + channel + x[0] * s.spatial[0] + x[1] * s.spatial[1] + x[2] * s.spatial[2];
+    }
     // The number that flat logical NCX indices are taken modulo: prod(src dims[axis:]) (OpenVINO axis).
     std::int64_t index_modulus() const;
 

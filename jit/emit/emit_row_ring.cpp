@@ -197,7 +197,7 @@ void WindowEmitter<Ops>::emit_column_ring(Label& other_calls, Label& done) {
         ops_.broadcast_gpr(vec(regs_.chan_base), scratch_, plan_.wide_index_math);
     }
     const ItemShape s = single_output_shape();
-    const std::int64_t index_bytes_per_output = plan_.dst_out_stride_w / elem() * index_elem();
+    const std::int64_t index_bytes_per_output = plan_.indices_out_stride_w;
     for (const Segment& seg : plan_.segments) {
         // Per column, at the call's first row: d_ptr_, its output; window_, its window's first tap;
         // window_index_, that tap's spatial index; slot_column_indices, its index output.

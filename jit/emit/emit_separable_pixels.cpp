@@ -400,7 +400,7 @@ void WindowEmitter<Ops>::emit_separable_pixel_indices(Label& other_calls, Label&
     // V index vectors.
     const std::int64_t position_bytes = separable_position_bytes();
     const std::int64_t output_bytes = 2 * pixel, maxima_bytes = sep.maxima_vectors * vb;
-    const std::int64_t vector_storage = L * elem(), index_out_stride = plan_.dst_out_stride_w / elem() * index_elem();
+    const std::int64_t vector_storage = L * elem(), index_out_stride = plan_.indices_out_stride_w;
     const std::vector<int> accs = separable_accumulators();
     const int unroll = static_cast<int>(accs.size()) / V;
     if (unroll < 1 || unroll * V != static_cast<int>(accs.size()))

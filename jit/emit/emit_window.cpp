@@ -269,7 +269,7 @@ void WindowEmitter<Ops>::emit_segment_in_range(const Segment& seg) {
     add(dst_, ptr[rsp + slot_row_dst]);
     if (plan_.has_indices) {
         mov(indices_, first);
-        mul_imm(indices_, plan_.dst_out_stride_w / elem() * index_elem());
+        mul_imm(indices_, plan_.indices_out_stride_w);
         add(indices_, ptr[rsp + slot_row_indices]);
     }
     if (seg.taps > 0) {

@@ -221,7 +221,7 @@ private:
 
     void advance_outputs(std::int64_t outputs) {
         add_imm(dst_, outputs * plan_.dst_out_stride_w);
-        if (plan_.has_indices) add_imm(indices_, outputs * plan_.dst_out_stride_w / elem() * index_elem());
+        if (plan_.has_indices) add_imm(indices_, outputs * plan_.indices_out_stride_w);
     }
 
     ItemShape shape_of(const Segment& seg) const {

@@ -91,9 +91,10 @@ constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
 }  // namespace
 
 Planner::Planner(const Problem& p, const IsaCaps& caps, const PlanOptions& options)
-    : p_(p), caps_(caps), options_(options), adaptive_(p.op == OpKind::adaptive_max_pool),
-      lanes_are_outputs_(p.layout == Layout::ncx) {
+    : p_(p), caps_(caps), options_(options), memory_(memory_facts(p)), adaptive_(p.op == OpKind::adaptive_max_pool),
+      lanes_are_outputs_(planar_lanes(p, memory_)) {
     plan_.isa = caps.isa;
+    plan_.memory = memory_;
     plan_.strategy = lanes_are_outputs_ ? Strategy::ncx_width : Strategy::nxc_channels;
     plan_.dtype = p.dtype;
     plan_.nan = p.nan;
@@ -112,7 +113,13 @@ Planner::Planner(const Problem& p, const IsaCaps& caps, const PlanOptions& optio
     plan_.dilation_w = axis_.dilation;
     plan_.pad_w = axis_.pad;
     huge_index_plane_ = p.has_indices && p.spatial_in_size() - 1 > int32_max;
-    small_plane_ = p.spatial_in_size() < (std::int64_t{1} << 31) / static_cast<std::int64_t>(size_of(p.dtype));
+    // A plane whose source spans less than 2^31 bytes (a dense one: its elements; a view: to its last element).
+    std::int64_t plane_span = 1;
+    for (int a = 0; a < p.spatial_rank; ++a) {
+        const auto u = static_cast<std::size_t>(a);
+        plane_span = memory_.planes_contiguous ? plane_span * p.in[u] : wrap_add(plane_span, wrap_mul(p.in[u] - 1, p.src_strides.spatial[u]));
+    }
+    small_plane_ = plane_span >= 0 && plane_span < (std::int64_t{1} << 31) / static_cast<std::int64_t>(size_of(p.dtype));
 }
 
 KernelPlan Planner::plan() && {
@@ -152,6 +159,10 @@ void Planner::choose_lanes() {
     const bool narrow_integers = p_.dtype == DType::u8 || p_.dtype == DType::s8;
     if (narrow_integers) {
         if (lanes_are_outputs_) declined("byte_lanes", "planar rows widen bytes to 32-bit lanes");
+        else if (channels_apart() && memory_.channel_run < caps_.vector_bytes)
+            declined("byte_lanes", "runs of " + std::to_string(memory_.channel_run) + " consecutive channels would fill " +
+                                       std::to_string(memory_.channel_run) + " of " + std::to_string(caps_.vector_bytes) +
+                                       " byte lanes");
         else if (p_.has_indices) declined("byte_lanes", "indices need 32-bit lanes beside the values");
         else if (!caps_.byte_max) declined("byte_lanes", "the ISA has no byte max");
         else {  // a partial vector (the channel tail) goes through a stack area without masked narrow memory
@@ -196,12 +207,17 @@ bool Planner::long_index_chains() const {
 // chains), and fewer while the plan's registers (accumulators, raw f16 bits, indices, the trait's masks) would
 // not fit.
 void Planner::choose_vector_blocking() {
-    const std::int64_t lane_items = lanes_are_outputs_ ? plan_.out_width : p_.channels;
+    const std::int64_t lane_items =
+        lanes_are_outputs_ ? plan_.out_width : channels_apart() ? memory_.channel_run : p_.channels;
     const std::int64_t vectors_needed = (lane_items + plan_.lanes - 1) / plan_.lanes;
     const int per_vector = long_index_chains() ? registers_per_block_vector_with_indices : registers_per_block_vector;
     const int most = std::min(max_vectors, caps_.vector_registers / per_vector);
     plan_.vectors_per_block = static_cast<int>(std::clamp<std::int64_t>(vectors_needed, 1, most));
     while (plan_.vectors_per_block > 1 && !fits_registers(plan_)) --plan_.vectors_per_block;
+    // A call's channels stay inside one run of consecutive channels: its block divides the run.
+    while (channels_apart() && plan_.vectors_per_block > 1 &&
+           memory_.channel_run % (std::int64_t{plan_.vectors_per_block} * plan_.lanes) != 0)
+        --plan_.vectors_per_block;
     // A column ring with indices keeps an index vector beside each of its k x vectors row maxima, and one
     // beside each accumulator: fewer vectors per block, as many as leave the ring its registers. Only for data
     // narrower than its 32-bit compare lanes, whose every tap is a widening load: f32 and s32 taps are plain
@@ -242,6 +258,14 @@ void Planner::choose_channel_blocks() {
     }
     plan_.channel_block =
         std::min<std::int64_t>(plan_.vectors_per_block * plan_.lanes, std::max<std::int64_t>(p_.channels, 1));
+    if (channels_apart()) {
+        // Calls of whole runs (or of blocks that divide one), one call a run at a time: no sweep, which would
+        // step from a run's last block into memory of another.
+        plan_.channel_block = std::min(plan_.channel_block, memory_.channel_run);
+        plan_.channel_tail = p_.channels % plan_.channel_block;
+        return declined("channel_sweep", "channels are consecutive in runs of " + std::to_string(memory_.channel_run) +
+                                             " only");
+    }
     plan_.channel_tail = p_.channels % plan_.channel_block;
     // Rows bound by memory sweep the largest divisor of the full blocks whose channels span at most
     // max_sweep_bytes (measured: the audio row 1.8x, C3D 1.2x, VGG pool3 bf16 1.3x faster). Rows bound by
@@ -298,15 +322,23 @@ void Planner::choose_width_ranges() {
                          axis_.stride < max_ranged_extent;
 }
 
+// Byte steps from the tensors' strides. Planar rows step one element along the width (their rows are
+// contiguous: MemoryFacts::rows_contiguous); channels-last code steps a pixel, whatever its channels' stride.
 void Planner::set_strides() {
     const int w = p_.spatial_rank - 1;
-    const std::int64_t pixel = lanes_are_outputs_ ? elem() : p_.channels * elem();  // bytes between positions
-    plan_.src_step_w = pixel;
-    plan_.src_tap_stride_w = wrap_mul(plan_.dilation_w, pixel);
-    plan_.src_out_stride_w = wrap_mul(plan_.stride_w, pixel);
-    plan_.dst_out_stride_w = pixel;
-    if (p_.spatial_rank >= 2) plan_.src_tap_stride_h = wrap_mul(dilation_of(w - 1), p_.in[wa_], pixel);
-    if (p_.spatial_rank >= 3) plan_.src_tap_stride_d = wrap_mul(wrap_mul(dilation_of(0), p_.in[1]), p_.in[2], pixel);
+    const std::int64_t index_elem = static_cast<std::int64_t>(size_of(p_.index_dtype));
+    const std::int64_t src_step = lanes_are_outputs_ ? elem() : wrap_mul(p_.src_strides.spatial[wa_], elem());
+    plan_.src_step_w = src_step;
+    plan_.src_tap_stride_w = wrap_mul(plan_.dilation_w, src_step);
+    plan_.src_out_stride_w = wrap_mul(plan_.stride_w, src_step);
+    plan_.dst_out_stride_w = lanes_are_outputs_ ? elem() : wrap_mul(p_.dst_strides.spatial[wa_], elem());
+    if (p_.has_indices)
+        plan_.indices_out_stride_w = lanes_are_outputs_ ? index_elem : wrap_mul(p_.indices_strides.spatial[wa_], index_elem);
+    const auto tap_stride = [&](int a) {
+        return wrap_mul(dilation_of(a), p_.src_strides.spatial[static_cast<std::size_t>(a)], elem());
+    };
+    if (p_.spatial_rank >= 2) plan_.src_tap_stride_h = tap_stride(w - 1);
+    if (p_.spatial_rank >= 3) plan_.src_tap_stride_d = tap_stride(0);
 }
 
 // The hardware prefetcher alone kept a DRAM-sized stem's planes (16x64x112x112 ncx f32) at 8.4 ms, 2x the
@@ -315,7 +347,8 @@ void Planner::set_prefetch() {
     if (plan_.strategy != Strategy::ncx_width || p_.spatial_rank < 2) return;
     // An input row is at most the tensor's bytes (validated below 2^63); the stride is only bounded by 2^63,
     // so the bound is divided, never multiplied past it.
-    const std::int64_t in_row_bytes = p_.in[wa_] * elem();
+    // The rows one output row steps over, from the first row's start (a view's row pitch included).
+    const std::int64_t in_row_bytes = std::max<std::int64_t>(1, wrap_mul(p_.src_strides.spatial[wa_ - 1], elem()));
     if (p_.stride[wa_ - 1] > max_prefetch_bytes / in_row_bytes) return;
     const std::int64_t row_bytes = p_.stride[wa_ - 1] * in_row_bytes;
     plan_.prefetch_bytes = row_bytes;
@@ -364,7 +397,8 @@ void Planner::set_tiling() {
     const auto h = static_cast<std::size_t>(sr - 2);
     if (sr >= 2 && p_.out[h] <= max_table_rows) plan_.taps_h = table(h);
     plan_.row_runs_h = row_runs_of(plan_.taps_h);
-    if (sr == 2 && plan_.strategy == Strategy::ncx_width && plan_.ring_rows == 0 && !plan_.separable.enabled()) {
+    if (sr == 2 && plan_.strategy == Strategy::ncx_width && plan_.ring_rows == 0 && !plan_.separable.enabled() &&
+        memory_.planes_stack) {
         const std::int64_t step = stacked_plane_step(p_, plan_);
         plan_.stacked_planes = step > 0;
         if (plan_.stacked_planes) plan_.row_runs_h.front().position_step = step;

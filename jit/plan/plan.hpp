@@ -193,6 +193,32 @@ struct SeparableRows {
     friend bool operator==(const SeparableRows&, const SeparableRows&) = default;
 };
 
+// What the strides of src, dst and indices allow (Problem::src_strides...), derived once; a dense tensor has
+// every fact. A view that breaks one gets the code that does not need it.
+struct MemoryFacts {
+    // Each row's elements are consecutive in every tensor (width stride 1): planar code, lanes along the width.
+    bool rows_contiguous = false;
+    // Each plane's rows (and, 3-D, its planes along d) follow one another in every tensor: a plane is one span
+    // (whole-plane items, planes in registers).
+    bool planes_contiguous = false;
+    // Channel c + 1's plane follows channel c's in every tensor: rows of consecutive planes are one walk of
+    // equal row steps (stacked planes).
+    bool planes_stack = false;
+    // Channels consecutive in runs of this many in every tensor (channels-last code's calls stay inside one):
+    // C where the channel stride is 1, the block in nCx8c / nCx16c, 1 where some tensor's channels are apart.
+    std::int64_t channel_run = 1;
+
+    friend bool operator==(const MemoryFacts&, const MemoryFacts&) = default;
+};
+
+// The facts of a problem's strides.
+MemoryFacts memory_facts(const Problem& p);
+// Whether the problem's lanes run along the width (planar rows, Strategy::ncx_width and its planes) rather than
+// along the channels: ncx tensors whose rows are contiguous, and tensors whose channels are apart in every run
+// where their rows are contiguous. Every other view takes channels-last code, in runs of memory.channel_run
+// channels (one channel a call where no run is longer).
+bool planar_lanes(const Problem& p, const MemoryFacts& m);
+
 struct KernelPlan {
     Isa isa = Isa::ref;
     Strategy strategy = Strategy::nxc_channels;
@@ -329,6 +355,8 @@ struct KernelPlan {
     std::int64_t src_tap_stride_h = 0;   // bytes between consecutive taps along axis -2 (0 for 1-D)
     std::int64_t src_tap_stride_d = 0;   // bytes between consecutive taps along axis -3 (0 for 1-D, 2-D)
     std::int64_t dst_out_stride_w = 0;   // bytes between consecutive outputs along the width
+    std::int64_t indices_out_stride_w = 0;  // bytes between consecutive outputs' indices along the width
+    MemoryFacts memory;                  // what the strides above and the executor's steps come from
 
     // Indices: the index of an element is channel_term + i0*m0 + i1*m1 + i2*m2 (spatial position i, linear
     // for every axis and storage order; axes dropped by the modulus have multiplier 0). The kernel carries

@@ -45,7 +45,8 @@ void Planner::choose_fast_row() {
     constexpr const char* step = "fast_row";
     if (!lanes_are_outputs_) return;
     if (plan_.computed_windows) return declined(step, "the row's windows are computed at run time");
-    if (!half_vectors_ && small_plane_) plan_.fast_segments = whole_plane_segments(p_, multipliers_, plan_.lanes);
+    if (!half_vectors_ && small_plane_ && memory_.planes_contiguous)
+        plan_.fast_segments = whole_plane_segments(p_, multipliers_, plan_.lanes);
     if (!plan_.fast_segments.empty()) return choose_whole_plane();
     if (!plan_.fast_starts_from_lowest) return declined(step, "f16 starts each window from its first element");
     if (!half_vectors_ && !window_relative_ && axis_.dilation == 1 && small_plane_)

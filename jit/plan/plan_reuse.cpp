@@ -248,7 +248,9 @@ int Planner::separable_pixel_vectors() const {
     // where a line's do not fit the registers.
     const std::int64_t window_rows = std::min(p_.kernel[0], p_.out[0]);
     for (int vectors = most; vectors >= 1; --vectors) {
-        const bool whole_blocks = p_.channels % (vectors * plan_.lanes) == 0;  // else the tail's calls run the row code
+        // Else the tail's calls run the row code; a call's block stays inside a run of consecutive channels.
+        const bool whole_blocks = p_.channels % (vectors * plan_.lanes) == 0 &&
+                                  (memory_.channel_run >= p_.channels || memory_.channel_run % (vectors * plan_.lanes) == 0);
         KernelPlan candidate = plan_;
         candidate.vectors_per_block = vectors;
         candidate.separable = separable_pixels_of(vectors);
@@ -301,6 +303,7 @@ void Planner::choose_planes() {
         return declined(step, "outputs are gathered by two-register permutes into opmasked lanes");
     if (p_.dtype == DType::f16) return declined(step, "f16 carries raw bits beside each lane");
     if (half_vectors_) return declined(step, "64-bit index lanes beside half vectors");
+    if (!memory_.planes_contiguous) return declined(step, "a plane's rows are apart in memory (a view)");
     PlanePlan plane =
         plane_plan(p_, multipliers_, plan_.lanes, caps_.vector_registers * plane_register_halves / 2);
     if (plane.gathers.empty()) return declined(step, "the plane does not fit, or its permutes do not pay");

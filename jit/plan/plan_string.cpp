@@ -69,6 +69,9 @@ std::string to_string(const KernelPlan& plan) {
     if (plan.prefetch_in_items) s << " prefetch_in_items";
     if (plan.stacked_planes) s << " stacked_planes";
     s << " row_runs_h=" << plan.row_runs_h.size() << " rows_per_chunk=" << plan.rows_per_chunk;
+    const MemoryFacts& m = plan.memory;
+    s << " memory=" << (m.rows_contiguous ? "rows" : "-") << (m.planes_contiguous ? ",planes" : "")
+      << (m.planes_stack ? ",stack" : "") << " channel_run=" << m.channel_run;
     for (const std::string& choice : plan.choices) s << "\nchoice " << choice;
     return s.str();
 }

@@ -54,6 +54,9 @@ private:
     }
     std::int64_t elem() const { return static_cast<std::int64_t>(size_of(p_.dtype)); }
     std::int64_t dilation_of(int a) const { return adaptive_ ? 1 : p_.dilation[static_cast<std::size_t>(a)]; }
+    // Channels-last code whose channels are consecutive in runs shorter than C (blocked layouts, views whose
+    // channels are apart): a call's block stays inside one run.
+    bool channels_apart() const { return !lanes_are_outputs_ && memory_.channel_run < p_.channels; }
 
     // plan.cpp: lanes, blocking, the width's code and the facts the code and the executor walk.
     void choose_lanes();
@@ -100,6 +103,7 @@ private:
     const Problem& p_;
     const IsaCaps& caps_;
     const PlanOptions options_;
+    const MemoryFacts memory_;
     const bool adaptive_, lanes_are_outputs_;
     KernelPlan plan_;
     std::size_t wa_ = 0;  // the innermost spatial axis

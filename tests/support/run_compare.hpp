@@ -20,8 +20,23 @@
 
 namespace pooljit::test {
 
+// Compares the elements of two output tensors bit for bit, and checks that neither run wrote a byte of the
+// buffer outside them (a view's gaps keep their poison).
+inline void expect_outputs_match(const TensorDesc& desc, const std::vector<std::uint8_t>& got,
+                                 const std::vector<std::uint8_t>& want, std::uint8_t got_poison,
+                                 std::uint8_t want_poison, const std::string& what) {
+    if (const auto d = casegen::first_difference(desc, got.data(), want.data()))
+        ADD_FAILURE() << what << " differ at element " << d->element << ": got " << d->got << " (" << d->got_value
+                      << "), want " << d->want << " (" << d->want_value << ")";
+    if (const auto gap = casegen::first_gap_write(desc, got.data(), got_poison))
+        ADD_FAILURE() << what << ": the run wrote byte " << *gap << ", in a gap of the view";
+    if (const auto gap = casegen::first_gap_write(desc, want.data(), want_poison))
+        ADD_FAILURE() << what << ": the reference wrote byte " << *gap << ", in a gap of the view";
+}
+
 // Runs `run(src, dst, indices)` on src and compares values and indices with the reference, bit for bit. The
-// outputs start poisoned (differently from the reference's), so an element the run forgot to write differs.
+// outputs start poisoned (differently from the reference's), so an element the run forgot to write differs, and
+// a view's gaps must keep their poison.
 template <typename Run>
 void expect_run_matches_reference(const Problem& p, const std::vector<std::uint8_t>& src, Run run,
                                   const std::string& what) {
@@ -31,8 +46,8 @@ void expect_run_matches_reference(const Problem& p, const std::vector<std::uint8
         want_idx(index_bytes, 0x5A);
     run(src.data(), got.data(), p.has_indices ? got_idx.data() : nullptr);
     reference::execute(p, src.data(), want.data(), p.has_indices ? want_idx.data() : nullptr);
-    EXPECT_EQ(got, want) << "values differ on " << what;
-    EXPECT_EQ(got_idx, want_idx) << "indices differ on " << what;
+    expect_outputs_match(p.dst_desc(), got, want, 0xA5, 0x5A, "values on " + what);
+    if (p.has_indices) expect_outputs_match(p.indices_desc(), got_idx, want_idx, 0xA5, 0x5A, "indices on " + what);
 }
 
 // Adversarial data sends most float rows to the exact (NaN) code; tie data, without NaN, to the fast code.

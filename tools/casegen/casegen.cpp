@@ -101,14 +101,58 @@ void draw_element(DType dt, std::uint8_t* at, std::mt19937_64& rng, int mode) {
 
 }  // namespace
 
-std::size_t byte_size(const TensorDesc& desc) {
-    std::uint64_t n = size_of(desc.dtype);
-    for (std::int64_t d : desc.dims) {
-        if (d < 0 || (d != 0 && n > std::numeric_limits<std::int64_t>::max() / static_cast<std::uint64_t>(d)))
-            throw Error("casegen: tensor byte size overflows");
-        n *= static_cast<std::uint64_t>(d);
+std::size_t byte_size(const TensorDesc& desc) { return byte_extent(desc); }
+
+namespace {
+
+// Calls visit(offset, coordinates) for every logical element in N, C, spatial... order; with `padded`, a blocked
+// tensor's channels run on to the end of the last block.
+template <typename Visit>
+void for_each_element(const TensorDesc& desc, bool padded, Visit&& visit) {
+    const std::vector<std::int64_t> strides = strides_of(desc);
+    const std::int64_t block = channel_block_of(desc.layout);
+    std::vector<std::int64_t> dims = desc.dims;
+    for (std::int64_t d : dims)
+        if (d <= 0) return;
+    if (padded && block > 1) dims[1] = (dims[1] + block - 1) / block * block;
+    std::vector<std::int64_t> at(dims.size(), 0);
+    while (true) {
+        std::int64_t offset = 0;
+        for (std::size_t i = 0; i < dims.size(); ++i)
+            offset += i == 1 && block > 1 ? at[1] / block * strides[1] + at[1] % block : at[i] * strides[i];
+        visit(offset, at);
+        std::size_t i = dims.size();
+        while (i-- > 0) {
+            if (++at[i] < dims[i]) break;
+            at[i] = 0;
+        }
+        if (i == static_cast<std::size_t>(-1)) return;
     }
-    return static_cast<std::size_t>(n);
+}
+
+}  // namespace
+
+std::vector<std::int64_t> element_offsets(const TensorDesc& desc) {
+    std::vector<std::int64_t> offsets;
+    for_each_element(desc, false, [&](std::int64_t offset, const std::vector<std::int64_t>&) { offsets.push_back(offset); });
+    return offsets;
+}
+
+std::vector<bool> owned_bytes(const TensorDesc& desc) {
+    std::vector<bool> owned(byte_size(desc), false);
+    const auto elem = static_cast<std::int64_t>(size_of(desc.dtype));
+    for_each_element(desc, true, [&](std::int64_t offset, const std::vector<std::int64_t>&) {
+        for (std::int64_t b = 0; b < elem; ++b) owned[static_cast<std::size_t>(offset * elem + b)] = true;
+    });
+    return owned;
+}
+
+std::optional<std::size_t> first_gap_write(const TensorDesc& desc, const void* got, std::uint8_t poison) {
+    const std::vector<bool> owned = owned_bytes(desc);
+    const auto* g = static_cast<const std::uint8_t*>(got);
+    for (std::size_t i = 0; i < owned.size(); ++i)
+        if (!owned[i] && g[i] != poison) return i;
+    return std::nullopt;
 }
 
 std::vector<std::uint8_t> adversarial_data(const TensorDesc& desc, std::uint64_t seed) {
@@ -533,31 +577,23 @@ std::string element_value(DType dtype, const void* element) {
 }
 
 std::optional<Difference> first_difference(const TensorDesc& desc, const void* got, const void* want) {
-    const std::size_t bytes = byte_size(desc);
     const auto* g = static_cast<const std::uint8_t*>(got);
     const auto* w = static_cast<const std::uint8_t*>(want);
-    const auto at = std::mismatch(g, g + bytes, w);
-    if (at.first == g + bytes) return std::nullopt;
     const std::size_t elem = size_of(desc.dtype);
-    Difference diff;
-    diff.element = static_cast<std::size_t>(at.first - g) / elem;
-    diff.got = hex_bits(desc.dtype, g + diff.element * elem);
-    diff.want = hex_bits(desc.dtype, w + diff.element * elem);
-    diff.got_value = element_value(desc.dtype, g + diff.element * elem);
-    diff.want_value = element_value(desc.dtype, w + diff.element * elem);
-    // Memory order is N, C, spatial... (ncx) or N, spatial..., C (nxc); peel the innermost axis first.
-    std::vector<std::size_t> memory_axes(desc.dims.size());
-    for (std::size_t i = 0; i < memory_axes.size(); ++i) memory_axes[i] = i;
-    if (desc.layout == Layout::nxc && memory_axes.size() > 2)
-        std::rotate(memory_axes.begin() + 1, memory_axes.begin() + 2, memory_axes.end());
-    diff.coordinates.assign(desc.dims.size(), 0);
-    std::uint64_t rest = diff.element;
-    for (std::size_t k = memory_axes.size(); k-- > 0;) {
-        const auto extent = static_cast<std::uint64_t>(std::max<std::int64_t>(desc.dims[memory_axes[k]], 1));
-        diff.coordinates[memory_axes[k]] = static_cast<std::int64_t>(rest % extent);
-        rest /= extent;
-    }
-    return diff;
+    std::optional<Difference> found;
+    for_each_element(desc, true, [&](std::int64_t offset, const std::vector<std::int64_t>& at) {
+        const std::size_t byte = static_cast<std::size_t>(offset) * elem;
+        if (found || std::equal(g + byte, g + byte + elem, w + byte)) return;
+        Difference diff;
+        diff.element = static_cast<std::size_t>(offset);
+        diff.coordinates = at;
+        diff.got = hex_bits(desc.dtype, g + byte);
+        diff.want = hex_bits(desc.dtype, w + byte);
+        diff.got_value = element_value(desc.dtype, g + byte);
+        diff.want_value = element_value(desc.dtype, w + byte);
+        found = diff;
+    });
+    return found;
 }
 
 std::vector<AnyPoolDesc> shrink_candidates(const AnyPoolDesc& desc) {

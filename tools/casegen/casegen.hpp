@@ -68,8 +68,22 @@ std::vector<std::uint8_t> tie_data(const TensorDesc& desc, std::uint64_t seed);
 // both the exact (NaN) code and the fast code of the kernels meet ties and signed zeros.
 std::vector<std::uint8_t> differential_data(const TensorDesc& desc, std::uint64_t seed);
 
-// Bytes of a dense tensor (element count x element size). Throws Error on overflow.
+// Bytes of the buffer that holds a tensor: a dense one's element count x element size, a view's extent from its
+// first element to past its last, a blocked layout's padded lanes included (pooljit::byte_extent). Throws Error
+// on overflow.
 std::size_t byte_size(const TensorDesc& desc);
+
+// The element offset of every logical element (N, C, spatial... order) of a tensor, padded lanes of a block
+// excluded.
+std::vector<std::int64_t> element_offsets(const TensorDesc& desc);
+
+// Which bytes of the buffer a tensor owns: its elements' and, blocked, its padded lanes' (which an output
+// writes as 0). The rest of a view's buffer (its gaps) belongs to someone else.
+std::vector<bool> owned_bytes(const TensorDesc& desc);
+
+// The first byte of `got` outside the tensor's owned bytes that is not `poison`, the byte the buffer was filled
+// with before a run: a write into a gap.
+std::optional<std::size_t> first_gap_write(const TensorDesc& desc, const void* got, std::uint8_t poison);
 
 // ---- Comparing outputs and shrinking failing cases (pooljit-fuzz, pooljit-warmup --verify) ----------------
 
@@ -78,16 +92,17 @@ std::size_t byte_size(const TensorDesc& desc);
 std::string hex_bits(DType dtype, const void* element);
 std::string element_value(DType dtype, const void* element);
 
-// Where two dense tensors first differ.
+// Where two tensors first differ.
 struct Difference {
-    std::size_t element = 0;                // flat index in memory order
+    std::size_t element = 0;                // the element's offset in memory, in elements
     std::vector<std::int64_t> coordinates;  // the same element as logical N, C, spatial... coordinates
     std::string got, want;                  // hex_bits of the two elements
     std::string got_value, want_value;      // element_value of the two elements
 };
 
-// The first element where `got` and `want`, two dense tensors described by `desc`, differ in their bytes;
-// nullopt when every byte is equal. Comparing bytes makes -0 != +0 and tells NaN payloads apart.
+// The first element, in logical order, where `got` and `want`, two tensors described by `desc`, differ in their
+// bytes (a blocked tensor's padded lanes are compared too, at coordinates past C); nullopt when every element's
+// bytes are equal. Comparing bytes makes -0 != +0 and tells NaN payloads apart. Gaps are not compared.
 std::optional<Difference> first_difference(const TensorDesc& desc, const void* got, const void* want);
 
 // Descriptors one step simpler than `desc`, biggest reductions first: batch and channels to 1, spatial dims

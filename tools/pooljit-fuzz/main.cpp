@@ -28,6 +28,7 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <typeinfo>
 #include <variant>
 #include <vector>
@@ -196,6 +197,16 @@ public:
         if (p.has_indices())
             if (const auto d = cg::first_difference(p.indices_desc(), idx, ref_idx_.data()))
                 return Finding{"indices differ", describe("indices", *d)};
+        // A view's gaps belong to someone else: neither the run nor the reference may write them.
+        for (const auto& [what, tensor, bytes, poison] :
+             {std::tuple{"dst", p.dst_desc(), static_cast<const std::uint8_t*>(dst), std::uint8_t{0xA5}},
+              std::tuple{"the reference's dst", p.dst_desc(), static_cast<const std::uint8_t*>(ref_dst_.data()), std::uint8_t{0x5A}},
+              std::tuple{"indices", p.indices_desc(), static_cast<const std::uint8_t*>(idx), std::uint8_t{0xA5}},
+              std::tuple{"the reference's indices", p.indices_desc(), static_cast<const std::uint8_t*>(ref_idx_.data()), std::uint8_t{0x5A}}}) {
+            if (tensor.dims.empty()) continue;
+            if (const auto gap = cg::first_gap_write(tensor, bytes, poison))
+                return Finding{"wrote into a gap", fmt::format("{}: byte {} of the view's buffer is not an element of it", what, *gap)};
+        }
         if (!dst_.front_intact()) return Finding{"wrote before dst", "bytes before the dst tensor changed"};
         if (!idx_.front_intact()) return Finding{"wrote before indices", "bytes before the indices tensor changed"};
         return std::nullopt;
