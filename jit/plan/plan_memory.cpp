@@ -39,10 +39,10 @@ MemoryFacts memory_facts(const Problem& p) {
                               }
                               return true;
                           });
+    // The walk steps along the outermost axis: the next channel's plane is one more step of it (a plane of one
+    // row included, whose row stride is then the step between planes).
     m.planes_stack = m.planes_contiguous && all([&](const Problem::Strides& s, const Problem::Spatial& d) {
-                         std::int64_t plane = 1;
-                         for (std::size_t a = 0; a < sr; ++a) plane *= d[a];
-                         return p.channels <= 1 || s.c == plane;
+                         return p.channels <= 1 || s.c == d[0] * s.spatial[0];
                      });
     if (p.block > 1) m.channel_run = p.block;
     else if (p.channels <= 1 || all([](const Problem::Strides& s, const Problem::Spatial&) { return s.c == 1; }))

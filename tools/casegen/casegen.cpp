@@ -311,10 +311,39 @@ MaxPoolDesc Generator::max_pool_attempt() {
     return d;
 }
 
+// The strides of a view of `t` inside a larger buffer, as engines hold tensors: the dense strides of a tensor
+// wider in its channels (a channel slice of a concat buffer), in its rows (a row pitch) or in its batch, or every
+// stride doubled (neither channels nor rows consecutive); a source may also read one plane or one row for every
+// channel (a 0 stride). Any of these maps every element to its own address.
+std::vector<std::int64_t> Generator::view_strides(const TensorDesc& t, bool source) {
+    TensorDesc wider = t;
+    if (chance(0.5)) wider.dims[1] += uniform(1, std::max<std::int64_t>(2, t.dims[1] * 3));
+    if (t.dims.size() > 2 && chance(0.4)) wider.dims.back() += uniform(1, 9);
+    if (chance(0.2) && t.layout == Layout::ncx) wider.layout = Layout::nxc;  // channels_last strides, ncx named
+    std::vector<std::int64_t> s = strides_of(wider);
+    if (chance(0.3)) s[0] += uniform(1, 64);
+    if (chance(0.15))
+        for (std::int64_t& x : s) x *= 2;
+    if (source && chance(0.15)) s[static_cast<std::size_t>(uniform(1, static_cast<std::int64_t>(s.size()) - 1))] = 0;
+    return s;
+}
+
+void Generator::add_views(MaxPoolDesc& d, const Problem& p) {
+    if (!chance(0.35)) return;
+    if (chance(0.35)) d.src.layout = chance(0.5) ? Layout::nCx8c : Layout::nCx16c;
+    if (chance(0.6)) d.src.strides = view_strides(d.src, true);
+    TensorDesc dst = p.dst_desc();
+    dst.layout = d.src.layout;
+    dst.strides.clear();
+    if (chance(0.5)) d.dst_strides = view_strides(dst, false);
+    if (d.indices && chance(0.3)) d.indices_strides = view_strides(dst, false);
+}
+
 MaxPoolDesc Generator::max_pool() {
     for (;;) {
         MaxPoolDesc d = max_pool_attempt();
         try {
+            add_views(d, resolve(d));
             (void)resolve(d);
             return d;
         } catch (const Error&) {
@@ -333,6 +362,14 @@ AdaptiveMaxPoolDesc Generator::adaptive_max_pool() {
         a.output_size.push_back(chance(0.8) ? uniform(1, in) : uniform(in, in + 5));
     }
     if (chance(0.7)) a.index_dtype = chance(0.5) ? DType::s32 : DType::s64;
+    if (chance(0.3)) {
+        if (chance(0.35)) a.src.layout = chance(0.5) ? Layout::nCx8c : Layout::nCx16c;
+        if (chance(0.6)) a.src.strides = view_strides(a.src, true);
+        TensorDesc dst = resolve(a).dst_desc();
+        dst.strides.clear();
+        if (chance(0.5)) a.dst_strides = view_strides(dst, false);
+        if (a.index_dtype && chance(0.3)) a.indices_strides = view_strides(dst, false);
+    }
     return a;
 }
 
@@ -346,7 +383,7 @@ InvalidCase Generator::invalid() {
     const std::size_t sr = d.src.dims.size() - 2;
     const auto i = static_cast<std::size_t>(uniform(0, static_cast<std::int64_t>(sr) - 1));
     const std::string at = "[" + std::to_string(i) + "]";
-    switch (uniform(0, 11)) {
+    switch (uniform(0, 13)) {
         case 0: d.kernel[i] = uniform(-3, 0); return {d, "kernel" + at};
         case 1: d.strides.assign(sr, 1); d.strides[i] = uniform(-3, 0); return {d, "strides" + at};
         case 2: d.dilations.assign(sr, 1); d.dilations[i] = uniform(-3, 0); return {d, "dilations" + at};
@@ -372,6 +409,21 @@ InvalidCase Generator::invalid() {
             return {d, "kernel" + at};
         }
         case 10: d.src.dims[0] = -1; return {d, "src.dims[0]"};
+        case 11:
+            d.src.strides = strides_of(d.src);
+            d.src.strides[i + 2] = -uniform(1, 3);
+            return {d, "src.strides[" + std::to_string(i + 2) + "]"};
+        case 12: {
+            // Every output element of a batch at one address: refused where the batch holds two.
+            TensorDesc dst = resolve(d).dst_desc();
+            dst.dims[0] = 2;
+            dst.dims[1] = std::max<std::int64_t>(dst.dims[1], 1);
+            d.src.dims[0] = 2;
+            d.src.dims[1] = dst.dims[1];
+            d.dst_strides = strides_of(dst);
+            d.dst_strides[0] = 0;
+            return {d, "dst_strides"};
+        }
         default: {
             AdaptiveMaxPoolDesc a = adaptive_max_pool();
             a.output_size[0] = uniform(-2, 0);
@@ -455,9 +507,33 @@ void source_candidates(const TensorDesc& src, const std::function<void(TensorDes
     }
 }
 
+// Views made plain: each tensor's strides dropped (then all of them), a blocked layout made nxc.
+template <typename Desc>
+void view_candidates(std::vector<AnyPoolDesc>& out, const Desc& d) {
+    Desc c = d;
+    c.src.strides.clear();
+    c.dst_strides.clear();
+    c.indices_strides.clear();
+    if (c.src.layout == Layout::nCx8c || c.src.layout == Layout::nCx16c) {
+        c.src.layout = Layout::nxc;
+        offer(out, d, c);
+        c.src.layout = d.src.layout;
+    }
+    offer(out, d, c);
+    for (std::vector<std::int64_t> Desc::*field : {&Desc::dst_strides, &Desc::indices_strides}) {
+        c = d;
+        (c.*field).clear();
+        offer(out, d, c);
+    }
+    c = d;
+    c.src.strides.clear();
+    offer(out, d, c);
+}
+
 std::vector<AnyPoolDesc> max_pool_candidates(const MaxPoolDesc& d) {
     std::vector<AnyPoolDesc> out;
     const std::size_t sr = d.src.dims.size() >= 2 ? d.src.dims.size() - 2 : 0;
+    view_candidates(out, d);
     source_candidates(d.src, [&](TensorDesc t) {
         MaxPoolDesc c = d;
         c.src = std::move(t);
@@ -502,6 +578,7 @@ std::vector<AnyPoolDesc> max_pool_candidates(const MaxPoolDesc& d) {
     if (d.indices) {
         c = d;
         c.indices.reset();
+        c.indices_strides.clear();
         offer(out, d, c);
         c = d;
         c.indices->axis = 0;
@@ -518,6 +595,7 @@ std::vector<AnyPoolDesc> max_pool_candidates(const MaxPoolDesc& d) {
 
 std::vector<AnyPoolDesc> adaptive_candidates(const AdaptiveMaxPoolDesc& d) {
     std::vector<AnyPoolDesc> out;
+    view_candidates(out, d);
     source_candidates(d.src, [&](TensorDesc t) {
         AdaptiveMaxPoolDesc c = d;
         c.src = std::move(t);
@@ -533,6 +611,7 @@ std::vector<AnyPoolDesc> adaptive_candidates(const AdaptiveMaxPoolDesc& d) {
     if (d.index_dtype) {
         AdaptiveMaxPoolDesc c = d;
         c.index_dtype.reset();
+        c.indices_strides.clear();
         offer(out, d, c);
         c = d;
         c.index_dtype = DType::s64;

@@ -45,6 +45,8 @@ private:
     bool chance(double p);
     TensorDesc source(int spatial_rank);
     MaxPoolDesc max_pool_attempt();
+    std::vector<std::int64_t> view_strides(const TensorDesc& t, bool source);
+    void add_views(MaxPoolDesc& d, const Problem& p);
 
     std::mt19937_64 rng_;
     Bounds bounds_;
