@@ -201,8 +201,9 @@ struct MemoryFacts {
     // Each plane's rows (and, 3-D, its planes along d) follow one another in every tensor: a plane is one span
     // (whole-plane items, planes in registers).
     bool planes_contiguous = false;
-    // Channel c + 1's plane follows channel c's in every tensor: rows of consecutive planes are one walk of
-    // equal row steps (stacked planes).
+    // Channel c + 1's first row is one row step after channel c's last in every tensor (the channel stride is
+    // the outermost axis's extent times its stride; rows contiguous): rows of consecutive planes are one walk
+    // of equal row steps (stacked planes), whatever the row pitch.
     bool planes_stack = false;
     // Channels consecutive in runs of this many in every tensor (channels-last code's calls stay inside one):
     // C where the channel stride is 1, the block in nCx8c / nCx16c, 1 where some tensor's channels are apart.

@@ -41,7 +41,7 @@ MemoryFacts memory_facts(const Problem& p) {
                           });
     // The walk steps along the outermost axis: the next channel's plane is one more step of it (a plane of one
     // row included, whose row stride is then the step between planes).
-    m.planes_stack = m.planes_contiguous && all([&](const Problem::Strides& s, const Problem::Spatial& d) {
+    m.planes_stack = m.rows_contiguous && all([&](const Problem::Strides& s, const Problem::Spatial& d) {
                          return p.channels <= 1 || s.c == d[0] * s.spatial[0];
                      });
     if (p.block > 1) m.channel_run = p.block;
