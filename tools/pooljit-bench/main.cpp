@@ -9,6 +9,7 @@
 #include "onednn.hpp"
 #include "problems.hpp"
 #include "report.hpp"
+#include "sppf.hpp"
 #include "timing.hpp"
 #include "xnnpack.hpp"
 
@@ -46,12 +47,13 @@ struct Options {
     int repetitions = 5;
     int miss_samples = 9;
     std::string filter;
-    std::string dtypes, layouts, indices;  // variants, comma-separated
+    std::string dtypes, layouts, indices, views;  // variants, comma-separated
     std::uint64_t seed = 1;
     std::size_t copy_mib = 256;
     bool skip_onednn = false;
     bool skip_xnnpack = false;
     std::size_t buffer_offset = 0;  // bytes past a 64-byte boundary where every timed tensor starts
+    std::string sppf;               // --sppf NxCxHxW: time the SPPF block's chain instead of problems
 };
 
 using Clock = std::chrono::steady_clock;
@@ -160,7 +162,14 @@ Row bench_case(const Case& c, std::size_t index, const Options& options, double 
         row.exec_us = exec.median_us;
         row.exec_repetitions = exec.repetitions;
         row.exec_iterations = exec.iterations;
-        row.bytes = static_cast<double>(src_bytes + dst_bytes + idx_bytes);
+        // The bytes a run moves: every element once, a blocked tensor's padded lanes included; a view's gaps,
+        // which its buffer spans, are not moved.
+        const auto moved = [](pj::TensorDesc t) {
+            t.strides.clear();
+            return pj::casegen::byte_size(t);
+        };
+        row.bytes = static_cast<double>(moved(primitive.src_desc()) + moved(primitive.dst_desc()) +
+                                        (primitive.has_indices() ? moved(primitive.indices_desc()) : 0));
         row.gbps = row.bytes / (row.exec_us * 1e-6) / 1e9;
         row.percent_of_copy = 100.0 * row.gbps / copy_gbps;
 
@@ -196,7 +205,7 @@ std::vector<Case> read_cases(const Options& options) {
     for (std::size_t i = 0; i < options.cases.size(); ++i) {
         cases.push_back(parse_case(options.cases[i], fmt::format("--case {}", i + 1)));
     }
-    cases = expand(cases, parse_variants(options.dtypes, options.layouts, options.indices));
+    cases = expand(cases, parse_variants(options.dtypes, options.layouts, options.indices, options.views));
     if (!options.filter.empty()) {
         const std::regex filter(options.filter);
         std::erase_if(cases, [&](const Case& c) {
@@ -204,6 +213,44 @@ std::vector<Case> read_cases(const Options& options) {
         });
     }
     return cases;
+}
+
+int run_sppf_option(const Options& options) {
+    Variants variants;
+    std::vector<std::int64_t> dims;
+    try {
+        variants = parse_variants(options.dtypes, options.layouts, "");
+        const pj::MaxPoolDesc shape = pj::parse_max_pool("maxpool src=" + options.sppf + " k=1x1");
+        dims = shape.src.dims;
+        if (dims.size() != 4) throw InputError("--sppf " + options.sppf + ": give N, C, H and W (e.g. 1x512x20x20)");
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "pooljit-bench: {}\n", e.what());
+        return 1;
+    }
+    if (variants.dtypes.empty()) variants.dtypes.push_back(pj::DType::f32);
+    if (variants.layouts.empty()) variants.layouts.push_back(pj::Layout::nxc);
+    init_timing("pooljit-bench");
+    pj::set_num_threads(options.threads > 0 ? options.threads : online_cpus());
+    double copy_gbps = 0;
+    {
+        CopyProbe copy(options.copy_mib << 20);
+        copy_gbps = copy.gbps(options.threads > 0 ? options.threads : online_cpus(), 5);
+    }
+    fmt::print("CPU: {}; {} thread(s); timing: median of {} repetitions of >= {} s\n", cpu_model_name(),
+               options.threads, options.repetitions, options.min_time_s);
+    int status = 0;
+    for (const pj::DType dtype : variants.dtypes)
+        for (const pj::Layout layout : variants.layouts) {
+            try {
+                status |= run_sppf({dims, dtype, layout, options.min_time_s, options.repetitions, options.buffer_offset},
+                                   copy_gbps, stdout);
+            } catch (const std::exception& e) {
+                fmt::print(stderr, "pooljit-bench: --sppf {} {} {}: {}\n", options.sppf, pj::to_string(dtype),
+                           pj::to_string(layout), e.what());
+                status = 1;
+            }
+        }
+    return status;
 }
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -246,7 +293,12 @@ int main(int argc, char** argv) {
         ->type_name("REGEX");
     app.add_option("--dtype", options.dtypes, "run each problem in each of these data types, e.g. f32,bf16,u8")
         ->type_name("LIST");
-    app.add_option("--layout", options.layouts, "run each problem in each of these layouts: nxc,ncx")->type_name("LIST");
+    app.add_option("--layout", options.layouts, "run each problem in each of these layouts: nxc,ncx,nCx8c,nCx16c")
+        ->type_name("LIST");
+    app.add_option("--view", options.views,
+                   "run each problem's src and dst as each of these views: dense, slice (C of a 4C tensor), pitch "
+                   "(rows padded by 16 elements)")
+        ->type_name("LIST");
     app.add_option("--idx", options.indices, "run each problem with each of these indices outputs: none,s32,s64")
         ->type_name("LIST");
     app.add_option("--seed", options.seed, "seed of the input data (each problem's also depends on its position)")
@@ -261,9 +313,15 @@ int main(int argc, char** argv) {
                    "engines allocate tensors)")
         ->check(CLI::Range(0, 63))
         ->type_name("BYTES");
+    app.add_option("--sppf", options.sppf,
+                   "time YOLOv5's SPPF block on an NxCxHxW input (e.g. 1x512x20x20), in each --dtype and --layout "
+                   "(default f32, nxc): the three k5 pools in place in the concat buffer against three dense pools, "
+                   "alone and with the concatenation's copy")
+        ->type_name("DIMS");
     CLI11_PARSE(app, argc, argv);
     options.csv_requested = app.count("--csv") > 0;
 
+    if (!options.sppf.empty()) return run_sppf_option(options);
     if (options.files.empty() && options.cases.empty()) {
         fmt::print(stderr, "pooljit-bench: no problems: give files of problem strings or --case (see --help)\n");
         return 1;

@@ -50,7 +50,22 @@ std::optional<data_type> onednn_type(pj::DType dtype) {
 tag onednn_tag(pj::Layout layout, int spatial_rank) {
     static constexpr tag channels_last[] = {tag::nwc, tag::nhwc, tag::ndhwc};
     static constexpr tag planar[] = {tag::ncw, tag::nchw, tag::ncdhw};
-    return (layout == pj::Layout::nxc ? channels_last : planar)[spatial_rank - 1];
+    static constexpr tag blocks_of_8[] = {tag::nCw8c, tag::nChw8c, tag::nCdhw8c};
+    static constexpr tag blocks_of_16[] = {tag::nCw16c, tag::nChw16c, tag::nCdhw16c};
+    const tag* tags = layout == pj::Layout::nxc     ? channels_last
+                      : layout == pj::Layout::nCx8c  ? blocks_of_8
+                      : layout == pj::Layout::nCx16c ? blocks_of_16
+                                                     : planar;
+    return tags[spatial_rank - 1];
+}
+
+// oneDNN's memory descriptor of a tensor: by its layout's tag where dense, by its strides where a view of ncx or
+// nxc (oneDNN takes any strides); a view of a blocked layout is not described here.
+dnnl::memory::desc onednn_memory(const pj::TensorDesc& t, data_type dt, int spatial_rank) {
+    if (t.strides.empty()) return dnnl::memory::desc(t.dims, dt, onednn_tag(t.layout, spatial_rank));
+    if (t.layout == pj::Layout::nCx8c || t.layout == pj::Layout::nCx16c)
+        throw dnnl::error(dnnl_unimplemented, "a view of a blocked layout");
+    return dnnl::memory::desc(t.dims, dt, t.strides);
 }
 
 // oneDNN's descriptor for pooljit's resolved problem. oneDNN has no rounding mode: its output size is
@@ -60,7 +75,6 @@ tag onednn_tag(pj::Layout layout, int spatial_rank) {
 dnnl::pooling_v2_forward::desc onednn_desc(dnnl::prop_kind prop, const pj::Problem& p, data_type dt) {
     const pj::TensorDesc src = p.src_desc();
     const pj::TensorDesc dst = p.dst_desc();
-    const tag format = onednn_tag(p.layout, p.spatial_rank);
     dnnl::memory::dims strides, kernel, dilation, padding_l, padding_r;
     for (int i = 0; i < p.spatial_rank; ++i) {
         const std::int64_t ek = (p.kernel[i] - 1) * p.dilation[i] + 1;
@@ -70,8 +84,8 @@ dnnl::pooling_v2_forward::desc onednn_desc(dnnl::prop_kind prop, const pj::Probl
         padding_l.push_back(p.pad_begin[i]);
         padding_r.push_back(std::max<std::int64_t>(0, (p.out[i] - 1) * p.stride[i] + ek - p.in[i] - p.pad_begin[i]));
     }
-    return {prop, dnnl::algorithm::pooling_max, dnnl::memory::desc(src.dims, dt, format),
-            dnnl::memory::desc(dst.dims, dt, format), strides, kernel, dilation, padding_l, padding_r};
+    return {prop, dnnl::algorithm::pooling_max, onednn_memory(src, dt, p.spatial_rank),
+            onednn_memory(dst, dt, p.spatial_rank), strides, kernel, dilation, padding_l, padding_r};
 }
 
 PeerTiming time_one(dnnl::prop_kind prop, const pj::Problem& p, data_type dt, const void* src,

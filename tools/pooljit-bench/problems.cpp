@@ -17,6 +17,16 @@ bool all_equal(const std::vector<std::int64_t>& v, std::int64_t value) {
     return std::all_of(v.begin(), v.end(), [value](std::int64_t x) { return x == value; });
 }
 
+// Views in a short form: which tensors have strides (their values are in the full problem string).
+template <typename Desc>
+std::string view_label(const Desc& d) {
+    std::string s;
+    if (!d.src.strides.empty()) s += " src";
+    if (!d.dst_strides.empty()) s += " dst";
+    if (!d.indices_strides.empty()) s += " idx";
+    return s.empty() ? s : " view:" + s.substr(1);
+}
+
 std::string short_label(const pj::MaxPoolDesc& d) {
     std::string s = fmt::format("{} {} {} k{}", pj::to_string(d.src.dtype), pj::to_string(d.src.layout),
                                 join_dims(d.src.dims), join_dims(d.kernel));
@@ -39,14 +49,14 @@ std::string short_label(const pj::MaxPoolDesc& d) {
         if (d.indices->axis != 0) s += fmt::format("@axis{}", d.indices->axis);
         if (d.indices->order == pj::StorageOrder::column_major) s += "@col";
     }
-    return s;
+    return s + view_label(d);
 }
 
 std::string short_label(const pj::AdaptiveMaxPoolDesc& d) {
     std::string s = fmt::format("adaptive {} {} {} out{}", pj::to_string(d.src.dtype), pj::to_string(d.src.layout),
                                 join_dims(d.src.dims), join_dims(d.output_size));
     if (d.index_dtype) s += std::string(" idx=") + pj::to_string(*d.index_dtype);
-    return s;
+    return s + view_label(d);
 }
 
 bool is_comment_or_blank(std::string_view line) {
@@ -95,6 +105,27 @@ void apply(pj::AdaptiveMaxPoolDesc& d, std::optional<pj::DType> dtype, std::opti
 }
 
 // The list, or one "keep the problem's value" entry when it is empty.
+// A view variant: src and dst as slices of a tensor of 4x the channels (a concat buffer's channel slice) or with
+// rows padded by 16 elements (a row pitch), in the problem's layout.
+std::vector<std::int64_t> view_strides(pj::TensorDesc t, View view) {
+    t.strides.clear();
+    if (view == View::slice) t.dims[1] *= 4;
+    if (view == View::pitch) t.dims.back() += 16;
+    return pj::strides_of(t);
+}
+
+template <typename Desc>
+void apply_view(Desc& d, View view) {
+    d.src.strides.clear();
+    d.dst_strides.clear();
+    d.indices_strides.clear();
+    if (view == View::dense) return;
+    pj::TensorDesc dst = std::visit([](const auto& x) { return pj::resolve(x); }, pj::AnyPoolDesc(d)).dst_desc();
+    dst.layout = d.src.layout;
+    d.src.strides = view_strides(d.src, view);
+    d.dst_strides = view_strides(dst, view);
+}
+
 template <typename T>
 std::vector<std::optional<T>> or_keep(const std::vector<T>& values) {
     if (values.empty()) return {std::nullopt};
@@ -103,17 +134,24 @@ std::vector<std::optional<T>> or_keep(const std::vector<T>& values) {
 
 }  // namespace
 
-Variants parse_variants(const std::string& dtypes, const std::string& layouts, const std::string& indices) {
+Variants parse_variants(const std::string& dtypes, const std::string& layouts, const std::string& indices,
+                        const std::string& views) {
     Variants v;
     for (const std::string& name : split_list(dtypes)) v.dtypes.push_back(parse_dtype(name, "--dtype"));
     for (const std::string& name : split_list(layouts)) {
-        if (name == "nxc") {
-            v.layouts.push_back(pj::Layout::nxc);
-        } else if (name == "ncx") {
-            v.layouts.push_back(pj::Layout::ncx);
-        } else {
-            throw InputError(fmt::format("--layout {}: not a layout (nxc, ncx)", name));
-        }
+        bool found = false;
+        for (const pj::Layout layout : {pj::Layout::ncx, pj::Layout::nxc, pj::Layout::nCx8c, pj::Layout::nCx16c})
+            if (name == pj::to_string(layout)) {
+                v.layouts.push_back(layout);
+                found = true;
+            }
+        if (!found) throw InputError(fmt::format("--layout {}: not a layout (nxc, ncx, nCx8c, nCx16c)", name));
+    }
+    for (const std::string& name : split_list(views)) {
+        if (name == "dense") v.views.push_back(View::dense);
+        else if (name == "slice") v.views.push_back(View::slice);
+        else if (name == "pitch") v.views.push_back(View::pitch);
+        else throw InputError(fmt::format("--view {}: not a view (dense, slice, pitch)", name));
     }
     for (const std::string& name : split_list(indices)) {
         if (name == "none") {
@@ -130,17 +168,21 @@ Variants parse_variants(const std::string& dtypes, const std::string& layouts, c
 }
 
 std::vector<Case> expand(const std::vector<Case>& cases, const Variants& variants) {
-    if (variants.dtypes.empty() && variants.layouts.empty() && variants.indices.empty()) return cases;
+    if (variants.dtypes.empty() && variants.layouts.empty() && variants.indices.empty() && variants.views.empty())
+        return cases;
     std::vector<Case> expanded;
     std::set<std::string> seen;
     for (const Case& c : cases) {
         for (const auto& dtype : or_keep(variants.dtypes)) {
             for (const auto& layout : or_keep(variants.layouts)) {
                 for (const auto& indices : or_keep(variants.indices)) {
-                    pj::AnyPoolDesc desc = c.desc;
-                    std::visit([&](auto& d) { apply(d, dtype, layout, indices); }, desc);
-                    Case variant = parse_case(pj::to_string(desc), c.where);
-                    if (seen.insert(variant.text).second) expanded.push_back(std::move(variant));
+                    for (const auto& view : or_keep(variants.views)) {
+                        pj::AnyPoolDesc desc = c.desc;
+                        std::visit([&](auto& d) { apply(d, dtype, layout, indices); }, desc);
+                        if (view) std::visit([&](auto& d) { apply_view(d, *view); }, desc);
+                        Case variant = parse_case(pj::to_string(desc), c.where);
+                        if (seen.insert(variant.text).second) expanded.push_back(std::move(variant));
+                    }
                 }
             }
         }

@@ -33,14 +33,21 @@ Case parse_case(std::string_view line, const std::string& where);
 
 // Overrides that turn each problem into several (--dtype, --layout, --idx): every combination of the listed
 // values replaces the problem's own; an empty list keeps the problem's value. Duplicates are dropped.
+// Views a problem's src and dst may be timed as (--view): dense; a channel slice of a tensor of 4x the channels
+// (a concat buffer); rows padded by 16 elements (a row pitch).
+enum class View { dense, slice, pitch };
+
 struct Variants {
     std::vector<pooljit::DType> dtypes;
     std::vector<pooljit::Layout> layouts;
     std::vector<std::optional<pooljit::DType>> indices;  // nullopt: no indices output
+    std::vector<View> views;
 };
 
-// "f32,bf16,u8" -> dtypes; "nxc,ncx" -> layouts; "none,s64" -> indices. Throws InputError naming the option.
-Variants parse_variants(const std::string& dtypes, const std::string& layouts, const std::string& indices);
+// "f32,bf16,u8" -> dtypes; "nxc,ncx,nCx16c" -> layouts; "none,s64" -> indices; "dense,slice,pitch" -> views.
+// Throws InputError naming the option.
+Variants parse_variants(const std::string& dtypes, const std::string& layouts, const std::string& indices,
+                        const std::string& views = "");
 std::vector<Case> expand(const std::vector<Case>& cases, const Variants& variants);
 
 std::string join_dims(const std::vector<std::int64_t>& dims);

@@ -7,6 +7,7 @@
 #include <pthreadpool.h>
 #include <xnnpack.h>
 
+#include <casegen/casegen.hpp>
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -133,7 +134,14 @@ std::string map_dimension(const pj::Problem& p, int i, bool any_dilation, Geomet
 std::string unsupported_reason(const pj::Problem& p, Geometry& g) {
     if (p.op != pj::OpKind::max_pool) return "adaptive";
     if (p.has_indices) return "indices";  // its argmax pooling is f32 only, without padding choices or dilation
-    if (p.layout != pj::Layout::nxc) return "ncx";
+    if (p.layout == pj::Layout::ncx) return "ncx";
+    if (p.layout != pj::Layout::nxc) return "blocked";
+    // Views: XNNPACK takes a pixel stride for its input and its output (a channel slice of a concat buffer),
+    // whose rows and images are then dense in pixels.
+    const auto pixel_view = [&](const pj::Problem::Strides& s, const pj::Problem::Spatial& dims) {
+        return s.c == 1 && s.spatial[0] == dims[1] * s.spatial[1] && s.n == dims[0] * s.spatial[0];
+    };
+    if (!pixel_view(p.src_strides, p.in) || !pixel_view(p.dst_strides, p.out)) return "view";
     if (p.spatial_rank != 2) return fmt::format("{}-D", p.spatial_rank);
     switch (p.dtype) {
         case pj::DType::f32:
@@ -151,25 +159,29 @@ std::string unsupported_reason(const pj::Problem& p, Geometry& g) {
     return {};
 }
 
-// One of the xnn_create_max_pooling2d_nhwc_* functions on `g`, dense channels, output range [low, high].
+// Channels and the pixel strides (in elements) of XNNPACK's input and output.
+struct Pixels {
+    std::size_t channels, input_stride, output_stride;
+};
+
+// One of the xnn_create_max_pooling2d_nhwc_* functions on `g`, output range [low, high].
 template <typename Create, typename Bound>
-xnn_status create_with(Create create, const Geometry& g, std::size_t channels, Bound low, Bound high,
-                       xnn_operator_t* op) {
+xnn_status create_with(Create create, const Geometry& g, const Pixels& px, Bound low, Bound high, xnn_operator_t* op) {
     return create(g.pad_before[0], g.pad_after[1], g.pad_after[0], g.pad_before[1],  // top, right, bottom, left
-                  g.kernel[0], g.kernel[1], g.stride[0], g.stride[1], g.dilation[0], g.dilation[1], channels,
-                  channels, channels, low, high, 0, op);
+                  g.kernel[0], g.kernel[1], g.stride[0], g.stride[1], g.dilation[0], g.dilation[1], px.channels,
+                  px.input_stride, px.output_stride, low, high, 0, op);
 }
 
 // The operator with its output range left open, so that it clamps nothing.
-xnn_status create_operator(pj::DType dtype, const Geometry& g, std::size_t channels, xnn_operator_t* op) {
+xnn_status create_operator(pj::DType dtype, const Geometry& g, const Pixels& px, xnn_operator_t* op) {
     constexpr float infinity = std::numeric_limits<float>::infinity();
     switch (dtype) {
-        case pj::DType::f32: return create_with(xnn_create_max_pooling2d_nhwc_f32, g, channels, -infinity, infinity, op);
-        case pj::DType::f16: return create_with(xnn_create_max_pooling2d_nhwc_f16, g, channels, -infinity, infinity, op);
+        case pj::DType::f32: return create_with(xnn_create_max_pooling2d_nhwc_f32, g, px, -infinity, infinity, op);
+        case pj::DType::f16: return create_with(xnn_create_max_pooling2d_nhwc_f16, g, px, -infinity, infinity, op);
         case pj::DType::u8:
-            return create_with(xnn_create_max_pooling2d_nhwc_u8, g, channels, std::uint8_t{0}, std::uint8_t{255}, op);
+            return create_with(xnn_create_max_pooling2d_nhwc_u8, g, px, std::uint8_t{0}, std::uint8_t{255}, op);
         case pj::DType::s8:
-            return create_with(xnn_create_max_pooling2d_nhwc_s8, g, channels, std::int8_t{-128}, std::int8_t{127}, op);
+            return create_with(xnn_create_max_pooling2d_nhwc_s8, g, px, std::int8_t{-128}, std::int8_t{127}, op);
         default: return xnn_status_unsupported_parameter;
     }
 }
@@ -210,20 +222,21 @@ std::string element_text(pj::DType dtype, const std::uint8_t* at) {
     }
 }
 
-// Empty when XNNPACK wrote pooljit's bytes; otherwise how many elements differ and the first of them.
-std::string compare_outputs(pj::DType dtype, const std::uint8_t* xnnpack, const std::uint8_t* pooljit,
-                            std::size_t bytes) {
-    if (std::memcmp(xnnpack, pooljit, bytes) == 0) return {};
-    const std::size_t element = pj::size_of(dtype), elements = bytes / element;
-    std::size_t first = elements, differing = 0;
-    for (std::size_t e = 0; e < elements; ++e) {
-        if (std::memcmp(xnnpack + e * element, pooljit + e * element, element) != 0) {
-            if (differing++ == 0) first = e;
-        }
+// Empty when XNNPACK wrote pooljit's bytes in every element of dst (a view's gaps are not compared); otherwise
+// how many elements differ and the first of them.
+std::string compare_outputs(const pj::TensorDesc& dst, const std::uint8_t* xnnpack, const std::uint8_t* pooljit) {
+    const std::size_t element = pj::size_of(dst.dtype);
+    const std::vector<std::int64_t> offsets = pj::casegen::element_offsets(dst);
+    std::size_t differing = 0;
+    std::int64_t first = -1;
+    for (const std::int64_t e : offsets) {
+        const std::size_t at = static_cast<std::size_t>(e) * element;
+        if (std::memcmp(xnnpack + at, pooljit + at, element) != 0 && differing++ == 0) first = e;
     }
-    return fmt::format("dst: {} of {} elements differ; first at element {} (memory order): XNNPACK {}, pooljit {}",
-                       differing, elements, first, element_text(dtype, xnnpack + first * element),
-                       element_text(dtype, pooljit + first * element));
+    if (differing == 0) return {};
+    const std::size_t at = static_cast<std::size_t>(first) * element;
+    return fmt::format("dst: {} of {} elements differ; first at element offset {}: XNNPACK {}, pooljit {}", differing,
+                       offsets.size(), first, element_text(dst.dtype, xnnpack + at), element_text(dst.dtype, pooljit + at));
 }
 
 }  // namespace
@@ -256,9 +269,9 @@ XnnpackResult xnnpack_time(const pj::Problem& problem, const void* src, const vo
         return result;
     }
     xnn_operator_t raw = nullptr;
-    if (const xnn_status status =
-            create_operator(problem.dtype, geometry, static_cast<std::size_t>(problem.channels), &raw);
-        status != xnn_status_success) {
+    const Pixels pixels{static_cast<std::size_t>(problem.channels), static_cast<std::size_t>(problem.src_strides.spatial[1]),
+                        static_cast<std::size_t>(problem.dst_strides.spatial[1])};
+    if (const xnn_status status = create_operator(problem.dtype, geometry, pixels, &raw); status != xnn_status_success) {
         result.status = fmt::format("n/a:create:{}", status_name(status));
         return result;
     }
@@ -266,8 +279,7 @@ XnnpackResult xnnpack_time(const pj::Problem& problem, const void* src, const vo
 
     // XNNPACK may read up to XNN_EXTRA_BYTES past the end of its input (whole vectors on a channel tail): it
     // reads a copy of pooljit's bytes with that much room after them.
-    const std::size_t src_bytes =
-        static_cast<std::size_t>(problem.batch * problem.channels * problem.spatial_in_size()) * pj::size_of(problem.dtype);
+    const std::size_t src_bytes = pj::casegen::byte_size(problem.src_desc());
     TensorBuffer input(src_bytes + XNN_EXTRA_BYTES, buffer_offset);
     std::memcpy(input.data(), src, src_bytes);
     TensorBuffer output(dst_bytes, buffer_offset);
@@ -284,8 +296,7 @@ XnnpackResult xnnpack_time(const pj::Problem& problem, const void* src, const vo
     };
     try {
         run();  // first touch of the output, and the values compared
-        result.mismatch = compare_outputs(problem.dtype, output.data(), static_cast<const std::uint8_t*>(pooljit_dst),
-                                          dst_bytes);
+        result.mismatch = compare_outputs(problem.dst_desc(), output.data(), static_cast<const std::uint8_t*>(pooljit_dst));
         const auto start = std::chrono::steady_clock::now();
         run();
         const double one_run_us =
