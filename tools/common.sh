@@ -13,7 +13,9 @@ pooljit_required_packages=(
 # libdnnl-dev only recommends ocl-icd-opencl-dev, but its CMake config requires OpenCL.
 # libxnnpack-dev: XNNPACK, the second peer of pooljit-bench; its header includes pthreadpool.h, which is in
 # libpthreadpool-dev, not a dependency of libxnnpack-dev.
-pooljit_optional_packages=(libdnnl-dev ocl-icd-opencl-dev libxnnpack-dev libpthreadpool-dev)
+# libtorch-dev and python3-torch (PyTorch 1.13): the PyTorch operators of tools/torch and their test against
+# PyTorch's own operators.
+pooljit_optional_packages=(libdnnl-dev ocl-icd-opencl-dev libxnnpack-dev libpthreadpool-dev libtorch-dev python3-torch)
 
 pooljit_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$pooljit_root" || return 1

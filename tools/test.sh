@@ -23,4 +23,11 @@ fi
 build/tools/pooljit-fuzz/pooljit-fuzz --seconds "${POOLJIT_FUZZ_SECONDS:-60}" --isa avx512,avx2 \
   --seed "${POOLJIT_FUZZ_SEED:-20240601}"
 
-printf '%s\n' "$isa_lines"
+# The PyTorch operators (tools/torch) are optional: say whether this run tested them.
+if ctest --test-dir build -N -R '^torch_ops$' | grep -q 'Total Tests: 1'; then
+  torch_line="pooljit PyTorch operators: tested against PyTorch (ctest torch_ops)"
+else
+  torch_line="pooljit PyTorch operators: not tested (libtorch-dev or python3-torch could not be installed; see configure's output)"
+fi
+
+printf '%s\n%s\n' "$isa_lines" "$torch_line"
