@@ -158,13 +158,25 @@ void run_generated(const char* isa, std::uint64_t seed) {
         const pj::Layout layout = (u / all_dtypes.size()) % 2 == 0 ? pj::Layout::nxc : pj::Layout::ncx;
         const bool with_indices = (u / (2 * all_dtypes.size())) % 2 == 0;
         pj::AnyPoolDesc desc = gen.any();
+        // A view the generator drew keeps its strides where its layout is kept (strides are in elements, so
+        // any dtype reads them alike); another layout would read them as another view.
+        const auto keep_view = [&](auto& d) {
+            if (d.src.layout != layout) {
+                d.src.strides.clear();
+                d.dst_strides.clear();
+                d.indices_strides.clear();
+            }
+            if (!with_indices) d.indices_strides.clear();
+        };
         if (auto* m = std::get_if<pj::MaxPoolDesc>(&desc)) {
+            keep_view(*m);
             m->src.dtype = dtype;
             m->src.layout = layout;
             if (!with_indices) m->indices.reset();
             else if (!m->indices) m->indices = pj::IndexSpec{};
         } else {
             auto& a = std::get<pj::AdaptiveMaxPoolDesc>(desc);
+            keep_view(a);
             a.src.dtype = dtype;
             a.src.layout = layout;
             a.index_dtype = with_indices ? std::optional<pj::DType>(pj::DType::s64) : std::nullopt;

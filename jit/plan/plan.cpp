@@ -407,6 +407,7 @@ void Planner::set_tiling() {
     const std::int64_t stride_h = sr >= 2 ? std::max<std::int64_t>(1, p_.stride[h]) : 1;
     const std::int64_t row_bytes = std::max<std::int64_t>(1, p_.in[wa_] * p_.channels * elem());
     plan_.rows_per_chunk = std::max<std::int64_t>(1, chunk_input_bytes / row_bytes / stride_h);
+    plan_.channel_blocks_innermost = !lanes_are_outputs_ && !channels_apart();
     plan_.sweep_splits = plan_.channel_sweep > 1 && !plan_.scan_rows_for_nan;
 }
 

@@ -390,6 +390,11 @@ struct KernelPlan {
     // image is one call). False where the code's shape follows the sweep: a NaN scan covers the call's channels
     // in one unrolled step.
     bool sweep_splits = false;
+    // Channels last with several channel blocks: a few output rows of every block before the next rows (the
+    // pixels' channels are consecutive, so a row's input is read whole while in cache). False where the blocks
+    // lie apart (blocked layouts, views whose channels are apart): each block's plane is its own stream, walked
+    // whole, its rows in runs of one call each.
+    bool channel_blocks_innermost = false;
     // Planar 2-D rows whose planes stack: one run of rows covers every output row, its windows start at the
     // plane's first row and step through the whole plane (out_h x position_step = in_h, as VGG's k2 s2 on even
     // planes), and the indices, if any, number the planes one after another (axis 0 or 1, row-major): the next

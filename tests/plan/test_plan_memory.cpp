@@ -257,7 +257,9 @@ TEST(RowPitchPlans, PlanesOfWholeRowsOfAPitchStack) {
         const jit::KernelPlan plan = plan_of(pitch, isa);
         EXPECT_EQ(plan.memory, facts(true, false, true, 1)) << text(plan.memory);
         // (AVX-512 keeps the dense planes in registers, which a pitch declines: the view's rows then stack.)
-        if (plan_of(dense, isa).stacked_planes) EXPECT_TRUE(plan.stacked_planes);
+        if (plan_of(dense, isa).stacked_planes) {
+            EXPECT_TRUE(plan.stacked_planes);
+        }
         stacked_somewhere |= plan.stacked_planes;
     }
     EXPECT_TRUE(stacked_somewhere);
