@@ -76,6 +76,8 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::overhanging_windows:
             return std::any_of(plan.width_runs.begin(), plan.width_runs.end(),
                                [&](const WidthRun& run) { return holds_whole_row(plan, run); });
+        case StrategyId::channel_runs: return nxc && !plan.channel_blocks_innermost;
+        case StrategyId::row_pitch: return plan.strategy != Strategy::nxc_channels && !plan.memory.planes_contiguous;
         case StrategyId::count: break;
     }
     return false;
@@ -87,7 +89,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "shared_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
     "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
     "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads", "paired_tap_loads",
-    "byte_lanes", "wide_index_lanes", "window_relative_indices", "overhanging_windows",
+    "byte_lanes", "wide_index_lanes", "window_relative_indices", "overhanging_windows", "channel_runs", "row_pitch",
 };
 
 }  // namespace
@@ -396,6 +398,24 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=nxc src=1x40x11x3 k=5x4 s=1x2 pb=2x0 pe=2x0 round=ceil"},
             {"maxpool layout=ncx src=1x2x3x5x4 k=4x3x6 s=2x2x3 pb=0x1x1 pe=0x1x0 round=ceil"},
             {"maxpool layout=nxc src=1x17x6x4 k=3x3 s=2x2 d=3x2 pad=valid round=ceil"}}},
+        // Blocked layouts (C not a multiple of the block: a partial last block, its padded lanes written 0; an
+        // outer batch stride), 1-D, 2-D and 3-D, adaptive; and a view whose channels are apart (every element of
+        // an ncx tensor 2 apart: one channel a call).
+        {channel_runs, {avx512, avx2}, {
+            {"maxpool layout=nCx16c src=2x40x9x9 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool layout=nCx8c src=1x21x7x9 k=2x2 s=1x1 src_strides=2048x504x72x8"},
+            {"maxpool layout=nCx8c src=1x13x3x5x4 k=2x2x2 s=1x2x2 pb=1x0x1 pe=0x1x0 round=ceil"},
+            {"maxpool layout=nCx16c src=1x20x37 k=4 s=3 pb=1 pe=1"},
+            {"adaptivemaxpool layout=nCx16c src=1x17x13x13 out=4x3"},
+            {"maxpool layout=ncx src=1x5x9x8 k=3x3 s=1x2 pb=1x1 pe=1x1 src_strides=720x144x16x2 dst_strides=360x72x8x2"}}},
+        // Planar rows of views with a row pitch in src, dst or both (a global pool and a stride-2 plane whose
+        // planes stack, with indices of their own strides, 3-D).
+        {row_pitch, {avx512, avx2}, {
+            {"maxpool layout=ncx src=2x3x7x7 k=7x7 src_strides=180x60x10x1 dst_strides=6x2x1x1"},
+            {"maxpool layout=ncx src=1x6x14x14 k=2x2 s=2x2 src_strides=1344x224x16x1 dst_strides=378x63x9x1"},
+            {"maxpool layout=ncx src=1x3x9x11 k=3x3 s=1x1 pb=1x1 pe=1x1 dst_strides=400x130x13x1"},
+            {"maxpool layout=ncx src=1x2x4x6x7 k=2x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1 src_strides=800x400x96x12x1"},
+            {"adaptivemaxpool layout=ncx src=1x4x13x13 out=3x3 src_strides=1000x250x16x1"}}},
     };
     return rows;
 }

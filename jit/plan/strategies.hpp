@@ -47,6 +47,9 @@ enum class StrategyId {
     window_relative_indices,  // 32-bit index lanes counted from each window's first tap (planes above 2^31)
     overhanging_windows,      // a window that holds its whole row and is shorter than its kernel: the kernel
                               // overhangs the row, into the padding or, under ceil rounding, past the padded row
+    channel_runs,             // channels last in runs shorter than C (nCx8c / nCx16c, views whose channels are
+                              // apart): each call inside one run, the runs walked one by one
+    row_pitch,                // planar rows of a view whose rows are apart (a row pitch): planes are not one span
     count
 };
 
