@@ -2,6 +2,7 @@
 #include "runtime/dtype.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -119,9 +120,11 @@ struct TensorMemory {
 };
 
 // The dense element strides of a layout, in 128 bits: padded channels count (nCx8c / nCx16c).
-std::vector<i128> dense_strides(const TensorMemory& m, Layout layout) {
+using StrideArray = std::array<i128, 2 + max_spatial_rank>;  // N, C, spatial; unused entries 0
+
+StrideArray dense_strides(const TensorMemory& m, Layout layout) {
     const auto sr = static_cast<std::size_t>(m.spatial_rank);
-    std::vector<i128> s(sr + 2, 0);
+    StrideArray s{};
     i128 inner = layout == Layout::nxc ? m.c : m.block;  // elements of one spatial position (of one block)
     for (std::size_t a = sr; a-- > 0;) {
         s[2 + a] = inner;
@@ -143,11 +146,21 @@ std::vector<i128> dense_strides(const TensorMemory& m, Layout layout) {
 
 // Resolves one tensor's strides: the given ones checked (one per dim, none negative) or the dense ones; the
 // extent (its last element, padded lanes of a block included) in 63 bits of bytes; and, for an output, every
-// element at an address of its own.
+// element at an address of its own. No heap allocation unless it fails: a create that hits the cache pays this.
 Problem::Strides resolve_strides(const Checker& check, Layout layout, const TensorMemory& m,
                                  const std::vector<std::int64_t>& given) {
     const auto sr = static_cast<std::size_t>(m.spatial_rank);
-    std::vector<i128> s;
+    if (given.empty() && m.block == 1) {
+        // Dense ncx or nxc: its extent is its byte size, which check_problem_sizes bounded; every stride is a
+        // partial product of it.
+        const StrideArray dense = dense_strides(m, layout);
+        Problem::Strides out;
+        out.n = static_cast<std::int64_t>(dense[0]);
+        out.c = static_cast<std::int64_t>(dense[1]);
+        for (std::size_t a = 0; a < sr; ++a) out.spatial[a] = static_cast<std::int64_t>(dense[2 + a]);
+        return out;
+    }
+    StrideArray s{};
     if (given.empty()) {
         s = dense_strides(m, layout);
     } else {
@@ -158,23 +171,25 @@ Problem::Strides resolve_strides(const Checker& check, Layout layout, const Tens
             if (given[i] < 0)
                 check.fail(std::string(m.strides_field) + "[" + std::to_string(i) + "] = " + std::to_string(given[i]) +
                            ", must be >= 0");
-            s.push_back(given[i]);
+            s[i] = given[i];
         }
     }
     // Axes as (extent, stride); the channels of a block are an axis of their own (stride 1).
-    std::vector<std::pair<i128, i128>> axes{{m.n, s[0]}};
+    std::array<std::pair<i128, i128>, 3 + max_spatial_rank> axes{};
+    std::size_t count = 0;
+    axes[count++] = {m.n, s[0]};
     if (m.block > 1) {
-        axes.push_back({(static_cast<i128>(m.c) + m.block - 1) / m.block, s[1]});
-        axes.push_back({m.block, 1});  // padded lanes included: a destination's are written (as 0)
+        axes[count++] = {(static_cast<i128>(m.c) + m.block - 1) / m.block, s[1]};
+        axes[count++] = {m.block, 1};  // padded lanes included: a destination's are written (as 0)
     } else {
-        axes.push_back({m.c, s[1]});
+        axes[count++] = {m.c, s[1]};
     }
-    for (std::size_t a = 0; a < sr; ++a) axes.push_back({(*m.spatial)[a], s[2 + a]});
+    for (std::size_t a = 0; a < sr; ++a) axes[count++] = {(*m.spatial)[a], s[2 + a]};
     const bool empty = m.n == 0 || m.c == 0;
     if (!empty) {
         i128 last = 0;
-        for (const auto& [extent, stride] : axes) {
-            last += (extent - 1) * stride;
+        for (std::size_t i = 0; i < count; ++i) {
+            last += (axes[i].first - 1) * axes[i].second;
             if (last > max_bytes) break;
         }
         const i128 bytes = (last + 1) * static_cast<i128>(size_of(m.dtype));
@@ -186,12 +201,12 @@ Problem::Strides resolve_strides(const Checker& check, Layout layout, const Tens
         if (m.distinct_addresses && !given.empty()) {
             // Ordered by stride, each axis must step past everything the smaller ones reach: then no two elements
             // share an address. (A view that interleaves its axes may be refused though it has no such pair.)
-            std::vector<std::pair<i128, i128>> walked;
-            for (const auto& axis : axes)
-                if (axis.first > 1) walked.push_back(axis);
-            std::stable_sort(walked.begin(), walked.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+            std::stable_sort(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(count),
+                             [](const auto& a, const auto& b) { return a.second < b.second; });
             i128 reach = 0;  // the largest offset the smaller axes reach
-            for (const auto& [extent, stride] : walked) {
+            for (std::size_t i = 0; i < count; ++i) {
+                const auto [extent, stride] = axes[i];
+                if (extent <= 1) continue;
                 if (stride <= reach)
                     check.fail(std::string(m.strides_field) + " = " + joined(given) + ": two elements of " + m.tensor +
                                " would share an address (ordered by stride, each stride must exceed the largest "
@@ -247,7 +262,7 @@ void check_problem_sizes(const Checker& check, const Problem& p) {
 std::vector<std::int64_t> user_strides(const Problem& p, const Problem::Strides& s, const Problem::Spatial& spatial,
                                        DType dtype) {
     const TensorMemory m{"", "", p.batch, p.channels, &spatial, p.spatial_rank, p.block, dtype, false};
-    const std::vector<i128> dense = dense_strides(m, p.layout);
+    const StrideArray dense = dense_strides(m, p.layout);
     std::vector<std::int64_t> given{s.n, s.c};
     for (int a = 0; a < p.spatial_rank; ++a) given.push_back(s.spatial[static_cast<std::size_t>(a)]);
     for (std::size_t i = 0; i < given.size(); ++i)
@@ -301,10 +316,11 @@ std::vector<std::int64_t> strides_of(const TensorDesc& desc) {
     for (std::size_t a = 0; a < sr; ++a) spatial[a] = desc.dims[a + 2];
     const TensorMemory m{"tensor", "strides", desc.dims[0], desc.dims[1], &spatial, static_cast<int>(sr),
                          channel_block_of(desc.layout), desc.dtype, false};
+    const StrideArray dense = dense_strides(m, desc.layout);
     std::vector<std::int64_t> out;
-    for (const i128 v : dense_strides(m, desc.layout)) {
-        if (v > max_bytes) check.fail("dims = " + joined(desc.dims) + ": a dense stride overflows 63 bits");
-        out.push_back(static_cast<std::int64_t>(v));
+    for (std::size_t i = 0; i < sr + 2; ++i) {
+        if (dense[i] > max_bytes) check.fail("dims = " + joined(desc.dims) + ": a dense stride overflows 63 bits");
+        out.push_back(static_cast<std::int64_t>(dense[i]));
     }
     return out;
 }
