@@ -19,14 +19,9 @@ std::shared_ptr<const detail::PrimitiveState> create_state(const Desc& desc) {
     const detail::CacheLookup found = detail::find_or_compile(problem);
     auto s = std::make_shared<detail::PrimitiveState>();
     s->problem = problem;
-    // The tensors as the caller described them (a view's strides as given), with the resolved output dims: a
-    // create that hits the cache builds no more than these.
-    s->src = desc.src;
-    s->dst = {problem.dtype, problem.layout, {problem.batch, problem.channels}, desc.dst_strides};
-    for (int i = 0; i < problem.spatial_rank; ++i) s->dst.dims.push_back(problem.out[static_cast<std::size_t>(i)]);
-    s->indices = {problem.index_dtype, problem.layout, {}, {}};
-    if (problem.has_indices) s->indices = {problem.index_dtype, problem.layout, s->dst.dims,
-                                           desc.indices_strides.empty() ? desc.dst_strides : desc.indices_strides};
+    s->src = problem.src_desc();
+    s->dst = problem.dst_desc();
+    s->indices = problem.indices_desc();
     s->desc = desc;
     s->impl = found.impl;
     detail::log_create(*s, found.hit, found.hit ? 0 : found.impl->compile_microseconds);
