@@ -26,8 +26,8 @@
 
 namespace pooljit::detail {
 
-CacheKey make_cache_key(const Problem& problem) {
-    CacheKey key{problem, jit::max_isa()};
+CacheKey make_cache_key(const Problem& problem, const PlanChoice& choice) {
+    CacheKey key{problem, jit::max_isa(), choice};
     // The batch size and the steps between images are run-time arguments: the code is the same for every N.
     key.problem.batch = 0;
     key.problem.src_strides.n = key.problem.dst_strides.n = key.problem.indices_strides.n = 0;
@@ -37,7 +37,7 @@ CacheKey make_cache_key(const Problem& problem) {
 std::uint64_t hash_of(const CacheKey& key) {
     // The fields are copied into a padding-free buffer: hashing the struct's bytes would hash its padding too.
     // A field missing here only weakens the hash; equality still compares the whole key.
-    std::array<std::int64_t, 56> fields{};
+    std::array<std::int64_t, 64> fields{};
     std::size_t count = 0;
     auto add = [&](std::int64_t value) { fields[count++] = value; };
     auto add_spatial = [&](const Problem::Spatial& values) {
@@ -69,6 +69,12 @@ std::uint64_t hash_of(const CacheKey& key) {
         add_spatial(s->spatial);
     }
     add(static_cast<std::int64_t>(key.isa));
+    const PlanChoice& c = key.choice;
+    add(static_cast<std::int64_t>(c.isa) | static_cast<std::int64_t>(c.nan) << 8 | static_cast<std::int64_t>(c.reuse) << 16 |
+        static_cast<std::int64_t>(c.planes) << 24 | static_cast<std::int64_t>(c.pairs) << 32);
+    add(std::int64_t{c.sweep_bytes} << 32 | static_cast<std::uint32_t>(c.separable_kib));
+    add(std::int64_t{c.prefetch_kib} << 32 | static_cast<std::uint32_t>(c.chunk_kib));
+    add(std::int64_t{c.threads} << 32 | static_cast<std::uint32_t>(c.grain));
     return XXH3_64bits(fields.data(), count * sizeof(std::int64_t));
 }
 
@@ -223,15 +229,15 @@ PrimitiveCache& the_cache() {
 
 std::atomic<CompileFunction> compiler_override{nullptr};
 
-ImplementationPtr compile_implementation(const Problem& problem, jit::Isa isa_cap) {
+ImplementationPtr compile_implementation(const Problem& problem, jit::Isa isa_cap, const PlanChoice& choice) {
     const CompileFunction compiler = compiler_override.load(std::memory_order_acquire);
-    return compiler != nullptr ? compiler(problem) : choose_implementation(problem, isa_cap);
+    return compiler != nullptr ? compiler(problem) : choose_implementation(problem, isa_cap, choice);
 }
 
 }  // namespace
 
-CacheLookup find_or_compile(const Problem& problem) {
-    HashedKey key{make_cache_key(problem), 0};
+CacheLookup find_or_compile(const Problem& problem, const PlanChoice& choice) {
+    HashedKey key{make_cache_key(problem, choice), 0};
     key.hash = hash_of(key.key);
     PrimitiveCache& cache = the_cache();
 
@@ -242,7 +248,8 @@ CacheLookup find_or_compile(const Problem& problem) {
     ImplementationPtr impl;
     try {
         // The key's problem (batch 0), not the caller's: the cached code must be a function of the key alone.
-        impl = compile_implementation(key.key.problem, key.key.isa);  // the ISA cap read once, for key and code
+        // The ISA cap read once, for key and code.
+        impl = compile_implementation(key.key.problem, key.key.isa, key.key.choice);
     } catch (...) {
         if (reservation.inserted) cache.forget(key, reservation.inserted);
         compiled.set_exception(std::current_exception());  // the waiters see the same exception

@@ -18,12 +18,13 @@ namespace pooljit::detail {
 struct CacheKey {
     Problem problem;  // batch is always 0
     jit::Isa isa = jit::Isa::ref;
+    PlanChoice choice;  // rules unless a caller, wisdom or the tuner named another answer
 
     friend bool operator==(const CacheKey&, const CacheKey&) = default;
 };
 
 // Reads POOLJIT_MAX_ISA (throws Error for an unknown value).
-CacheKey make_cache_key(const Problem& problem);
+CacheKey make_cache_key(const Problem& problem, const PlanChoice& choice = {});
 
 // 64-bit xxHash of the key's fields; also names the key in JIT dumps and perf maps.
 std::uint64_t hash_of(const CacheKey& key);
@@ -37,7 +38,8 @@ struct CacheLookup {
 // Returns the cached Implementation for the problem, or compiles it (once, however many threads ask at the
 // same time: the others wait for the first one's result, or its exception). A compile that throws is not
 // cached. The batch size of `problem` is ignored.
-CacheLookup find_or_compile(const Problem& problem);
+// A choice the planner or the emitters cannot take for the problem throws jit::UnhonouredChoice (not cached).
+CacheLookup find_or_compile(const Problem& problem, const PlanChoice& choice = {});
 
 // Creates since the process started whose compile was demoted (Implementation::demotion): never reset, so a
 // test can tell whether its own creates were.

@@ -9,7 +9,43 @@
 
 namespace pooljit::detail {
 
-std::shared_ptr<const Implementation> choose_implementation(const Problem& p, jit::Isa cap) {
+namespace {
+
+// The code a choice names: its ISA (or the best the CPU and the cap allow), planned and emitted under it.
+std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, jit::Isa cap, const PlanChoice& choice) {
+    const auto start = std::chrono::steady_clock::now();
+    jit::Isa isa = choice.isa == PlanChoice::Isa::avx2 ? jit::Isa::avx2 : choice.isa == PlanChoice::Isa::avx512 ? jit::Isa::avx512 : cap;
+    const std::string part = std::string("isa=") + jit::to_string(isa);
+    if (isa == jit::Isa::ref) throw jit::UnhonouredChoice("plan choice " + to_string(choice) + " cannot be honoured: no JIT ISA is allowed (POOLJIT_MAX_ISA=ref or the CPU)");
+    if (!jit::cpu_runs(isa))
+        throw jit::UnhonouredChoice("plan choice " + part + " cannot be honoured: the CPU (or POOLJIT_CPU_MASK) lacks " + jit::cpu_feature_of(isa));
+    if (isa > cap) throw jit::UnhonouredChoice("plan choice " + part + " cannot be honoured: capped by POOLJIT_MAX_ISA");
+    auto impl = std::make_shared<Implementation>();
+    try {
+        jit::PlanOptions options;
+        options.choice = choice;
+        jit::KernelPlan plan = jit::make_plan(p, isa, options);
+        impl->kernel = jit::compile(plan);
+        impl->plan = std::move(plan);
+        impl->tile_calls = tile_calls_of(p, *impl);
+    } catch (const jit::UnhonouredChoice&) {
+        throw;
+    } catch (const std::exception& e) {
+        // The rules' plan serves the problem; this combination the emitters do not take.
+        throw jit::UnhonouredChoice("plan choice " + to_string(choice) + " cannot be honoured: " + e.what());
+    }
+    impl->impl_name = std::string("jit:") + jit::to_string(isa);
+    impl->choice = choice;
+    impl->dispatch_log = "chosen: " + to_string(choice) + "\n";
+    impl->compile_microseconds =
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+    return impl;
+}
+
+}  // namespace
+
+std::shared_ptr<const Implementation> choose_implementation(const Problem& p, jit::Isa cap, const PlanChoice& choice) {
+    if (!choice.is_rules()) return chosen_implementation(p, cap, choice);
     const auto start = std::chrono::steady_clock::now();
     auto impl = std::make_shared<Implementation>();
     for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {

@@ -10,6 +10,9 @@ namespace pooljit::detail {
 
 // Plans and compiles code for the problem (its batch size is ignored) for ISAs up to isa_cap (the cache key's
 // reading of POOLJIT_MAX_ISA). Never throws for a valid problem: the reference serves whatever the JIT declines.
-std::shared_ptr<const Implementation> choose_implementation(const Problem& problem, jit::Isa isa_cap);
+// With a choice other than the rules, only the ISA it names (or the best the cap allows) is tried, and a plan or
+// code it cannot make throws jit::UnhonouredChoice instead of falling back: the caller asked for that code.
+std::shared_ptr<const Implementation> choose_implementation(const Problem& problem, jit::Isa isa_cap,
+                                                            const PlanChoice& choice = {});
 
 }  // namespace pooljit::detail

@@ -357,8 +357,8 @@ constexpr std::int64_t min_piece_outputs = 32;
 // every channel block of an image together, channels last, so the blocks of a row stay in order); else
 // pieces of rows along the width, where the plan computes them (one image of a 1-D signal in few channel
 // blocks is a single tile of a single row).
-void run_parallel(const RowRunner& runner, int threads) {
-    const std::int64_t target = tasks_per_thread * threads;
+void run_parallel(const RowRunner& runner, int threads, int tasks_each) {
+    const std::int64_t target = (tasks_each > 0 ? tasks_each : tasks_per_thread) * threads;
     const std::int64_t tiles = runner.tiles(), rows = runner.rows();
     const auto parallel = [&](std::int64_t units, auto&& unit) {
         const std::int64_t grain = std::max<std::int64_t>(1, units / target);
@@ -431,7 +431,9 @@ void execute_problem_split(const Problem& p, const detail::Implementation& impl,
     const int available = requested > 0 ? requested : tbb::this_task_arena::max_concurrency();
     const double worth_waking =
         small_problems_split ? available : std::max(1.0, std::floor(whole_sweeps.bytes() / min_bytes_per_thread));
-    const int used = static_cast<int>(std::min<double>(available, worth_waking));
+    // A measured choice names the threads itself (at most those available).
+    const int used = impl.choice.threads > 0 ? std::min(available, impl.choice.threads)
+                                             : static_cast<int>(std::min<double>(available, worth_waking));
     const RowRunner runner(p, impl, src, dst, indices, call_blocks_for(whole_sweeps, impl.plan, used));
     if (used <= 1 || runner.tiles() * runner.rows() * runner.splittable_width() <= 1) {
         // One thread: the kernel directly, no scheduler and no allocation.
@@ -440,8 +442,8 @@ void execute_problem_split(const Problem& p, const detail::Implementation& impl,
     }
     // An arena of the threads worth waking, so no other thread steals the tasks; without a count set, the
     // caller's arena (its own task_arena, or oneTBB's default), with tasks for the threads worth waking.
-    if (requested > 0) detail::arena_for(used).execute([&] { run_parallel(runner, used); });
-    else run_parallel(runner, used);
+    if (requested > 0) detail::arena_for(used).execute([&] { run_parallel(runner, used, impl.choice.grain); });
+    else run_parallel(runner, used, impl.choice.grain);
 }
 
 std::vector<detail::TileCall> tile_calls_of(const Problem& p, const detail::Implementation& impl) {

@@ -4,19 +4,20 @@
 #include "runtime/cache.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/log.hpp"
+#include "runtime/tune.hpp"
+
+#include "jit/plan/plan.hpp"
 
 #include <chrono>
 #include <memory>
+#include <optional>
 
 namespace pooljit {
 namespace {
 
-// resolve() validates first, so an invalid descriptor throws before the cache is touched.
 template <class Desc>
-std::shared_ptr<const detail::PrimitiveState> create_state(const Desc& desc) {
-    detail::check_observability_settings();
-    const Problem problem = resolve(desc);
-    const detail::CacheLookup found = detail::find_or_compile(problem);
+std::shared_ptr<const detail::PrimitiveState> make_state(const Desc& desc, const Problem& problem,
+                                                         const detail::CacheLookup& found) {
     auto s = std::make_shared<detail::PrimitiveState>();
     s->problem = problem;
     s->src = problem.src_desc();
@@ -28,14 +29,55 @@ std::shared_ptr<const detail::PrimitiveState> create_state(const Desc& desc) {
     return s;
 }
 
+// The choice create() takes without one given: a wisdom entry for this CPU and problem, else a tune when tuning
+// is on, else the rules. A choice from wisdom that the planner cannot honour is logged and left for the rules.
+// resolve() validates first, so an invalid descriptor throws before the cache is touched.
+template <class Desc>
+std::shared_ptr<const detail::PrimitiveState> create_state(const Desc& desc) {
+    detail::check_observability_settings();
+    const Problem problem = resolve(desc);
+    const std::optional<PlanChoice> measured = detail::measured_choice(AnyPoolDesc(desc));
+    if (measured && !measured->is_rules()) {
+        try {
+            return make_state(desc, problem, detail::find_or_compile(problem, *measured));
+        } catch (const jit::UnhonouredChoice& e) {
+            detail::log_wisdom_refused(to_string(desc), e.what());
+        }
+    }
+    return make_state(desc, problem, detail::find_or_compile(problem));
+}
+
+template <class Desc>
+std::shared_ptr<const detail::PrimitiveState> create_state(const Desc& desc, const PlanChoice& choice) {
+    detail::check_observability_settings();
+    const Problem problem = resolve(desc);
+    try {
+        return make_state(desc, problem, detail::find_or_compile(problem, choice));
+    } catch (const jit::UnhonouredChoice& e) {
+        throw Error(std::string(e.what()) + " (problem: " + to_string(desc) + ")");
+    }
+}
+
 }  // namespace
 
 Primitive Primitive::create(const MaxPoolDesc& desc) { return Primitive(create_state(desc)); }
 
 Primitive Primitive::create(const AdaptiveMaxPoolDesc& desc) { return Primitive(create_state(desc)); }
 
+Primitive Primitive::create(const MaxPoolDesc& desc, const PlanChoice& choice) {
+    return Primitive(create_state(desc, choice));
+}
+
+Primitive Primitive::create(const AdaptiveMaxPoolDesc& desc, const PlanChoice& choice) {
+    return Primitive(create_state(desc, choice));
+}
+
 Primitive create(const AnyPoolDesc& desc) {
     return std::visit([](const auto& d) { return Primitive::create(d); }, desc);
+}
+
+Primitive create(const AnyPoolDesc& desc, const PlanChoice& choice) {
+    return std::visit([&](const auto& d) { return Primitive::create(d, choice); }, desc);
 }
 
 const detail::PrimitiveState& Primitive::state() const {
@@ -49,6 +91,7 @@ const TensorDesc& Primitive::dst_desc() const { return state().dst; }
 const TensorDesc& Primitive::indices_desc() const { return state().indices; }
 bool Primitive::has_indices() const { return state().problem.has_indices; }
 const std::string& Primitive::impl_name() const { return state().impl->impl_name; }
+const PlanChoice& Primitive::choice() const { return state().impl->choice; }
 const std::string& Primitive::problem_string() const { return state().problem_string(); }
 
 void Primitive::execute(const void* src, void* dst, void* indices) const {

@@ -35,6 +35,8 @@ struct Implementation {
     // executor makes each call itself: channels last, planes computed whole, tiles of too many calls).
     std::vector<TileCall> tile_calls;
     std::int64_t compile_microseconds = 0;
+    // The choice the code was made under; its executor fields (threads, grain) shape each execute's split.
+    PlanChoice choice;
 };
 
 struct PrimitiveState {

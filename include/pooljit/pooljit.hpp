@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -28,8 +29,12 @@ class Primitive {
 public:
     Primitive() = default;  // empty: execute() throws
 
+    // The rules' code, or the choice a wisdom entry holds for this CPU and problem (see pooljit::wisdom).
     static Primitive create(const MaxPoolDesc& desc);
     static Primitive create(const AdaptiveMaxPoolDesc& desc);
+    // The code a choice names; throws Error (naming the part) where the planner cannot honour it for the problem.
+    static Primitive create(const MaxPoolDesc& desc, const PlanChoice& choice);
+    static Primitive create(const AdaptiveMaxPoolDesc& desc, const PlanChoice& choice);
 
     bool empty() const { return state_ == nullptr; }
     const Problem& problem() const;
@@ -40,6 +45,8 @@ public:
     bool has_indices() const;
     // "jit:avx512", "jit:avx2" or "ref".
     const std::string& impl_name() const;
+    // The choice the code was made under: the rules', a wisdom entry's or the one create() was given.
+    const PlanChoice& choice() const;
     // The problem string this primitive was created from (section 4 of DESIGN.md).
     const std::string& problem_string() const;
 
@@ -71,11 +78,17 @@ AdaptiveMaxPoolDesc parse_adaptive_max_pool(std::string_view line);
 std::vector<std::int64_t> strides_of(const TensorDesc& desc);
 std::size_t byte_extent(const TensorDesc& desc);
 
+// PlanChoice as text: "rules", or the fields that differ from the rules as key=value tokens, e.g.
+// "isa=avx2 nan=watch reuse=separable threads=2". parse_plan_choice throws Error naming a bad token.
+std::string to_string(const PlanChoice& choice);
+PlanChoice parse_plan_choice(std::string_view text);
+
 using AnyPoolDesc = std::variant<MaxPoolDesc, AdaptiveMaxPoolDesc>;
 // Dispatches on the op name: "maxpool" or "adaptivemaxpool".
 AnyPoolDesc parse_problem(std::string_view line);
 std::string to_string(const AnyPoolDesc& desc);
 Primitive create(const AnyPoolDesc& desc);
+Primitive create(const AnyPoolDesc& desc, const PlanChoice& choice);
 
 // Ahead-of-time checks (pooljit-warmup --compile-only): plans and emits the code create() would make for `isa`
 // ("avx512" or "avx2") whatever this CPU has, and reports it. The code is never run, cached or handed out as a
@@ -127,6 +140,55 @@ void clear();
 // an invalid descriptor).
 void warmup(const std::vector<AnyPoolDesc>& descs);
 }  // namespace cache
+
+// Measured choice (DESIGN.md section 5): tune() times the alternatives the rules leave open on this CPU and keeps
+// the fastest; wisdom holds the winners, keyed by this CPU's identity and the problem, and create() uses them.
+struct TuneOptions {
+    std::int64_t batch = 0;   // images a call takes (0: the descriptor's N)
+    int threads = 0;          // threads execute runs on (0: set_num_threads' setting, else all available)
+    double budget_ms = 100;   // time for compiling and timing the candidates; each is timed at least once
+};
+struct TuneCandidate {
+    PlanChoice choice;
+    std::string impl;         // "jit:avx512", "jit:avx2"
+    double us = 0;            // its time a call: the lowest of its interleaved rounds' means
+    int rounds = 0;           // rounds it was timed in
+    std::string failure;      // non-empty: its output differed from the reference (a bug; never picked)
+};
+struct TuneResult {
+    std::string problem;      // the problem string with the batch tuned for
+    int threads = 0;
+    std::vector<TuneCandidate> candidates;  // the rules' first
+    PlanChoice winner;        // the fastest candidate that matched the reference
+    double winner_us = 0, rules_us = 0;
+    double spent_ms = 0;      // compiling and timing: what the budget bounds (one round may pass it)
+    double check_ms = 0;      // the reference checks, beside the budget (one image, or the whole batch if small)
+};
+// Enumerates the candidate choices the rules leave open (both ISA forms where the CPU runs both, each strategy
+// alternative valid for the problem, a few values of each measured constant, the executor's thread count),
+// one at a time around the rules' plan; checks each against the reference once, bit for bit, on tie and NaN
+// data; times them interleaved, on hot buffers, within the budget; returns every candidate and the winner.
+TuneResult tune(const AnyPoolDesc& desc, const TuneOptions& options = {});
+
+// With tuning on (set_tuning(true), or POOLJIT_TUNE=1 at first use), create() tunes a problem that neither the
+// cache nor wisdom holds, within the default budget, and adds the result to the in-memory wisdom. Off by default.
+void set_tuning(bool on);
+bool tuning();
+
+namespace wisdom {
+// This CPU as wisdom keys it: vendor, family, model, stepping, ISA features and L1d/L2/L3 sizes.
+std::string cpu_identity();
+// Text, one line a problem: "cpu=... | problem=... | threads=T | choice=... | times=us@choice; ...". load() adds
+// the lines of this CPU (another CPU's are kept for save() but never used, with one log line per file) and
+// throws Error naming the file and the line for a malformed one. POOLJIT_WISDOM=FILE loads at first use.
+void load(const std::string& path);
+void save(const std::string& path);
+void add(const TuneResult& result);
+// The choice held for this problem string and thread count on this CPU, if any.
+std::optional<PlanChoice> lookup(const std::string& problem, int threads);
+std::size_t size();
+void clear();
+}  // namespace wisdom
 
 // Threads used by execute(), in [0, 4096] (else pooljit::Error); 0 restores the default: POOLJIT_NUM_THREADS
 // when set, else oneTBB's choice in the caller's arena (a call from inside a tbb::task_arena uses that arena).

@@ -150,6 +150,33 @@ struct Problem {
     friend bool operator==(const Problem&, const Problem&) = default;
 };
 
+// A plan's choices where more than one answer is valid (DESIGN.md section 5, "Measured choice"): each field at
+// its `rules` value (0 for the numbers) lets the planner's rules decide; another value asks for that answer.
+// create() uses the rules, or a wisdom entry for this CPU and problem; pooljit::tune() times the alternatives.
+// A choice changes speed, never results. A choice the planner cannot honour for a problem (a ring where windows
+// do not overlap, AVX-512 on a CPU without it) is refused by name, never half taken.
+struct PlanChoice {
+    enum class Isa : std::uint8_t { rules, avx512, avx2 };    // the code's ISA form
+    enum class Nan : std::uint8_t { rules, scan, watch };     // float rows: a NaN scan first, or a watch inside
+    enum class Reuse : std::uint8_t { rules, none, ring, separable };  // overlapping windows' rows: kept how
+    enum class Switch : std::uint8_t { rules, on, off };
+
+    Isa isa = Isa::rules;
+    Nan nan = Nan::rules;
+    Reuse reuse = Reuse::rules;
+    Switch planes = Switch::rules;  // small planar planes held whole in registers
+    Switch pairs = Switch::rules;   // bf16 vectors loaded two at a time, split into even and odd elements
+    std::int32_t sweep_bytes = 0;   // channels-last calls sweep channel blocks spanning at most this (1: none)
+    std::int32_t separable_kib = 0; // planar separable rows' stack buffers
+    std::int32_t prefetch_kib = 0;  // planar rows' prefetch distance (-1: none)
+    std::int32_t chunk_kib = 0;     // channels-last calls' input rows when the blocks go innermost
+    std::int32_t threads = 0;       // threads execute uses at most
+    std::int32_t grain = 0;         // tasks per thread the executor makes
+
+    bool is_rules() const { return *this == PlanChoice{}; }
+    friend bool operator==(const PlanChoice&, const PlanChoice&) = default;
+};
+
 // Validation and shape inference. Throws Error naming the field, the value and the rule.
 Problem resolve(const MaxPoolDesc& desc);
 Problem resolve(const AdaptiveMaxPoolDesc& desc);

@@ -6,7 +6,12 @@
 
 #include <xbyak/xbyak_util.h>
 
+#include <cpuid.h>
+
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
 
 namespace pooljit::jit {
 namespace {
@@ -38,7 +43,41 @@ bool hide(CpuFeatures& f, std::string_view name) {
     return true;
 }
 
+// One cache's size as Linux reports it (sysfs), e.g. "32K"; "?" where it does not.
+std::string cache_size(int level, const char* type) {
+    for (int index = 0; index < 8; ++index) {
+        const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+        std::ifstream level_file(dir + "level"), type_file(dir + "type"), size_file(dir + "size");
+        int l = 0;
+        std::string t, size;
+        if (!(level_file >> l) || !(type_file >> t) || !(size_file >> size)) continue;
+        if (l == level && (t == type || t == "Unified")) return size;
+    }
+    return "?";
+}
+
 }  // namespace
+
+std::string cpu_identity() {
+    static const std::string identity = [] {
+        unsigned int regs[4] = {0, 0, 0, 0};
+        __cpuid(0, regs[0], regs[1], regs[2], regs[3]);
+        char vendor[13] = {};
+        std::memcpy(vendor, &regs[1], 4);
+        std::memcpy(vendor + 4, &regs[3], 4);
+        std::memcpy(vendor + 8, &regs[2], 4);
+        const Xbyak::util::Cpu cpu;
+        const CpuFeatures& f = detected_features();
+        std::string features = f.avx2 ? "avx2" : "-";
+        if (f.avx512) features += ",avx512";
+        if (f.avx512_bf16) features += ",avx512_bf16";
+        if (f.avx512_vbmi) features += ",avx512_vbmi";
+        return std::string(vendor) + "/family=" + std::to_string(cpu.displayFamily) + "/model=" +
+               std::to_string(cpu.displayModel) + "/stepping=" + std::to_string(cpu.stepping) + "/" + features +
+               "/L1d=" + cache_size(1, "Data") + "/L2=" + cache_size(2, "Unified") + "/L3=" + cache_size(3, "Unified");
+    }();
+    return identity;
+}
 
 CpuFeatures cpu_features() {
     CpuFeatures f = detected_features();

@@ -32,6 +32,10 @@ bool cpu_runs(Isa isa);
 // The CPU feature an ISA needs, as the mask and the skip messages of tests name it: "avx512", "avx2", "".
 const char* cpu_feature_of(Isa isa);
 
+// This CPU as measured-choice wisdom keys it: vendor, family, model, stepping, the ISA features pooljit uses
+// (not masked: wisdom is about the hardware) and the L1d, L2 and L3 sizes Linux reports.
+std::string cpu_identity();
+
 const char* to_string(Isa isa);
 std::optional<Isa> isa_from_string(std::string_view name);
 

@@ -95,6 +95,7 @@ Planner::Planner(const Problem& p, const IsaCaps& caps, const PlanOptions& optio
       lanes_are_outputs_(planar_lanes(p, memory_)) {
     plan_.isa = caps.isa;
     plan_.memory = memory_;
+    plan_.choice = options.choice;
     plan_.strategy = lanes_are_outputs_ ? Strategy::ncx_width : Strategy::nxc_channels;
     plan_.dtype = p.dtype;
     plan_.nan = p.nan;
@@ -148,7 +149,30 @@ KernelPlan Planner::plan() && {
     set_indices();
     set_tiling();
     choose_shared_watch();
+    check_choice_honoured();
     return std::move(plan_);
+}
+
+void Planner::check_choice_honoured() {
+    const PlanChoice& c = choice();
+    using Reuse = PlanChoice::Reuse;
+    const bool ring = plan_.ring_rows > 0, separable = plan_.separable.enabled();
+    if (c.reuse == Reuse::ring && !ring) unhonoured("reuse=ring", "no ring of row maxima serves these rows");
+    if (c.reuse == Reuse::separable && !separable) unhonoured("reuse=separable", "no separable buffers serve these rows");
+    if (c.planes == PlanChoice::Switch::on && plan_.strategy != Strategy::ncx_planes)
+        unhonoured("planes=on", "the planes do not fit in registers");
+    if (c.pairs == PlanChoice::Switch::on && !plan_.widened_pairs && !plan_.separable.widened_pairs)
+        unhonoured("pairs=on", "no bf16 items load their vectors in pairs here");
+    if (c.nan == PlanChoice::Nan::watch && !plan_.watch_rows_for_nan)
+        unhonoured("nan=watch", "these rows' code does not watch its loads");
+    if (c.sweep_bytes != 0 && lanes_are_outputs_) unhonoured("sweep_bytes", "planar rows sweep no channel blocks");
+    if (c.separable_kib != 0 && !(lanes_are_outputs_ && separable))
+        unhonoured("separable_kib", "no planar separable rows here");
+    if (c.prefetch_kib > 0 && plan_.prefetch_distance == 0) unhonoured("prefetch_kib", "these rows prefetch nothing");
+    if (c.prefetch_kib < 0 && !(plan_.strategy == Strategy::ncx_width && p_.spatial_rank >= 2))
+        unhonoured("prefetch_kib", "only planar rows of 2-D and 3-D planes prefetch");
+    if (c.chunk_kib != 0 && !(plan_.channel_blocks_innermost && !ring && !separable))
+        unhonoured("chunk_kib", "no channels-last calls of chunks of rows here");
 }
 
 // Lanes: compare-type lanes of a vector; u8/s8 channels last without indices compare in their own bytes (no
@@ -277,7 +301,8 @@ void Planner::choose_channel_blocks() {
         declined("channel_sweep", "the rows are bound by compares, not memory");
         return;
     }
-    for (std::int64_t sweep = std::min(full_blocks, max_sweep_bytes / block_bytes); sweep > 1; --sweep)
+    const std::int64_t most_sweep_bytes = choice().sweep_bytes != 0 ? choice().sweep_bytes : max_sweep_bytes;
+    for (std::int64_t sweep = std::min(full_blocks, most_sweep_bytes / block_bytes); sweep > 1; --sweep)
         if (full_blocks % sweep == 0) {
             plan_.channel_sweep = sweep;
             chose("channel_sweep", std::to_string(sweep) + " blocks a call");
@@ -351,8 +376,10 @@ void Planner::set_prefetch() {
     const std::int64_t in_row_bytes = std::max<std::int64_t>(1, wrap_mul(p_.src_strides.spatial[wa_ - 1], elem()));
     if (p_.stride[wa_ - 1] > max_prefetch_bytes / in_row_bytes) return;
     const std::int64_t row_bytes = p_.stride[wa_ - 1] * in_row_bytes;
+    if (choice().prefetch_kib < 0) return;
+    const std::int64_t target = choice().prefetch_kib > 0 ? std::int64_t{choice().prefetch_kib} * 1024 : prefetch_target_distance;
     plan_.prefetch_bytes = row_bytes;
-    plan_.prefetch_distance = (prefetch_target_distance + row_bytes - 1) / row_bytes * row_bytes;
+    plan_.prefetch_distance = (target + row_bytes - 1) / row_bytes * row_bytes;
     // 3-D windows of several planes, each input row read by one output row only (windows apart along d and h):
     // the burst at the row's start covers the rows of the window's first plane only (C3D's k2x2x2 s2x2x2 ncx
     // f32 1x128: 1790 -> 1638 us with the items' prefetches, with s64 indices 2753 -> 1830). In 2-D rows the
@@ -406,7 +433,8 @@ void Planner::set_tiling() {
     // Divisions only: a stride near 2^62 must not overflow.
     const std::int64_t stride_h = sr >= 2 ? std::max<std::int64_t>(1, p_.stride[h]) : 1;
     const std::int64_t row_bytes = std::max<std::int64_t>(1, p_.in[wa_] * p_.channels * elem());
-    plan_.rows_per_chunk = std::max<std::int64_t>(1, chunk_input_bytes / row_bytes / stride_h);
+    const std::int64_t chunk_bytes = choice().chunk_kib > 0 ? std::int64_t{choice().chunk_kib} * 1024 : chunk_input_bytes;
+    plan_.rows_per_chunk = std::max<std::int64_t>(1, chunk_bytes / row_bytes / stride_h);
     plan_.channel_blocks_innermost = !lanes_are_outputs_ && !channels_apart();
     plan_.sweep_splits = plan_.channel_sweep > 1 && !plan_.scan_rows_for_nan;
 }

@@ -402,7 +402,9 @@ struct KernelPlan {
     // consecutive planes of an image together (VGG pool5's 512 planes of 7 rows: one call, not 512).
     bool stacked_planes = false;
 
-    // Each choose_* step's decision or the reason it declined, one line each (POOLJIT_VERBOSE=2).
+    // The choice the plan was made under (rules: every field at its default), and each choose_* step's decision
+    // or the reason it declined, one line each (POOLJIT_VERBOSE=2).
+    PlanChoice choice;
     std::vector<std::string> choices;
 
     friend bool operator==(const KernelPlan&, const KernelPlan&) = default;
@@ -422,11 +424,21 @@ inline bool has_whole_plane(const KernelPlan& plan) {
 struct PlanOptions {
     bool wide_index_lanes = false;  // 64-bit index lanes beside half vectors of 32-bit compare lanes
     bool window_relative_indices = false;  // indices counted from each window's first tap (32-bit lanes)
+    // The answers asked for where more than one is valid (the rules decide the fields left at `rules`).
+    PlanChoice choice = {};
 
     friend bool operator==(const PlanOptions&, const PlanOptions&) = default;
 };
 
-// isa must be avx2 or avx512. Throws pooljit::Error (the dispatch reason) for a plan it will not make.
+// A choice (PlanOptions::choice) the planner cannot honour for a problem: the part and why. Not a demotion: the
+// rules' plan still serves the problem.
+class UnhonouredChoice : public Error {
+public:
+    using Error::Error;
+};
+
+// isa must be avx2 or avx512. Throws pooljit::Error (the dispatch reason) for a plan it will not make, and
+// UnhonouredChoice for a part of options.choice it cannot take.
 KernelPlan make_plan(const Problem& problem, Isa isa, const PlanOptions& options = {});
 
 // The real taps of output o along outer axis `axis` of the problem (what the plan's tables hold).

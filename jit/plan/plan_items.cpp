@@ -115,7 +115,11 @@ void Planner::choose_whole_plane() {
 // pixels' vectors in pairs too and keep them split in their buffers (plan.separable.widened_pairs).
 void Planner::choose_widened_pairs() {
     constexpr const char* step = "widened_pairs";
-    if (plan_.dtype != DType::bf16) return;
+    if (plan_.dtype != DType::bf16) {
+        if (choice().pairs != PlanChoice::Switch::rules) unhonoured("pairs", "pairs load bf16 only");
+        return;
+    }
+    if (choice().pairs == PlanChoice::Switch::off) return declined(step, "the choice pairs=off");
     if (!caps_.widened_pairs) return declined(step, "the trait does not split a load into even and odd elements");
     if (p_.has_indices) return declined(step, "indices");
     // A whole plane's maximum takes its vectors in any order: pairs of them, whatever the block.

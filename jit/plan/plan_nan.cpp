@@ -30,10 +30,13 @@ constexpr std::int64_t min_shared_watch_call_rows = 4;
 // they are known.
 void Planner::choose_nan_scan() {
     if (!plan_.is_float) {
+        if (choice().nan != PlanChoice::Nan::rules) unhonoured("nan", "integer rows hold no NaN");
         plan_.scan_rows_for_nan = false;
         return;
     }
     plan_.scan_rows_for_nan = lanes_are_outputs_ || reads_per_element(p_) >= min_reads_of_compare_bound_rows;
+    if (choice().nan == PlanChoice::Nan::scan) plan_.scan_rows_for_nan = true;
+    if (choice().nan == PlanChoice::Nan::watch && !lanes_are_outputs_) plan_.scan_rows_for_nan = false;
     plan_.watch_rows_for_nan = !plan_.scan_rows_for_nan;
     if (plan_.watch_rows_for_nan)
         chose("nan_scan", "a watch in the fast copy: channels-last rows bound by memory, no second pass");
@@ -47,10 +50,12 @@ void Planner::choose_nan_scan() {
 void Planner::choose_planar_nan_watch() {
     constexpr const char* step = "planar_nan_watch";
     if (!lanes_are_outputs_ || !plan_.scan_rows_for_nan || plan_.strategy != Strategy::ncx_width) return;
+    if (choice().nan == PlanChoice::Nan::scan) return declined(step, "the choice nan=scan");
     if (!plan_.fast_segments.empty()) return declined(step, "the fast row's items load the row their own way");
     if (plan_.separable.enabled() || plan_.ring_rows > 0)
         return declined(step, "the row's buffers or rings read the input, not items");
-    if (reads_per_element(p_) >= min_reads_of_compare_bound_rows)
+    const bool chosen = choice().nan == PlanChoice::Nan::watch;  // the speed rules below give way to the choice
+    if (!chosen && reads_per_element(p_) >= min_reads_of_compare_bound_rows)
         return declined(step, "windows overlap: a scan reads each element once, a watch once per window");
     // The watch adds one vector per tap an item loads, the scan one per vector of input: items of few outputs
     // in many lanes (adaptive 13 -> 2 and 3 bins, windows of 7 x 7 taps for 2 or 3 outputs) are cheaper
@@ -58,7 +63,7 @@ void Planner::choose_planar_nan_watch() {
     std::int64_t outputs_per_item = 1;
     if (!plan_.computed_windows)
         for (const Segment& seg : plan_.segments) outputs_per_item = std::max(outputs_per_item, seg.outputs_per_item);
-    if (2 * outputs_per_item < plan_.lanes)
+    if (!chosen && 2 * outputs_per_item < plan_.lanes)
         return declined(step, "items of " + std::to_string(outputs_per_item) + " outputs in " +
                                   std::to_string(plan_.lanes) + " lanes");
     KernelPlan candidate = plan_;

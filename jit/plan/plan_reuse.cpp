@@ -34,7 +34,7 @@ constexpr std::int64_t column_ring_input_bytes = 16 * 1024;
 // MobileNet ncx f32 54.8 / 50.1 / 50.9 / 55.8 (AVX-512, 24 / 16 / 12 / 8 KiB); SPP k9 ncx f32 226 / 232 / 250 /
 // 299 (fewer output rows a pass take a 9-row window's rows more often). A prefetch of each input row 12 KiB
 // ahead in the conversion (what the row code does) made the DRAM-sized stem slower still (16 KiB: 1384 -> 2071).
-constexpr std::int64_t separable_buffer_bytes = 16 * 1024;
+constexpr std::int64_t rules_separable_buffer_bytes = 16 * 1024;
 // Separable pixels: the padded pixel row and the rows of maxima, past L1 (32 KiB on Zen 3) into L2. A pass's
 // rows of maxima beyond its output rows (taps_h - row_step of them) are taken again by the next pass, so more
 // output rows a pass take fewer rows twice. Measured (AVX2 Zen 3, 1 thread, nxc, lowest of 6 rounds, budgets of
@@ -73,6 +73,8 @@ constexpr int plane_register_halves = 1;
 void Planner::choose_row_ring() {
     constexpr const char* step = "row_ring";
     if (!lanes_are_outputs_ || p_.spatial_rank != 2 || adaptive_) return;
+    if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::separable))
+        return declined(step, "the choice of reuse");
     const std::vector<Segment>& fast_row = plan_.fast_segments.empty() ? plan_.segments : plan_.fast_segments;
     if (p_.out[0] < 2 || p_.kernel[0] < 2) return declined(step, "windows along h do not overlap");
     if (p_.dilation[0] % p_.stride[0] != 0) return declined(step, "the stride along h does not divide the dilation");
@@ -112,6 +114,8 @@ bool Planner::column_ring_indices() const {
 void Planner::choose_column_ring() {
     constexpr const char* step = "column_ring";
     if (lanes_are_outputs_ || p_.spatial_rank != 2) return;
+    if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::separable))
+        return declined(step, "the choice of reuse");
     if (!column_ring_shape()) return declined(step, "windows along h do not overlap at stride 1 in compare-bound rows");
     if (p_.has_indices && !column_ring_indices())
         return declined(step, "indices ride beside 8- and 16-bit data only (f32 and s32 ran slower than the rows)");
@@ -122,6 +126,8 @@ void Planner::choose_column_ring() {
         return declined(step, "the width taps are not unrolled");
     if (plan_.channel_sweep != 1) return declined(step, "a call sweeps several channel blocks");
     if (plan_.separable.enabled()) return declined(step, "separable pixels took the rows");
+    // (The rules watch only memory-bound rows, which take no ring; a watch chosen for these rows keeps the rows.)
+    if (plan_.watch_rows_for_nan) return declined(step, "the ring's calls scan their rows for NaN; these rows watch");
     KernelPlan candidate = plan_;
     candidate.ring_rows = p_.kernel[0];
     if (!fits_registers(candidate)) return declined(step, "it needs " + registers_text(candidate));
@@ -179,9 +185,10 @@ std::string Planner::separable_pixels_declined() const {
     if (adaptive_ || plan_.computed_windows) return "the windows are not runs of segments";
     if (p_.kernel[0] < 2 || p_.out[0] < 2) return "windows along h do not overlap";
     if (p_.channels < 1 || axis_.out < 1) return "the output is empty";
-    if (reads_per_element(p_) < min_reads_of_compare_bound_rows) return "the rows are bound by memory";
     std::int64_t interval = 1, row_step = 1;
     if (!separable_row_steps(interval, row_step)) return "windows along h do not move by whole taps that they share";
+    if (reuse_is(PlanChoice::Reuse::separable)) return {};  // the speed rules below give way to the choice
+    if (reads_per_element(p_) < min_reads_of_compare_bound_rows) return "the rows are bound by memory";
     const std::int64_t ring_vectors = std::min<std::int64_t>(
         max_vectors, caps_.vector_registers * column_ring_register_eighths / 8 / p_.kernel[0]);
     if (ring_vectors * caps_.vector_bytes >= min_column_ring_block_bytes)
@@ -238,6 +245,7 @@ SeparableRows Planner::separable_pixels_of(int vectors) const {
 // The vectors of a cache line's storage, where separable pixels will take the rows (0: they will not).
 int Planner::separable_pixel_vectors() const {
     if (lanes_are_outputs_ || p_.spatial_rank != 2 || !separable_pixels_declined().empty()) return 0;
+    if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::ring)) return 0;
     const std::int64_t line_vectors = std::clamp<std::int64_t>(cache_line_bytes / (plan_.lanes * elem()), 1, max_vectors);
     const int most = static_cast<int>(std::min<std::int64_t>(line_vectors, (p_.channels + plan_.lanes - 1) / plan_.lanes));
     // Values take a cache line's channels, or fewer only where a pass over a line's would hold fewer output
@@ -272,6 +280,7 @@ int Planner::separable_pixel_vectors() const {
 void Planner::choose_separable_pixels() {
     constexpr const char* step = "separable_pixels";
     if (lanes_are_outputs_ || p_.spatial_rank != 2) return;
+    if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::ring)) return declined(step, "the choice of reuse");
     if (const std::string why = separable_pixels_declined(); !why.empty()) return declined(step, why);
     if (plan_.channel_block != std::int64_t{plan_.vectors_per_block} * plan_.lanes || p_.channels % plan_.channel_block != 0)
         return declined(step, "the blocks are not whole vectors of channels (a tail would run the row code)");
@@ -298,7 +307,12 @@ void Planner::choose_separable_pixels() {
 // index lanes beside 32-bit data lanes: both keep the rows.
 void Planner::choose_planes() {
     constexpr const char* step = "planes_in_registers";
-    if (!lanes_are_outputs_ || axis_.out >= plan_.lanes) return;
+    if (!lanes_are_outputs_) return;
+    if (choice().planes == PlanChoice::Switch::off) return declined(step, "the choice planes=off");
+    if (reuse_is(PlanChoice::Reuse::ring) || reuse_is(PlanChoice::Reuse::separable))
+        return declined(step, "the choice of reuse");
+    // Rows of a vector of outputs or more keep their rows' code, unless the choice asks for the planes.
+    if (axis_.out >= plan_.lanes && choice().planes != PlanChoice::Switch::on) return;
     if (!caps_.two_source_permutes || !caps_.opmasks)
         return declined(step, "outputs are gathered by two-register permutes into opmasked lanes");
     if (p_.dtype == DType::f16) return declined(step, "f16 carries raw bits beside each lane");
@@ -325,6 +339,7 @@ void Planner::choose_planes() {
 void Planner::choose_separable() {
     constexpr const char* step = "separable_rows";
     if (plan_.strategy != Strategy::ncx_width || p_.spatial_rank != 2 || adaptive_) return;
+    if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::ring)) return declined(step, "the choice of reuse");
     if (plan_.ring_rows > 0) return declined(step, "a ring of row maxima in registers took the rows");
     if (p_.has_indices) return declined(step, "values only: the buffered maxima carry no indices");
     if (!plan_.fast_starts_from_lowest) return declined(step, "f16 carries raw bits beside each lane");
@@ -335,9 +350,11 @@ void Planner::choose_separable() {
     // Byte data at stride 2 along h: masked fast rows widen each tap as they load it, and ran faster than the
     // conversion to padded rows (AVX-512 u8, same-run A/B: stem 79 against 86 us, GoogLeNet 77 against 88;
     // bf16, s32, f32 and f64 ran 1.1-1.7x faster through the buffers).
-    if (row_step > 1 && caps_.opmasks && size_of(p_.dtype) == 1)
+    if (row_step > 1 && caps_.opmasks && size_of(p_.dtype) == 1 && !reuse_is(PlanChoice::Reuse::separable))
         return declined(step, "masked rows widen byte taps as they load them");
     if (axis_.stride > 2) return declined(step, "width taps more than 2 apart would be gathered");
+    const std::int64_t separable_buffer_bytes =
+        choice().separable_kib > 0 ? std::int64_t{choice().separable_kib} * 1024 : rules_separable_buffer_bytes;
     const std::int64_t lanes = plan_.lanes, lane_bytes_ = lane_bytes(plan_.compare);
     if (axis_.in > separable_buffer_bytes || axis_.out > separable_buffer_bytes || axis_.pad > separable_buffer_bytes ||
         axis_.kernel > separable_buffer_bytes || axis_.dilation > separable_buffer_bytes)

@@ -1,6 +1,8 @@
 // A plan as one line of its facts (POOLJIT_VERBOSE=2 and the tests): the printing apart from the planner.
 #include "jit/plan/plan.hpp"
 
+#include <pooljit/pooljit.hpp>
+
 #include <sstream>
 #include <string>
 
@@ -72,6 +74,7 @@ std::string to_string(const KernelPlan& plan) {
     const MemoryFacts& m = plan.memory;
     s << " memory=" << (m.rows_contiguous ? "rows" : "-") << (m.planes_contiguous ? ",planes" : "")
       << (m.planes_stack ? ",stack" : "") << " channel_run=" << m.channel_run;
+    if (!plan.choice.is_rules()) s << " chosen=[" << to_string(plan.choice) << "]";
     for (const std::string& choice : plan.choices) s << "\nchoice " << choice;
     return s.str();
 }

@@ -58,6 +58,15 @@ private:
     // channels are apart): a call's block stays inside one run.
     bool channels_apart() const { return !lanes_are_outputs_ && memory_.channel_run < p_.channels; }
 
+    // The measured choice (PlanOptions::choice): what it asks for, and its refusal where the problem rules it out.
+    const PlanChoice& choice() const { return options_.choice; }
+    [[noreturn]] void unhonoured(const char* part, const std::string& why) const {
+        throw UnhonouredChoice(std::string("plan choice ") + part + " cannot be honoured: " + why);
+    }
+    bool reuse_is(PlanChoice::Reuse r) const { return choice().reuse == r; }
+    // The checks after the steps whose answers a choice named: each was taken.
+    void check_choice_honoured();
+
     // plan.cpp: lanes, blocking, the width's code and the facts the code and the executor walk.
     void choose_lanes();
     bool long_index_chains() const;

@@ -1,0 +1,107 @@
+// PlanChoice as text: what wisdom files, logs and the tools print and read. "rules", or the fields that differ
+// from the rules as key=value tokens in a fixed order.
+#include <pooljit/pooljit.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace pooljit {
+namespace {
+
+const char* isa_name(PlanChoice::Isa v) { return v == PlanChoice::Isa::avx512 ? "avx512" : v == PlanChoice::Isa::avx2 ? "avx2" : "rules"; }
+const char* nan_name(PlanChoice::Nan v) { return v == PlanChoice::Nan::scan ? "scan" : v == PlanChoice::Nan::watch ? "watch" : "rules"; }
+const char* reuse_name(PlanChoice::Reuse v) {
+    switch (v) {
+        case PlanChoice::Reuse::none: return "none";
+        case PlanChoice::Reuse::ring: return "ring";
+        case PlanChoice::Reuse::separable: return "separable";
+        default: return "rules";
+    }
+}
+const char* switch_name(PlanChoice::Switch v) { return v == PlanChoice::Switch::on ? "on" : v == PlanChoice::Switch::off ? "off" : "rules"; }
+
+[[noreturn]] void refuse(std::string_view token, const std::string& why) {
+    throw Error("plan choice: bad token '" + std::string(token) + "': " + why);
+}
+
+template <typename E>
+E pick(std::string_view token, std::string_view value, std::initializer_list<std::pair<std::string_view, E>> options) {
+    std::string allowed;
+    for (const auto& [name, e] : options) {
+        if (value == name) return e;
+        allowed += (allowed.empty() ? "" : ", ") + std::string(name);
+    }
+    refuse(token, "must be one of " + allowed);
+}
+
+std::int32_t number(std::string_view token, std::string_view value, std::int32_t lowest, std::int32_t highest) {
+    std::int32_t n = 0;
+    const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (value.empty() || ec != std::errc() || end != value.data() + value.size() || n < lowest || n > highest)
+        refuse(token, "must be an integer in [" + std::to_string(lowest) + ", " + std::to_string(highest) + "]");
+    return n;
+}
+
+}  // namespace
+
+std::string to_string(const PlanChoice& c) {
+    if (c.is_rules()) return "rules";
+    std::ostringstream s;
+    const auto put = [&](const char* key, const auto& value) { s << (s.tellp() > 0 ? " " : "") << key << "=" << value; };
+    if (c.isa != PlanChoice::Isa::rules) put("isa", isa_name(c.isa));
+    if (c.nan != PlanChoice::Nan::rules) put("nan", nan_name(c.nan));
+    if (c.reuse != PlanChoice::Reuse::rules) put("reuse", reuse_name(c.reuse));
+    if (c.planes != PlanChoice::Switch::rules) put("planes", switch_name(c.planes));
+    if (c.pairs != PlanChoice::Switch::rules) put("pairs", switch_name(c.pairs));
+    if (c.sweep_bytes != 0) put("sweep_bytes", c.sweep_bytes);
+    if (c.separable_kib != 0) put("separable_kib", c.separable_kib);
+    if (c.prefetch_kib != 0) put("prefetch_kib", c.prefetch_kib);
+    if (c.chunk_kib != 0) put("chunk_kib", c.chunk_kib);
+    if (c.threads != 0) put("threads", c.threads);
+    if (c.grain != 0) put("grain", c.grain);
+    return s.str();
+}
+
+PlanChoice parse_plan_choice(std::string_view text) {
+    PlanChoice c;
+    std::istringstream in{std::string(text)};
+    std::vector<std::string> tokens;
+    for (std::string t; in >> t;) tokens.push_back(t);
+    if (tokens.size() == 1 && tokens[0] == "rules") return c;
+    if (tokens.empty()) throw Error("plan choice: empty; write 'rules' or key=value tokens (isa=avx2 nan=watch ...)");
+    std::vector<std::string> seen;
+    for (const std::string& token : tokens) {
+        const auto eq = token.find('=');
+        if (eq == std::string::npos || eq == 0) refuse(token, "expected key=value, or 'rules' alone");
+        const std::string key = token.substr(0, eq);
+        const std::string_view value = std::string_view(token).substr(eq + 1);
+        for (const std::string& k : seen)
+            if (k == key) refuse(token, "key '" + key + "' given twice");
+        seen.push_back(key);
+        using I = PlanChoice::Isa;
+        using N = PlanChoice::Nan;
+        using R = PlanChoice::Reuse;
+        using S = PlanChoice::Switch;
+        if (key == "isa") c.isa = pick<I>(token, value, {{"avx512", I::avx512}, {"avx2", I::avx2}});
+        else if (key == "nan") c.nan = pick<N>(token, value, {{"scan", N::scan}, {"watch", N::watch}});
+        else if (key == "reuse") c.reuse = pick<R>(token, value, {{"none", R::none}, {"ring", R::ring}, {"separable", R::separable}});
+        else if (key == "planes") c.planes = pick<S>(token, value, {{"on", S::on}, {"off", S::off}});
+        else if (key == "pairs") c.pairs = pick<S>(token, value, {{"on", S::on}, {"off", S::off}});
+        else if (key == "sweep_bytes") c.sweep_bytes = number(token, value, 1, 1 << 20);
+        else if (key == "separable_kib") c.separable_kib = number(token, value, 1, 1024);
+        else if (key == "prefetch_kib") c.prefetch_kib = number(token, value, -1, 1024);
+        else if (key == "chunk_kib") c.chunk_kib = number(token, value, 1, 1 << 16);
+        else if (key == "threads") c.threads = number(token, value, 1, 4096);
+        else if (key == "grain") c.grain = number(token, value, 1, 1024);
+        else refuse(token, "unknown key '" + key + "' (isa, nan, reuse, planes, pairs, sweep_bytes, separable_kib, "
+                           "prefetch_kib, chunk_kib, threads, grain)");
+    }
+    if (c.prefetch_kib == 0 && std::find(seen.begin(), seen.end(), "prefetch_kib") != seen.end())
+        refuse("prefetch_kib=0", "0 is the rules' value: leave the key out");
+    return c;
+}
+
+}  // namespace pooljit
