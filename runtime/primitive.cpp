@@ -36,7 +36,7 @@ template <class Desc>
 std::shared_ptr<const detail::PrimitiveState> create_state(const Desc& desc) {
     detail::check_observability_settings();
     const Problem problem = resolve(desc);
-    const std::optional<PlanChoice> measured = detail::measured_choice(AnyPoolDesc(desc));
+    const std::optional<PlanChoice> measured = detail::measured_choice(AnyPoolDesc(desc), problem);
     if (measured && !measured->is_rules()) {
         try {
             return make_state(desc, problem, detail::find_or_compile(problem, *measured));

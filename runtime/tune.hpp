@@ -11,7 +11,7 @@ namespace pooljit::detail {
 
 // The choice wisdom holds for this CPU, the problem and the threads execute will use; with tuning on and none
 // held, a tune's winner (then added to the wisdom). nullopt: the rules. Loads POOLJIT_WISDOM at first use.
-std::optional<PlanChoice> measured_choice(const AnyPoolDesc& desc);
+std::optional<PlanChoice> measured_choice(const AnyPoolDesc& desc, const Problem& resolved);
 
 // The threads an execute uses: the setting, else oneTBB's in the caller's arena.
 int effective_threads();

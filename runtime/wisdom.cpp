@@ -3,6 +3,7 @@
 #include "runtime/tune.hpp"
 
 #include "jit/isa/isa.hpp"
+#include "runtime/cache.hpp"
 #include "runtime/log.hpp"
 
 #include <spdlog/spdlog.h>
@@ -14,6 +15,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <unordered_map>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -22,22 +24,43 @@ namespace pooljit {
 namespace {
 
 struct Entry {
+    std::string problem;  // the problem string, as the file holds it
+    Problem resolved;     // the same problem resolved: what a create looks it up by
+    int threads = 0;
     PlanChoice choice;
-    std::string times;  // "us@choice; ..." as the file holds them
+    std::string times;    // "us@choice; ..." as the file holds them
 };
+
+// A resolved problem's hash, its batch size and strides included (the cache's hash of the whole problem).
+std::uint64_t problem_hash(const Problem& p) { return detail::hash_of(detail::CacheKey{p, jit::Isa::ref, {}}); }
 
 class Wisdom {
 public:
-    // Entries of this CPU by (problem string, threads); lines of other CPUs kept as read, for save().
-    std::optional<PlanChoice> lookup(const std::string& problem, int threads) {
+    // Entries of this CPU, found by their resolved problem and threads (a create has the problem resolved
+    // already: a lookup makes no string); lines of other CPUs kept as read, for save().
+    std::optional<PlanChoice> lookup(const Problem& problem, int threads) {
+        const std::uint64_t hash = problem_hash(problem);
         std::lock_guard lock(mutex_);
-        const auto it = entries_.find({problem, threads});
-        if (it == entries_.end()) return std::nullopt;
-        return it->second.choice;
+        const auto [first, last] = index_.equal_range(hash);
+        for (auto it = first; it != last; ++it) {
+            const Entry& e = entries_[it->second];
+            if (e.threads == threads && e.resolved == problem) return e.choice;
+        }
+        return std::nullopt;
     }
-    void put(const std::string& problem, int threads, Entry entry) {
+    void put(Entry entry) {
+        const std::uint64_t hash = problem_hash(entry.resolved);
         std::lock_guard lock(mutex_);
-        entries_[{problem, threads}] = std::move(entry);
+        const auto [first, last] = index_.equal_range(hash);
+        for (auto it = first; it != last; ++it) {
+            Entry& e = entries_[it->second];
+            if (e.threads == entry.threads && e.resolved == entry.resolved) {
+                e = std::move(entry);
+                return;
+            }
+        }
+        index_.emplace(hash, entries_.size());
+        entries_.push_back(std::move(entry));
         count_.store(entries_.size(), std::memory_order_relaxed);
     }
     void keep_foreign(const std::string& line) {
@@ -48,6 +71,7 @@ public:
     void clear() {
         std::lock_guard lock(mutex_);
         entries_.clear();
+        index_.clear();
         foreign_.clear();
         count_.store(0, std::memory_order_relaxed);
     }
@@ -55,8 +79,8 @@ public:
         std::lock_guard lock(mutex_);
         std::ostringstream s;
         s << "# pooljit wisdom: cpu | problem (with its batch) | threads | choice | each candidate's us@choice\n";
-        for (const auto& [key, e] : entries_)
-            s << "cpu=" << cpu << " | problem=" << key.first << " | threads=" << key.second << " | choice="
+        for (const Entry& e : entries_)
+            s << "cpu=" << cpu << " | problem=" << e.problem << " | threads=" << e.threads << " | choice="
               << to_string(e.choice) << " | times=" << e.times << "\n";
         for (const std::string& line : foreign_) s << line << "\n";
         return s.str();
@@ -64,10 +88,22 @@ public:
 
 private:
     std::mutex mutex_;
-    std::map<std::pair<std::string, int>, Entry> entries_;
+    std::vector<Entry> entries_;
+    std::unordered_multimap<std::uint64_t, std::size_t> index_;
     std::vector<std::string> foreign_;
     std::atomic<std::size_t> count_{0};
 };
+
+Entry make_entry(const std::string& problem, int threads, const PlanChoice& choice, std::string times) {
+    const AnyPoolDesc desc = parse_problem(problem);
+    Entry e;
+    e.problem = to_string(desc);
+    e.resolved = std::visit([](const auto& d) { return resolve(d); }, desc);
+    e.threads = threads;
+    e.choice = choice;
+    e.times = std::move(times);
+    return e;
+}
 
 Wisdom& the_wisdom() {
     static Wisdom w;
@@ -142,10 +178,9 @@ void load(const std::string& path) {
         const auto [end, ec] = std::from_chars(threads_text.data(), threads_text.data() + threads_text.size(), threads);
         if (ec != std::errc() || end != threads_text.data() + threads_text.size() || threads < 1)
             fail("threads = '" + std::string(threads_text) + "', must be an integer >= 1");
-        PlanChoice choice;
+        Entry entry;
         try {
-            (void)parse_problem(problem);
-            choice = parse_plan_choice(fields[3].substr(7));
+            entry = make_entry(problem, threads, parse_plan_choice(fields[3].substr(7)), fields[4].substr(6));
         } catch (const Error& e) {
             fail(e.what());
         }
@@ -155,7 +190,7 @@ void load(const std::string& path) {
             the_wisdom().keep_foreign(t);
             continue;
         }
-        the_wisdom().put(to_string(parse_problem(problem)), threads, {choice, fields[4].substr(6)});
+        the_wisdom().put(std::move(entry));
         ++loaded;
     }
     if (foreign > 0)
@@ -180,10 +215,13 @@ void add(const TuneResult& result) {
         us << c.us;
         times += (times.empty() ? "" : "; ") + us.str() + "@" + to_string(c.choice);
     }
-    the_wisdom().put(to_string(parse_problem(result.problem)), result.threads, {result.winner, times});
+    the_wisdom().put(make_entry(result.problem, result.threads, result.winner, times));
 }
 
-std::optional<PlanChoice> lookup(const std::string& problem, int threads) { return the_wisdom().lookup(problem, threads); }
+std::optional<PlanChoice> lookup(const std::string& problem, int threads) {
+    const AnyPoolDesc desc = parse_problem(problem);
+    return the_wisdom().lookup(std::visit([](const auto& d) { return resolve(d); }, desc), threads);
+}
 
 std::size_t size() { return the_wisdom().size(); }
 
@@ -202,17 +240,18 @@ int effective_threads() {
     return n > 0 ? n : tbb::this_task_arena::max_concurrency();
 }
 
-std::optional<PlanChoice> measured_choice(const AnyPoolDesc& desc) {
+std::optional<PlanChoice> measured_choice(const AnyPoolDesc& desc, const Problem& resolved) {
     load_environment_wisdom();
     const bool tune_misses = tuning_on();
-    // Without wisdom or tuning a create pays nothing here: no problem string is made.
+    // Without wisdom or tuning a create pays nothing here; with wisdom, a hash of the resolved problem.
     if (the_wisdom().size() == 0 && !tune_misses) return std::nullopt;
-    const std::string problem = to_string(desc);
     const int threads = effective_threads();
-    if (const std::optional<PlanChoice> held = the_wisdom().lookup(problem, threads)) {
-        log_wisdom(problem + " threads=" + std::to_string(threads) + ": wisdom, choice " + to_string(*held));
+    if (const std::optional<PlanChoice> held = the_wisdom().lookup(resolved, threads)) {
+        if (verbosity() >= 2)
+            log_wisdom(to_string(desc) + " threads=" + std::to_string(threads) + ": wisdom, choice " + to_string(*held));
         return held;
     }
+    const std::string problem = to_string(desc);
     if (!tune_misses) {
         log_wisdom(problem + " threads=" + std::to_string(threads) + ": rules (no wisdom entry)");
         return std::nullopt;

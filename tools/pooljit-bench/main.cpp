@@ -54,6 +54,9 @@ struct Options {
     bool skip_xnnpack = false;
     std::size_t buffer_offset = 0;  // bytes past a 64-byte boundary where every timed tensor starts
     std::string sppf;               // --sppf NxCxHxW: time the SPPF block's chain instead of problems
+    std::string wisdom;             // --wisdom FILE: loaded first; the rules are timed beside each chosen plan
+    bool regret = false;            // --regret: tune each problem, time the winner and the rules
+    double budget_ms = 100;         // --budget-ms: the tuner's budget per problem
 };
 
 using Clock = std::chrono::steady_clock;
@@ -174,6 +177,35 @@ Row bench_case(const Case& c, std::size_t index, const Options& options, double 
         row.percent_of_copy = 100.0 * row.gbps / copy_gbps;
 
         if (options.threads > 1) row.spin_capacity = spin_capacity(options.threads, 3.0, 3);
+
+        // Measured choice: the rules beside a wisdom entry, or the tuner's winner beside the rules, on the same
+        // buffers and with the same timing as the row's own figure.
+        row.choice = pj::to_string(primitive.choice());
+        const auto time_choice = [&](const pj::PlanChoice& choice) {
+            const pj::Primitive chosen = pj::create(c.desc, choice);
+            const auto run = [&] { chosen.execute(timed_src.data(), dst.data(), idx_ptr); };
+            settle();
+            return measure("pooljit.execute_choice", capped_plan(base, one_run_us), timed_loop(run)).median_us;
+        };
+        if (!options.wisdom.empty() && !primitive.choice().is_rules()) row.rules_us = time_choice(pj::PlanChoice{});
+        if (!options.wisdom.empty() && primitive.choice().is_rules()) row.rules_us = row.exec_us;
+        if (options.regret) {
+            pj::TuneOptions tune_options;
+            tune_options.threads = options.threads;
+            tune_options.budget_ms = options.budget_ms;
+            const pj::TuneResult tuned = pj::tune(c.desc, tune_options);
+            for (const pj::TuneCandidate& candidate : tuned.candidates)
+                if (!candidate.failure.empty())
+                    row.notes.push_back("TUNER CANDIDATE FAILED " + pj::to_string(candidate.choice) + ": " + candidate.failure);
+            row.tuned_choice = pj::to_string(tuned.winner);
+            row.tuned_us = tuned.winner.is_rules() ? row.exec_us : time_choice(tuned.winner);
+            if (row.rules_us != row.rules_us) row.rules_us = primitive.choice().is_rules() ? row.exec_us : time_choice(pj::PlanChoice{});
+            row.notes.push_back(fmt::format("regret {:.3f}: rules {} us, tuned {} us ({})", row.regret(),
+                                            format_us(row.rules_us), format_us(row.tuned_us), row.tuned_choice));
+        } else if (!options.wisdom.empty()) {
+            row.notes.push_back(fmt::format("wisdom: {} ({} us), rules {} us", row.choice, format_us(row.exec_us),
+                                            format_us(row.rules_us)));
+        }
 
         if (!options.skip_onednn) {
             settle();
@@ -313,6 +345,16 @@ int main(int argc, char** argv) {
                    "engines allocate tensors)")
         ->check(CLI::Range(0, 63))
         ->type_name("BYTES");
+    app.add_option("--wisdom", options.wisdom,
+                   "load wisdom FILE first (pooljit::wisdom::load): each problem runs the choice it holds for this CPU, "
+                   "and the rules are timed beside it")
+        ->check(CLI::ExistingFile)
+        ->type_name("FILE");
+    app.add_flag("--regret", options.regret,
+                 "tune each problem (pooljit::tune) and time its winner and the rules here: regret = rules / tuned, "
+                 "how far the rules are from the best pooljit does on this CPU");
+    app.add_option("--budget-ms", options.budget_ms, "the tuner's budget per problem (with --regret)")
+        ->check(CLI::Range(1.0, 60000.0));
     app.add_option("--sppf", options.sppf,
                    "time YOLOv5's SPPF block on an NxCxHxW input (e.g. 1x512x20x20), in each --dtype and --layout "
                    "(default f32, nxc): the three k5 pools in place in the concat buffer against three dense pools, "
@@ -360,6 +402,14 @@ int main(int argc, char** argv) {
     }
     std::FILE* const csv_out = csv_to_stdout ? stdout : csv_file.get();
 
+    if (!options.wisdom.empty()) {
+        try {
+            pj::wisdom::load(options.wisdom);
+        } catch (const std::exception& e) {
+            fmt::print(stderr, "pooljit-bench: {}\n", e.what());
+            return 1;
+        }
+    }
     init_timing(argv[0]);
     const int threads = options.threads > 0 ? options.threads : online_cpus();
     options.threads = threads;
@@ -423,8 +473,15 @@ int main(int argc, char** argv) {
     bool uncached_hits = false;
     double log_ratio_sum = 0, jit_log_ratio_sum = 0;  // jit_: without oneDNN's reference fallbacks
     double xnnpack_log_ratio_sum = 0;
+    double log_regret_sum = 0, max_regret = 0;
+    int regret_cells = 0;
     for (std::size_t i = 0; i < cases.size(); ++i) {
         const Row row = bench_case(cases[i], i, options, copy_gbps_n);
+        if (row.regret() == row.regret() && row.regret() > 0) {
+            log_regret_sum += std::log(row.regret());
+            max_regret = std::max(max_regret, row.regret());
+            ++regret_cells;
+        }
         table.print_row(row);
         if (csv_out) csv.print_row(row);
         mismatches += row.check == "FAIL";
@@ -460,6 +517,9 @@ int main(int argc, char** argv) {
         fmt::print(table_out, "; XNNPACK/pooljit: {:.2f}x over {} problem{}", std::exp(xnnpack_log_ratio_sum / xnnpack_ratios),
                    xnnpack_ratios, xnnpack_ratios == 1 ? "" : "s");
     }
+    if (regret_cells > 0)
+        fmt::print(table_out, "; regret (rules / tuned): geomean {:.3f} over {} problems, max {:.3f}", std::exp(log_regret_sum / regret_cells),
+                   regret_cells, max_regret);
     fmt::print(table_out, "\n");
     if (xnnpack_mismatches) {
         fmt::print(table_out, "XNNPACK MISMATCH on {} problem{}: XNNPACK's output differs from pooljit's (the notes under "

@@ -78,7 +78,7 @@ void CsvWriter::print_header() const {
                "where,problem,label,threads,impl,check,create_miss_us,create_hit_us,create_hit_cached,exec_us,"
                "exec_repetitions,exec_iterations,bytes,gbps,copy_gbps,percent_of_copy,spin_capacity,onednn_impl,"
                "onednn_us,onednn_ws_impl,onednn_ws_us,ratio_inference,ratio_workspace,ratio,xnnpack_impl,xnnpack_us,xnnpack_check,"
-               "ratio_xnnpack,notes\n");
+               "ratio_xnnpack,notes,choice,rules_us,tuned_us,regret,tuned_choice\n");
     std::fflush(out_);
 }
 
@@ -87,7 +87,7 @@ void CsvWriter::print_row(const Row& row) const {
     for (const std::string& note : row.notes) notes += (notes.empty() ? "" : "; ") + note;
     const bool has_indices = row.c->problem.has_indices;
     const std::string xnnpack_check = !row.xnnpack.timed() ? "" : row.xnnpack.mismatch.empty() ? "OK" : "MISMATCH";
-    fmt::print(out_, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+    fmt::print(out_, "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
                csv_text(row.c->where), csv_text(row.c->text), csv_text(row.c->label), threads_, row.impl, row.check,
                csv_number(row.create_miss_us), csv_number(row.create_hit_us), row.hit_was_cached ? 1 : 0,
                csv_number(row.exec_us), row.exec_repetitions, row.exec_iterations, fmt::format("{:.0f}", row.bytes),
@@ -96,7 +96,8 @@ void CsvWriter::print_row(const Row& row) const {
                has_indices ? csv_text(row.peer.training.impl) : "", csv_number(row.peer.training.us),
                csv_number(row.ratio_inference()), csv_number(row.ratio_workspace()), csv_number(row.ratio()),
                csv_text(row.xnnpack.status), csv_number(row.xnnpack.us), xnnpack_check,
-               csv_number(row.ratio_xnnpack()), csv_text(notes));
+               csv_number(row.ratio_xnnpack()), csv_text(notes), csv_text(row.choice), csv_number(row.rules_us),
+               csv_number(row.tuned_us), csv_number(row.regret()), csv_text(row.tuned_choice));
     std::fflush(out_);
 }
 

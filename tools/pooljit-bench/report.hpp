@@ -31,6 +31,13 @@ struct Row {
     double spin_capacity = not_measured;  // measured right after this row's timing, when threads > 1
     PeerResult peer;
     XnnpackResult xnnpack;
+    // Measured choice: the choice the timed primitive was made under; with --wisdom the rules' time beside it;
+    // with --regret the tuner's winner and both timed here: regret = rules / tuned.
+    std::string choice = "rules";
+    double rules_us = not_measured;
+    double tuned_us = not_measured;
+    std::string tuned_choice;
+    double regret() const { return rules_us / tuned_us; }
     std::vector<std::string> notes;       // printed under the row
 
     // oneDNN time over pooljit time, like for like: with oneDNN's workspace when pooljit writes indices.

@@ -157,15 +157,27 @@ public:
     }
 
     // A valid configuration on one ISA cap. Returns the finding, if any; `impl` receives the implementation.
+    // With `choice`: the code that choice names, where the planner honours it (a refusal sets *refused and is
+    // no finding: the choice does not fit the problem).
     std::optional<Finding> check_valid(const pj::AnyPoolDesc& desc, std::uint64_t data_seed, const std::string& isa,
-                                       std::string* impl = nullptr) {
+                                       std::string* impl = nullptr, const pj::PlanChoice* choice = nullptr,
+                                       bool* refused = nullptr) {
         const std::string problem = pj::to_string(desc);
-        set_crash_note(fmt::format("  problem: {}\n  reproduce: {}\n", problem, reproduce(problem, data_seed, isa)));
+        const std::string replay = reproduce(problem, data_seed, isa) +
+                                   (choice ? " --choice " + quoted(pj::to_string(*choice)) : std::string());
+        set_crash_note(fmt::format("  problem: {}\n{}  reproduce: {}\n", problem,
+                                   choice ? "  choice: " + pj::to_string(*choice) + "\n" : std::string(), replay));
         ::setenv("POOLJIT_MAX_ISA", isa.c_str(), 1);
         pj::Primitive p;
         const std::uint64_t demotions = pj::cache::stats().demotions;
         try {
-            p = pj::create(desc);
+            p = choice ? pj::create(desc, *choice) : pj::create(desc);
+        } catch (const pj::Error& e) {
+            if (choice && std::string_view(e.what()).find("cannot be honoured") != std::string_view::npos) {
+                if (refused) *refused = true;
+                return std::nullopt;
+            }
+            return Finding{"create threw on a valid configuration", exception_text(e)};
         } catch (const std::exception& e) {
             return Finding{"create threw on a valid configuration", exception_text(e)};
         }
@@ -298,6 +310,7 @@ struct Counters {
     std::uint64_t valid = 0;
     std::uint64_t invalid = 0;
     std::uint64_t findings = 0;
+    std::uint64_t choices = 0, choices_refused = 0;  // cases run with a random plan choice, and refused ones
     std::map<std::string, std::map<std::string, std::uint64_t>> served;  // isa cap -> impl -> cases
 };
 
@@ -371,6 +384,33 @@ void report(Harness& harness, const pj::AnyPoolDesc& desc, std::uint64_t data_se
     std::fflush(stdout);
 }
 
+// A random plan choice: each part left to the rules or set to one of its answers (the measured constants to one of
+// a few values), so that combinations the tuner never tries are checked too.
+pj::PlanChoice random_choice(std::mt19937_64& rng) {
+    using C = pj::PlanChoice;
+    C c;
+    const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
+    // One or two parts a case (more are mostly refused: a constant for code the problem does not take).
+    const std::uint64_t first = rng() % 11, second = rng() % 2 == 0 ? rng() % 11 : first;
+    int part = -1;
+    const auto some = [&] {
+        ++part;
+        return static_cast<std::uint64_t>(part) == first || static_cast<std::uint64_t>(part) == second;
+    };
+    if (some()) c.isa = pick(2) == 0 ? C::Isa::avx512 : C::Isa::avx2;
+    if (some()) c.nan = pick(2) == 0 ? C::Nan::scan : C::Nan::watch;
+    if (some()) c.reuse = static_cast<C::Reuse>(1 + pick(3));
+    if (some()) c.planes = pick(2) == 0 ? C::Switch::on : C::Switch::off;
+    if (some()) c.pairs = pick(2) == 0 ? C::Switch::on : C::Switch::off;
+    if (some()) c.sweep_bytes = std::array{1, 256, 2048, 32768}[static_cast<std::size_t>(pick(4))];
+    if (some()) c.separable_kib = std::array{1, 4, 12, 64}[static_cast<std::size_t>(pick(4))];
+    if (some()) c.prefetch_kib = std::array{-1, 1, 24}[static_cast<std::size_t>(pick(3))];
+    if (some()) c.chunk_kib = std::array{1, 12, 96}[static_cast<std::size_t>(pick(3))];
+    if (some()) c.threads = 1 + pick(4);
+    if (some()) c.grain = std::array{1, 3, 16}[static_cast<std::size_t>(pick(3))];
+    return c;
+}
+
 std::vector<std::string> split_isas(const std::string& list) {
     std::vector<std::string> isas;
     std::stringstream in(list);
@@ -379,7 +419,8 @@ std::vector<std::string> split_isas(const std::string& list) {
     return isas;
 }
 
-int replay(Harness& harness, const std::string& line, std::uint64_t data_seed, const std::vector<std::string>& isas) {
+int replay(Harness& harness, const std::string& line, std::uint64_t data_seed, const std::vector<std::string>& isas,
+           const std::optional<pj::PlanChoice>& choice) {
     Counters c;
     pj::AnyPoolDesc desc;
     try {
@@ -403,7 +444,10 @@ int replay(Harness& harness, const std::string& line, std::uint64_t data_seed, c
     for (const std::string& isa : isas) {
         ++c.cases;
         std::string impl = "-";
-        const auto f = valid ? harness.check_valid(desc, data_seed, isa, &impl) : harness.check_invalid(desc, "", isa);
+        bool refused = false;
+        const auto f = valid ? harness.check_valid(desc, data_seed, isa, &impl, choice ? &*choice : nullptr, &refused)
+                             : harness.check_invalid(desc, "", isa);
+        if (refused) fmt::print("--isa {}: the planner refuses plan choice {} for this problem\n", isa, pj::to_string(*choice));
         if (valid) ++c.served[isa][impl];
         if (f) {
             ++c.findings;
@@ -445,6 +489,8 @@ int main(int argc, char** argv) {
             return split_isas(list).empty() ? "no ISA given" : "";
         });
     app.add_option("--replay", replay_line, "run this one problem string (with --seed as its data seed) and exit");
+    std::string choice_text;
+    app.add_option("--choice", choice_text, "with --replay: create it under this plan choice (e.g. \"isa=avx2 nan=watch\")");
     app.add_option("--invalid-fraction", invalid_fraction, "fraction of configurations drawn invalid")
         ->check(CLI::Range(0.0, 1.0));
     app.add_option("--shrink-reports", shrink_reports,
@@ -459,7 +505,18 @@ int main(int argc, char** argv) {
     const std::vector<std::string> isas = split_isas(isa_list);
     install_crash_handler();
     Harness harness(argv[0], inject_mismatch);
-    if (!replay_line.empty()) return replay(harness, replay_line, seed, isas);
+    if (!replay_line.empty()) {
+        std::optional<pj::PlanChoice> choice;
+        if (!choice_text.empty()) {
+            try {
+                choice = pj::parse_plan_choice(choice_text);
+            } catch (const pj::Error& e) {
+                fmt::print(stderr, "pooljit-fuzz: --choice: {}\n", e.what());
+                return 1;
+            }
+        }
+        return replay(harness, replay_line, seed, isas, choice);
+    }
 
     if (iterations_option->count() == 0 && seconds_option->count() == 0) iterations = 1000;
     const bool by_time = seconds_option->count() > 0;
@@ -511,6 +568,24 @@ int main(int argc, char** argv) {
                     report(harness, desc, data_seed, isa, impl, *f, c.findings,
                            static_cast<std::uint64_t>(shrink_reports));
                 }
+                // The same case under a random plan choice: every choice the planner honours computes the
+                // reference's results (a choice changes speed, never results).
+                if (choose() % 4 == 0) {
+                    const pj::PlanChoice choice = random_choice(choose);
+                    bool refused = false;
+                    ++c.choices;
+                    const auto fc = harness.check_valid(desc, data_seed, isa, &impl, &choice, &refused);
+                    c.choices_refused += refused;
+                    if (fc) {
+                        ++c.findings;
+                        progress.finish();
+                        fmt::print("MISMATCH #{} ({}) on --isa {} with plan choice {}:\n  found:     {}\n  detail:    {}\n"
+                                   "  reproduce: {} --choice {}\n",
+                                   c.findings, fc->kind, isa, pj::to_string(choice), pj::to_string(desc), fc->detail,
+                                   harness.reproduce(pj::to_string(desc), data_seed, isa), quoted(pj::to_string(choice)));
+                        std::fflush(stdout);
+                    }
+                }
             }
         }
         progress.tick(c);
@@ -520,6 +595,8 @@ int main(int argc, char** argv) {
     fmt::print("valid cases {}, invalid cases {} ({:.1f} s, {:.0f} cases/s)\n", c.valid, c.invalid, progress.seconds(),
                static_cast<double>(c.cases) / std::max(progress.seconds(), 1e-9));
     print_served(c, isas);
+    fmt::print("plan choices: {} cases under a random choice, {} of them refused by the planner\n", c.choices,
+               c.choices_refused);
     fmt::print("{} cases, {} mismatches\n", c.cases, c.findings);
     return c.findings == 0 ? 0 : 1;
 }

@@ -387,7 +387,28 @@ int main(int argc, char** argv) {
     app.add_flag("-v,--verbose", verbose, "list where each problem was found");
     app.add_flag("-q,--quiet", quiet, "print the summary only, not a line per kernel");
     app.add_flag("--no-progress", no_progress, "no progress bar (it is drawn only when stderr is a terminal)");
+    bool tune = false;
+    std::string wisdom_out;
+    double budget_ms = 100;
+    int tune_threads = 0;
+    app.add_flag("--tune", tune,
+                 "measure every distinct problem's candidate plans on this CPU (pooljit::tune, checked against the "
+                 "reference) before compiling; the winners serve the compiles and go to --wisdom");
+    app.add_option("--wisdom", wisdom_out, "with --tune: write the wisdom (this CPU's winners) to FILE")
+        ->type_name("FILE");
+    app.add_option("--budget-ms", budget_ms, "with --tune: milliseconds of compiling and timing per problem")
+        ->check(CLI::Range(1.0, 60000.0));
+    app.add_option("--threads", tune_threads, "with --tune: the threads execute will run on (default: all)")
+        ->check(CLI::Range(1, 4096));
     CLI11_PARSE(app, argc, argv);
+    if (!wisdom_out.empty() && !tune) {
+        fmt::print(stderr, "pooljit-warmup: --wisdom FILE writes what --tune measures: give --tune too\n");
+        return 1;
+    }
+    if (tune && compile_only) {
+        fmt::print(stderr, "pooljit-warmup: --tune runs code, --compile-only never does: choose one\n");
+        return 1;
+    }
     if (compile_only != !target_isa.empty()) {
         fmt::print(stderr, "pooljit-warmup: --compile-only and --target-isa ISA go together\n");
         return 1;
@@ -470,6 +491,50 @@ int main(int argc, char** argv) {
             compile_only_all(descs, lines, target_isa, jobs, quiet, !no_progress && isatty(STDERR_FILENO) == 1);
         if (!emit_file.empty()) fmt::print("emitted {} distinct problems to {}\n", problems.size(), emit_file);
         return status;
+    }
+
+    if (tune) {
+        // One problem at a time: candidates are timed on this CPU, so nothing else may run beside them.
+        if (tune_threads > 0) pj::set_num_threads(tune_threads);
+        fmt::print("pooljit-warmup: tuning {} distinct problems on {} ({} ms each)\n", problems.size(),
+                   pj::wisdom::cpu_identity(), budget_ms);
+        fmt::print("{:>4}  {:>10}  {:>10}  {:>6}  {:>10}  {}\n", "#", "rules us", "tuned us", "ratio", "tune ms", "choice / problem");
+        int tune_failures = 0;
+        for (std::size_t i = 0; i < problems.size(); ++i) {
+            try {
+                pj::TuneOptions options;
+                options.budget_ms = budget_ms;
+                options.threads = tune_threads;
+                const pj::TuneResult r = pj::tune(problems[i].desc, options);
+                pj::wisdom::add(r);
+                for (const pj::TuneCandidate& c : r.candidates)
+                    if (!c.failure.empty()) {
+                        ++tune_failures;
+                        fmt::print("      CANDIDATE FAILED {} ({}): {}\n", pj::to_string(c.choice), c.impl, c.failure);
+                    }
+                fmt::print("{:>4}  {:>10.2f}  {:>10.2f}  {:>6.2f}  {:>10.1f}  {}\n      {}\n", i + 1, r.rules_us,
+                           r.winner_us, r.winner_us > 0 ? r.rules_us / r.winner_us : 0.0, r.spent_ms + r.check_ms,
+                           pj::to_string(r.winner), problems[i].problem);
+            } catch (const std::exception& e) {
+                ++tune_failures;
+                fmt::print("{:>4}  tuning failed: {}\n      {}\n", i + 1, e.what(), problems[i].problem);
+            }
+            std::fflush(stdout);
+        }
+        if (!wisdom_out.empty()) {
+            try {
+                pj::wisdom::save(wisdom_out);
+                fmt::print("wisdom: {} entries written to {}\n", pj::wisdom::size(), wisdom_out);
+            } catch (const std::exception& e) {
+                fmt::print(stderr, "pooljit-warmup: {}\n", e.what());
+                return 1;
+            }
+        }
+        if (tune_failures > 0) {
+            fmt::print(stderr, "pooljit-warmup: {} tuning failures (a candidate that differs from the reference is a bug)\n",
+                       tune_failures);
+            return 1;
+        }
     }
 
     const auto threads = static_cast<unsigned>(std::clamp<std::size_t>(kernels.size(), 1, jobs));
