@@ -34,14 +34,18 @@ struct IsaCaps {
     // bf16 lanes at stride 2 load each span as one word load under an opmask and shift each dword's even element
     // up in place (load_even_words): masked items too, since the opmask leaves out the words outside the input.
     bool even_word_loads = false;
+    // Separable pixels of bf16 keep their buffers in widened pairs (load_widened_pair, store_widened_pair over
+    // rows of pixels): built on the AVX2 trait, where the rules plan separable pixels. The AVX-512 rules keep the
+    // column ring, and its pair stores do not serve the pixel rows (a chosen reuse=separable faulted there).
+    bool widened_pair_pixels = false;
 };
 
 // The AVX-512 trait (vec_avx512.hpp): F, BW, VL, DQ on 32 zmm registers. Widened pairs and even-word loads: one
 // masked word load and a shift (built on a Zen 4 host). Even-element loads and paired tap loads are not built
 // for it: its planar rows at stride 2 are masked items, each tap under its own opmask.
-inline constexpr IsaCaps avx512_caps{Isa::avx512, 64, 32, true, true, true, true, true, false, false, true};
+inline constexpr IsaCaps avx512_caps{Isa::avx512, 64, 32, true, true, true, true, true, false, false, true, false};
 // The AVX2 trait (vec_avx2.hpp): AVX2, FMA, F16C on 16 ymm registers.
-inline constexpr IsaCaps avx2_caps{Isa::avx2, 32, 16, false, false, true, false, true, true, true, false};
+inline constexpr IsaCaps avx2_caps{Isa::avx2, 32, 16, false, false, true, false, true, true, true, false, true};
 
 // The capabilities of a JIT ISA; throws pooljit::Error for ref.
 const IsaCaps& caps_of(Isa isa);

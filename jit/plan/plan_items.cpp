@@ -137,6 +137,7 @@ void Planner::choose_widened_pairs() {
     // NaN and the channel tail, keeps its lanes in order).
     if (plan_.separable.enabled() && plan_.strategy == Strategy::nxc_channels) {
         if (plan_.vectors_per_block % 2 != 0) return declined(step, "an odd number of vectors a pixel");
+        if (!caps_.widened_pair_pixels) return declined(step, "the trait's pairs do not serve separable pixels' rows");
         plan_.separable.widened_pairs = true;
         return chose(step, "separable pixels: two vectors a load, even and odd elements, so in the buffers too");
     }
