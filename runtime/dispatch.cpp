@@ -4,6 +4,7 @@
 #include "jit/plan/plan.hpp"
 #include "runtime/executor.hpp"
 
+#include <array>
 #include <chrono>
 #include <exception>
 
@@ -48,7 +49,16 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& p, ji
     if (!choice.is_rules()) return chosen_implementation(p, cap, choice);
     const auto start = std::chrono::steady_clock::now();
     auto impl = std::make_shared<Implementation>();
-    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
+    // The ISA form the rules give the problem first, where the CPU and the cap allow both; then the other.
+    std::array<jit::Isa, 2> order{jit::Isa::avx512, jit::Isa::avx2};
+    if (cap == jit::Isa::avx512 && jit::cpu_runs(jit::Isa::avx512) && jit::cpu_runs(jit::Isa::avx2)) {
+        const jit::IsaForm form = jit::rules_isa_form(p, jit::cpu_traits());
+        if (form.isa == jit::Isa::avx2) {
+            order = {jit::Isa::avx2, jit::Isa::avx512};
+            impl->dispatch_log += std::string("jit:avx2 first: ") + form.reason + "\n";
+        }
+    }
+    for (const jit::Isa isa : order) {
         const std::string name = std::string("jit:") + jit::to_string(isa);
         auto decline = [&](const std::string& why) { impl->dispatch_log += name + " declined: " + why + "\n"; };
         if (!jit::cpu_runs(isa)) {

@@ -56,6 +56,7 @@ std::string to_string(const PlanChoice& c) {
     if (c.reuse != PlanChoice::Reuse::rules) put("reuse", reuse_name(c.reuse));
     if (c.planes != PlanChoice::Switch::rules) put("planes", switch_name(c.planes));
     if (c.pairs != PlanChoice::Switch::rules) put("pairs", switch_name(c.pairs));
+    if (c.masked != PlanChoice::Switch::rules) put("masked", switch_name(c.masked));
     if (c.sweep_bytes != 0) put("sweep_bytes", c.sweep_bytes);
     if (c.separable_kib != 0) put("separable_kib", c.separable_kib);
     if (c.prefetch_kib != 0) put("prefetch_kib", c.prefetch_kib);
@@ -90,13 +91,14 @@ PlanChoice parse_plan_choice(std::string_view text) {
         else if (key == "reuse") c.reuse = pick<R>(token, value, {{"none", R::none}, {"ring", R::ring}, {"separable", R::separable}});
         else if (key == "planes") c.planes = pick<S>(token, value, {{"on", S::on}, {"off", S::off}});
         else if (key == "pairs") c.pairs = pick<S>(token, value, {{"on", S::on}, {"off", S::off}});
+        else if (key == "masked") c.masked = pick<S>(token, value, {{"on", S::on}, {"off", S::off}});
         else if (key == "sweep_bytes") c.sweep_bytes = number(token, value, 1, 1 << 20);
         else if (key == "separable_kib") c.separable_kib = number(token, value, 1, 1024);
         else if (key == "prefetch_kib") c.prefetch_kib = number(token, value, -1, 1024);
         else if (key == "chunk_kib") c.chunk_kib = number(token, value, 1, 1 << 16);
         else if (key == "threads") c.threads = number(token, value, 1, 4096);
         else if (key == "grain") c.grain = number(token, value, 1, 1024);
-        else refuse(token, "unknown key '" + key + "' (isa, nan, reuse, planes, pairs, sweep_bytes, separable_kib, "
+        else refuse(token, "unknown key '" + key + "' (isa, nan, reuse, planes, pairs, masked, sweep_bytes, separable_kib, "
                            "prefetch_kib, chunk_kib, threads, grain)");
     }
     if (c.prefetch_kib == 0 && std::find(seen.begin(), seen.end(), "prefetch_kib") != seen.end())

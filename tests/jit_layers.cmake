@@ -1,5 +1,6 @@
 # The jit layers' include rule (jit/README.md): isa/ includes neither plan/ nor emit/; plan/ includes no emit/
-# header and of isa/ only what describes the ISA (isa.hpp, lanes.hpp, caps.hpp), never a trait or code pages.
+# header and of isa/ only what describes the ISA and the CPU (isa.hpp, lanes.hpp, caps.hpp, cpu_traits.hpp), never a
+# trait or code pages.
 # Run as `cmake -DJIT_DIR=<jit folder> -P jit_layers.cmake`; prints every include that runs back up and fails.
 if(NOT JIT_DIR)
   message(FATAL_ERROR "jit_layers: pass -DJIT_DIR=<path to jit/>")
@@ -24,7 +25,7 @@ foreach(layer isa plan emit)
         list(APPEND violations "${source}: isa/ includes ${to_layer}/${to_file}")
       elseif(layer STREQUAL "plan" AND to_layer STREQUAL "emit")
         list(APPEND violations "${source}: plan/ includes emit/${to_file}")
-      elseif(layer STREQUAL "plan" AND to_layer STREQUAL "isa" AND NOT to_file MATCHES "^(isa|lanes|caps)\\.hpp$")
+      elseif(layer STREQUAL "plan" AND to_layer STREQUAL "isa" AND NOT to_file MATCHES "^(isa|lanes|caps|cpu_traits)\\.hpp$")
         list(APPEND violations "${source}: plan/ includes isa/${to_file}, which is not a capability")
       endif()
     endforeach()

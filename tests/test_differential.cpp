@@ -2,6 +2,7 @@
 // and index for index, over thousands of generated configurations with adversarial or tie data, once per ISA cap.
 #include "casegen/casegen.hpp"
 #include "support/cpu_isas.hpp"
+#include "support/isa_cap.hpp"
 
 #include <gtest/gtest.h>
 
@@ -41,7 +42,7 @@ void run_cases(const char* isa_cap, std::uint64_t seed) {
         const pj::AnyPoolDesc desc = gen.any();
         const std::string problem = pj::to_string(desc);
         SCOPED_TRACE(problem);
-        const pj::Primitive p = pj::create(desc);
+        const pj::Primitive p = pj::test::create_for_cap(desc, isa_cap);
         ++served[p.impl_name()];
         ASSERT_EQ(p.impl_name(), std::string("jit:") + isa_cap) << "case " << i;
         const std::size_t dst_bytes = pj::casegen::byte_size(p.dst_desc());

@@ -64,7 +64,7 @@ public:
         const std::string problem = pj::to_string(desc);
         pj::Primitive p;
         try {
-            p = pj::create(desc);
+            p = pj::test::create_for_cap(desc, isa_);
         } catch (const std::exception& e) {
             fail(problem, std::string("create threw: ") + e.what());
             return;
@@ -86,7 +86,7 @@ public:
         // The public call (small problems run on one thread), then the same code split as the executor splits
         // it for 3 threads (bands of rows, rows of every channel block, pieces of rows along the width).
         const std::shared_ptr<const pj::detail::Implementation> impl =
-            pj::detail::choose_implementation(p.problem(), *pj::jit::isa_from_string(isa_));
+            pj::detail::choose_implementation(p.problem(), *pj::jit::isa_from_string(isa_), p.choice());
         for (const bool split : {false, true})
             for (GuardSide side : {GuardSide::after_end, GuardSide::before_start}) {
                 const GuardedBuffer g_src(src_bytes, side), g_dst(dst_bytes, side), g_indices(index_bytes, side);

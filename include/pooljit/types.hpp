@@ -166,6 +166,7 @@ struct PlanChoice {
     Reuse reuse = Reuse::rules;
     Switch planes = Switch::rules;  // small planar planes held whole in registers
     Switch pairs = Switch::rules;   // bf16 vectors loaded two at a time, split into even and odd elements
+    Switch masked = Switch::rules;  // planar rows' border outputs in the interior's vectors, under opmasks
     std::int32_t sweep_bytes = 0;   // channels-last calls sweep channel blocks spanning at most this (1: none)
     std::int32_t separable_kib = 0; // planar separable rows' stack buffers
     std::int32_t prefetch_kib = 0;  // planar rows' prefetch distance (-1: none)

@@ -161,6 +161,10 @@ void Planner::check_choice_honoured() {
     if (c.reuse == Reuse::separable && !separable) unhonoured("reuse=separable", "no separable buffers serve these rows");
     if (c.planes == PlanChoice::Switch::on && plan_.strategy != Strategy::ncx_planes)
         unhonoured("planes=on", "the planes do not fit in registers");
+    const bool masked = std::any_of(plan_.fast_segments.begin(), plan_.fast_segments.end(),
+                                    [](const Segment& s) { return s.masked; });
+    if (c.masked == PlanChoice::Switch::on && !masked) unhonoured("masked=on", "no masked border items serve these rows");
+    if (c.masked == PlanChoice::Switch::off && !lanes_are_outputs_) unhonoured("masked=off", "channels-last rows have no border items");
     if (c.pairs == PlanChoice::Switch::on && !plan_.widened_pairs && !plan_.separable.widened_pairs)
         unhonoured("pairs=on", "no bf16 items load their vectors in pairs here");
     if (c.nan == PlanChoice::Nan::watch && !plan_.watch_rows_for_nan)

@@ -3,6 +3,7 @@
 // without running code.
 #pragma once
 
+#include "jit/isa/cpu_traits.hpp"
 #include "jit/isa/isa.hpp"
 #include "jit/isa/lanes.hpp"
 
@@ -214,6 +215,20 @@ struct MemoryFacts {
 
 // The facts of a problem's strides.
 MemoryFacts memory_facts(const Problem& p);
+// The ISA form the rules give a problem where the CPU runs both AVX-512 and AVX2, with the measured reason:
+// - planar rows on cores that split 512-bit operations take the AVX2 form (Zen 4, one thread, the suite's ncx
+//   cells: AVX2 faster in 50 of 63, up to 1.9x: VGG pool3 f32 54.9 against 103 us; its stride-2 rows pair their
+//   taps, the AVX-512 form's masked items scan for NaN first);
+// - channels-last blocks that fill at most half a zmm take the AVX2 form on every core (MobileNet u8 nxc, 32
+//   channels: 10.7 against 19.5 us on Zen 4; 7.9 against 13.7-14.3 on Zen 5);
+// - compare-bound channels-last rows whose windows overlap take the AVX2 form on cores that split (its separable
+//   pixels: SPP k9 nxc f32 243 against 547 us on Zen 4).
+struct IsaForm {
+    Isa isa = Isa::avx512;
+    const char* reason = "";
+};
+IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits);
+
 // Whether the problem's lanes run along the width (planar rows, Strategy::ncx_width and its planes) rather than
 // along the channels: ncx tensors whose rows are contiguous, and tensors whose channels are apart in every run
 // where their rows are contiguous. Every other view takes channels-last code, in runs of memory.channel_run

@@ -75,6 +75,7 @@ void Planner::choose_fast_row() {
         return chose(step, "taps as lanes, the first maximum found by a search of the window's rows");
     }
     if (!caps_.opmasks) return declined(step, "masked border items pick lanes by opmask");
+    if (choice().masked == PlanChoice::Switch::off) return declined(step, "the choice masked=off");
     if (!adaptive_ && axis_.kernel <= max_unrolled_width_taps)
         plan_.fast_segments = masked_fast_segments(axis_, plan_.width_runs, plan_.vectors_per_block * plan_.lanes);
     if (!plan_.fast_segments.empty()) return chose(step, "masked border items");

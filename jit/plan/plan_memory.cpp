@@ -2,6 +2,7 @@
 // keep (MemoryFacts), and so which code serves a view. Dense tensors keep every fact and get the code they always
 // had; a view that breaks one gets the code that does not need it, never the reference.
 #include "jit/plan/plan.hpp"
+#include "jit/plan/plan_rows.hpp"
 
 #include <algorithm>
 #include <vector>
@@ -55,6 +56,26 @@ bool planar_lanes(const Problem& p, const MemoryFacts& m) {
     if (p.layout == Layout::ncx) return m.rows_contiguous;
     if (m.channel_run > 1 || p.channels <= 1) return false;
     return m.rows_contiguous;
+}
+
+IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
+    const MemoryFacts m = memory_facts(p);
+    if (planar_lanes(p, m)) {
+        if (traits.splits_512_bit_ops)
+            return {Isa::avx2, "the core runs 512-bit operations in halves and planar rows fill 256-bit vectors as well"};
+        return {Isa::avx512, "planar rows: opmasks for border items and gathers"};
+    }
+    // Channels last: the AVX-512 form's call holds a block of channels; where they fill at most half a zmm
+    // (32 bytes of compare lanes: u8 in byte lanes up to 32 channels, f32 up to 8), a ymm holds them whole.
+    const bool byte_lanes = (p.dtype == DType::u8 || p.dtype == DType::s8) && !p.has_indices;
+    const std::int64_t lane_bytes = byte_lanes ? 1 : p.dtype == DType::f64 || p.dtype == DType::s64 ? 8 : 4;
+    const std::int64_t run = std::min(std::max<std::int64_t>(p.channels, 1), m.channel_run);
+    if (run * lane_bytes <= 32) return {Isa::avx2, "a channel block fills at most half a 512-bit vector"};
+    // Compare-bound 2-D rows whose windows overlap along h: the 256-bit form keeps separable pixels.
+    if (traits.splits_512_bit_ops && p.spatial_rank == 2 && p.op == OpKind::max_pool && p.kernel[0] >= 2 &&
+        reads_per_element(p) >= 4.0)
+        return {Isa::avx2, "the core runs 512-bit operations in halves; compare-bound channels-last rows"};
+    return {Isa::avx512, "channels last"};
 }
 
 }  // namespace pooljit::jit

@@ -99,7 +99,7 @@ std::vector<std::uint8_t> ties_with_two_nans(const pj::TensorDesc& d) {
 // indices.
 void expect_reference_on(jit::Isa isa, const std::string& line, const std::vector<std::uint8_t>& src) {
     const pj::test::IsaCap cap(jit::to_string(isa));
-    const pj::Primitive q = pj::create(pj::parse_problem(line));
+    const pj::Primitive q = pj::create(pj::parse_problem(line), pj::test::choice_for(isa));
     EXPECT_EQ(q.impl_name(), std::string("jit:") + jit::to_string(isa));
     pj::test::expect_run_matches_reference(q.problem(), src, [&](const void* s, void* d, void* i) { q.execute(s, d, i); },
                                            jit::to_string(isa));
@@ -130,7 +130,7 @@ TEST_P(JitIsa, WholePlaneFirstMaximumInScanOrderAmongSignedZeros) {
             for (const char* indices : {" idx=s64", ""}) {
                 const std::string line = std::string("maxpool dt=") + dt + " layout=ncx src=2x96x" + plane + indices;
                 SCOPED_TRACE(line);
-                const pj::Primitive p = pj::create(pj::parse_problem(line));
+                const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
                 const pj::TensorDesc& src_desc = p.src_desc();
                 const std::size_t elem = pj::casegen::byte_size({src_desc.dtype, src_desc.layout, {1, 1, 1, 1}});
                 const std::int64_t planes = src_desc.dims[0] * src_desc.dims[1];
@@ -165,7 +165,7 @@ TEST_P(JitIsa, RowRingNanRowsLeaveTheRingStaleAndTiesKeepScanOrder) {
                                    "src=1x24x16x28 k=3x3 pb=1x1 pe=1x1 idx=s32 axis=1 nan=ignore"}) {
             const std::string line = std::string("maxpool dt=") + dt + " layout=ncx " + window;
             SCOPED_TRACE(line);
-            const pj::Primitive p = pj::create(pj::parse_problem(line));
+            const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
             EXPECT_EQ(plan_on(jit::Isa::avx512, p.problem()).ring_rows > 0,
                       !p.has_indices() || std::string(dt) != "f64");  // f64's indices take 64-bit lanes
             const pj::TensorDesc& d = p.src_desc();
@@ -200,7 +200,7 @@ TEST_P(JitIsa, ColumnRingNanCallsRunTheRowCodeAndTiesKeepScanOrder) {
                                    "src=2x96x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64", "src=2x40x16x28 k=3x3 pb=1x1 pe=1x1 idx=s32 axis=1 nan=ignore"}) {
             const std::string line = std::string("maxpool dt=") + dt + " layout=nxc " + window;
             SCOPED_TRACE(line);
-            const pj::Primitive p = pj::create(pj::parse_problem(line));
+            const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
             EXPECT_EQ(plan_on(jit::Isa::avx512, p.problem()).ring_rows > 0,
                       !p.has_indices() || std::string(dt) == "bf16");  // indices: beside narrow data only
             const pj::TensorDesc& d = p.src_desc();
@@ -224,7 +224,7 @@ TEST_P(JitIsa, SeparablePixelsNanCallsRunTheRowCodeAndTiesKeepScanOrder) {
                                    "src=1x48x30x60 k=3x3 d=2x1 pb=2x1 pe=2x1"}) {
             const std::string line = std::string("maxpool dt=") + dt + " layout=nxc " + window;
             SCOPED_TRACE(line);
-            const pj::Primitive p = pj::create(pj::parse_problem(line));
+            const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
             const jit::KernelPlan plan = plan_on(jit::Isa::avx2, p.problem());
             EXPECT_TRUE(plan.separable.enabled());
             EXPECT_LT(plan.separable.group_rows, p.problem().out[0]);
@@ -272,7 +272,7 @@ TEST_P(JitIsa, SeparablePixelRowsInPairsKeepScanOrder) {
                              "maxpool dt=bf16 layout=nxc src=2x16x11x30 k=3x4 d=1x2 pb=1x3 pe=1x3",
                              "maxpool dt=u8 layout=nxc src=1x1024x9x9 k=4x3 pb=1x1 pe=2x1"}) {
         SCOPED_TRACE(line);
-        const pj::Primitive p = pj::create(pj::parse_problem(line));
+        const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
         const jit::KernelPlan plan = plan_on(jit::Isa::avx2, p.problem());
         EXPECT_TRUE(plan.separable.paired_output_rows);
         const pj::TensorDesc& d = p.src_desc();
@@ -295,7 +295,7 @@ TEST_P(JitIsa, SeparablePixelDirectRowsSeeANanAtEveryPosition) {
                              "maxpool dt=bf16 layout=nxc src=1x32x7x13 k=3x3 d=1x2 pb=1x2 pe=1x2",
                              "maxpool dt=f32 layout=nxc src=1x16x8x14 k=3x5 d=1x3 pb=1x5 pe=1x2 round=ceil"}) {
         SCOPED_TRACE(line);
-        const pj::Primitive p = pj::create(pj::parse_problem(line));
+        const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
         const jit::KernelPlan plan = plan_on(jit::Isa::avx2, p.problem());
         EXPECT_TRUE(plan.separable.direct_rows);
         const pj::TensorDesc& d = p.src_desc();
@@ -332,7 +332,7 @@ TEST_P(JitIsa, SeparablePixelIndicesKeepEachWindowsFirstMaximum) {
                              "maxpool dt=s32 layout=nxc src=1x8x9x8 k=3x3 pb=3x1 pe=3x1 idx=s64",
                              "maxpool dt=f32 layout=nxc src=2x16x13x11 k=4x4 pb=1x2 pe=2x1 nan=ignore idx=s32"}) {
         SCOPED_TRACE(line);
-        const pj::Primitive p = pj::create(pj::parse_problem(line));
+        const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
         const jit::KernelPlan plan = plan_on(jit::Isa::avx2, p.problem());
         EXPECT_TRUE(plan.separable.enabled());
         const pj::TensorDesc& d = p.src_desc();
@@ -344,7 +344,7 @@ TEST_P(JitIsa, SeparablePixelIndicesKeepEachWindowsFirstMaximum) {
     // code stores into s32 indices with the -1 constant that the separable code's maxima in flight took
     // (reloaded on leaving: a build without the reload fails here).
     const std::string line = "maxpool dt=f32 layout=nxc src=1x16x12x12 k=3x3 pb=1x1 pe=1x1 nan=ignore idx=s32";
-    const pj::Primitive p = pj::create(pj::parse_problem(line));
+    const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
     EXPECT_TRUE(plan_on(jit::Isa::avx2, p.problem()).separable.enabled());
     const pj::TensorDesc& d = p.src_desc();
     std::mt19937_64 rng(3);
@@ -384,7 +384,7 @@ TEST_P(JitIsa, SeparableBuffersFitAThreadStackOf128KiB) {
                              "maxpool dt=f32 layout=ncx src=1x8x40x40 k=9x9 pb=4x4 pe=4x4"}) {
         SCOPED_TRACE(line);
         const pj::test::IsaCap cap(jit::to_string(isa()));
-        const pj::Primitive p = pj::create(pj::parse_problem(line));
+        const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
         EXPECT_TRUE(plan_on(jit::Isa::avx2, p.problem()).separable.enabled());
         std::mt19937_64 rng(11);
         pj::test::expect_run_matches_reference(
@@ -413,7 +413,7 @@ TEST_P(JitIsa, WatchedRowsRerunExactAndTapPassesKeepScanOrder) {
                               Case{"src=2x600x7x7 k=7x7 idx=s64", false}, Case{"src=2x40x5x30 k=2x3 s=2x2 idx=s32 nan=ignore", false}}) {
             const std::string line = std::string("maxpool dt=") + dt + " layout=nxc " + c.window;
             SCOPED_TRACE(line);
-            const pj::Primitive p = pj::create(pj::parse_problem(line));
+            const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
             for (const jit::Isa planned : {jit::Isa::avx512, jit::Isa::avx2}) {
                 const jit::KernelPlan plan = plan_on(planned, p.problem());
                 EXPECT_TRUE(plan.watch_rows_for_nan) << jit::to_string(planned);
@@ -475,7 +475,7 @@ TEST_P(JitIsa, SharedWatchSeesANanAtEveryInputPosition) {
                 SCOPED_TRACE("NaN at position " + std::to_string(position));
                 expect_reference_on(isa(), line, src);
                 if (c.pieces && position % 9 == 0) {
-                    const std::shared_ptr<const pj::detail::Implementation> impl = pj::detail::choose_implementation(problem, isa());
+                    const std::shared_ptr<const pj::detail::Implementation> impl = pj::detail::choose_implementation(problem, isa(), pj::test::choice_for(isa()));
                     pj::test::expect_run_matches_reference(problem, src, [&](const void* s, void* dst, void* i) {
                         pj::execute_problem_split(problem, *impl, s, dst, i, 5, true);
                     }, "5 pieces");
@@ -497,7 +497,7 @@ TEST_P(JitIsa, PlanesNanPlanesRunTheExactGathersAndTiesKeepScanOrder) {
                                    "maxpool layout=ncx src=1x24x7x7 k=3x3 s=2x2 pb=1x1 pe=1x1"}) {
             const std::string line = with_dtype(window, dt);
             SCOPED_TRACE(line);
-            const pj::Primitive p = pj::create(pj::parse_problem(line));
+            const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
             const pj::TensorDesc& d = p.src_desc();
             const bool is_float = d.dtype != pj::DType::s8;
             const std::size_t elem = pj::casegen::byte_size({d.dtype, d.layout, {1, 1, 1, 1}});
@@ -524,7 +524,7 @@ TEST_P(JitIsa, PlanesNanPlanesRunTheExactGathersAndTiesKeepScanOrder) {
 void check_split(const std::string& line, jit::Isa isa, int threads) {
     SCOPED_TRACE(line + " (" + std::string(jit::to_string(isa)) + ", split for " + std::to_string(threads) + " threads)");
     const pj::Problem p = pj::test::resolve_line(line);
-    const std::shared_ptr<const pj::detail::Implementation> impl = pj::detail::choose_implementation(p, isa);
+    const std::shared_ptr<const pj::detail::Implementation> impl = pj::detail::choose_implementation(p, isa, pj::test::choice_for(isa));
     ASSERT_EQ(impl->impl_name, std::string("jit:") + jit::to_string(isa));
     pj::test::expect_matches_reference_on_both_data_kinds(p, line, [&](const void* s, void* d, void* i) {
         pj::execute_problem_split(p, *impl, s, d, i, threads, true);
@@ -574,7 +574,7 @@ TEST_P(JitIsa, PlanarTileCallsAreMadeOnceAndCoverEveryRow) {
                              "adaptivemaxpool dt=bf16 layout=ncx src=1x5x13x13 out=2x2 idx=s32"}) {
         SCOPED_TRACE(line);
         const pj::Problem p = pj::test::resolve_line(line);
-        const auto impl = pj::detail::choose_implementation(p, isa());
+        const auto impl = pj::detail::choose_implementation(p, isa(), pj::test::choice_for(isa()));
         ASSERT_TRUE(impl->kernel);
         if (impl->plan.strategy != jit::Strategy::ncx_width || impl->plan.stacked_planes) continue;
         ASSERT_FALSE(impl->tile_calls.empty()) << jit::to_string(impl->plan);
@@ -591,7 +591,7 @@ TEST_P(JitIsa, PlanarTileCallsAreMadeOnceAndCoverEveryRow) {
     for (const char* line : {"maxpool dt=f32 layout=nxc src=1x4x13x13 k=3x3 s=2x2 pb=1x1 pe=1x1",
                              "maxpool dt=f32 layout=ncx src=1x1x70000x3 k=2x3"}) {
         SCOPED_TRACE(line);
-        EXPECT_TRUE(pj::detail::choose_implementation(pj::test::resolve_line(line), isa())->tile_calls.empty());
+        EXPECT_TRUE(pj::detail::choose_implementation(pj::test::resolve_line(line), isa(), pj::test::choice_for(isa()))->tile_calls.empty());
     }
 }
 

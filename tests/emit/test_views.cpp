@@ -433,7 +433,7 @@ std::string case_name(const ::testing::TestParamInfo<RunCase>& info) {
 // Creates the view's primitive under POOLJIT_MAX_ISA = isa: served by jit:isa, no demotion.
 pj::Primitive create_on(const View& v, jit::Isa isa) {
     const pj::test::IsaCap cap(jit::to_string(isa));
-    pj::Primitive p = pj::create(v.desc);
+    pj::Primitive p = pj::create(v.desc, pj::test::choice_for(isa));
     EXPECT_EQ(p.impl_name(), std::string("jit:") + jit::to_string(isa));
     return p;
 }
@@ -564,7 +564,7 @@ TEST_P(SppfInPlace, ThreeChainedSlicePoolsEqualDensePoolsConcatenated) {
                                 parts[i].data() + static_cast<std::size_t>(pixel) * slice_bytes, slice_bytes);
             const pj::Primitive p = [&] {
                 const pj::test::IsaCap cap(jit::to_string(isa));
-                return pj::create(d);
+                return pj::create(d, pj::test::choice_for(isa));
             }();
             EXPECT_EQ(p.impl_name(), std::string("jit:") + jit::to_string(isa));
             for (const int threads : {1, 3}) {

@@ -141,7 +141,11 @@ TEST(CompileOnly, CreateNeverHandsOutCodeTheCpuCannotRun) {
         const std::string impl = p.impl_name();
         const jit::Isa served = impl == "ref" ? jit::Isa::ref : *jit::isa_from_string(impl.substr(4));
         EXPECT_TRUE(jit::cpu_runs(served)) << impl << " under cap " << cap;
-        EXPECT_EQ(served, jit::max_isa()) << impl << " under cap " << cap;  // the cap lowered to what the CPU has
+        // The cap lowered to what the CPU has bounds it; the rules may pick the AVX2 form under an AVX-512 cap.
+        EXPECT_LE(served, jit::max_isa()) << impl << " under cap " << cap;
+        if (jit::max_isa() != jit::Isa::ref) {
+            EXPECT_NE(served, jit::Isa::ref) << impl << " under cap " << cap;
+        }
     }
 }
 

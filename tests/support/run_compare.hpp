@@ -65,7 +65,7 @@ inline void check_created(const std::string& line, jit::Isa isa, int threads) {
     SCOPED_TRACE(line + " (POOLJIT_MAX_ISA=" + jit::to_string(isa) + ", threads " + std::to_string(threads) + ")");
     const IsaCap cap(jit::to_string(isa));
     set_num_threads(threads);
-    const Primitive p = create(parse_problem(line));
+    const Primitive p = create(parse_problem(line), choice_for(isa));
     EXPECT_EQ(p.impl_name(), std::string("jit:") + jit::to_string(isa));
     expect_matches_reference_on_both_data_kinds(
         p.problem(), line, [&](const void* s, void* d, void* i) { p.execute(s, d, i); });

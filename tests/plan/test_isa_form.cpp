@@ -1,0 +1,58 @@
+// The ISA form the rules give a problem where the CPU runs AVX-512 and AVX2 (jit::rules_isa_form, the measured
+// reasons in jit/plan/plan.hpp), for cores that run 512-bit operations in halves and for cores that do not. Plans
+// only: the traits are given, not measured, so every host checks both kinds of core.
+#include "jit/plan/plan.hpp"
+#include "support/run_compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace pj = pooljit;
+namespace jit = pooljit::jit;
+
+namespace {
+
+jit::Isa form_of(const std::string& line, bool splits) {
+    jit::CpuTraits traits;
+    traits.splits_512_bit_ops = splits;
+    return jit::rules_isa_form(pj::test::resolve_line(line), traits).isa;
+}
+
+// Planar rows: the AVX2 form on cores that split 512-bit operations (AVX-512's opmasks buy no throughput there),
+// AVX-512 elsewhere.
+TEST(IsaForm, PlanarRowsTakeAvx2WhereTheCoreSplits512BitOperations) {
+    for (const char* line : {"maxpool dt=f32 layout=ncx src=1x256x56x56 k=2x2 s=2x2",
+                             "maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                             "adaptivemaxpool dt=bf16 layout=ncx src=1x256x13x13 out=2x2"}) {
+        EXPECT_EQ(form_of(line, true), jit::Isa::avx2) << line;
+        EXPECT_EQ(form_of(line, false), jit::Isa::avx512) << line;
+    }
+}
+
+// Channels-last blocks of at most 32 bytes of compare lanes fill half a zmm: the AVX2 form on every core.
+// u8 byte lanes: 32 channels are 32 bytes; f32: 8 channels are 32 bytes; 9 f32 channels are 36.
+TEST(IsaForm, ChannelsLastBlocksOfHalfAZmmTakeAvx2OnEveryCore) {
+    for (const bool splits : {false, true}) {
+        EXPECT_EQ(form_of("maxpool dt=u8 layout=nxc src=1x32x150x150 k=3x3 s=2x2 pb=1x1 pe=1x1", splits), jit::Isa::avx2);
+        EXPECT_EQ(form_of("maxpool dt=f32 layout=nxc src=1x8x20x20 k=2x2 s=2x2", splits), jit::Isa::avx2);
+        // With indices bytes take 32-bit lanes: 32 channels are 128 bytes.
+        EXPECT_EQ(form_of("maxpool dt=u8 layout=nxc src=1x32x20x20 k=2x2 s=2x2 idx=s64", splits), jit::Isa::avx512);
+        EXPECT_EQ(form_of("maxpool dt=f32 layout=nxc src=1x9x20x20 k=2x2 s=2x2", splits), jit::Isa::avx512);
+        // A blocked layout's run of 8 f32 channels is 32 bytes too.
+        EXPECT_EQ(form_of("maxpool dt=f32 layout=nCx8c src=1x64x20x20 k=2x2 s=2x2", splits), jit::Isa::avx2);
+    }
+}
+
+// Compare-bound channels-last 2-D rows whose windows overlap along h (reads per element >= 4: k5 s1 reads each
+// element 25 times, k2 s2 once): the AVX2 form where the core splits, AVX-512 elsewhere.
+TEST(IsaForm, CompareBoundChannelsLastRowsTakeAvx2WhereTheCoreSplits) {
+    const char* sppf = "maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2";
+    EXPECT_EQ(form_of(sppf, true), jit::Isa::avx2);
+    EXPECT_EQ(form_of(sppf, false), jit::Isa::avx512);
+    const char* vgg = "maxpool dt=f32 layout=nxc src=1x256x56x56 k=2x2 s=2x2";
+    EXPECT_EQ(form_of(vgg, true), jit::Isa::avx512);
+    EXPECT_EQ(form_of(vgg, false), jit::Isa::avx512);
+}
+
+}  // namespace
