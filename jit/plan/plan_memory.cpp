@@ -60,10 +60,18 @@ bool planar_lanes(const Problem& p, const MemoryFacts& m) {
 
 IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
     const MemoryFacts m = memory_facts(p);
+    const bool compare_bound = reads_per_element(p) >= 4.0;
     if (planar_lanes(p, m)) {
-        if (traits.splits_512_bit_ops)
-            return {Isa::avx2, "the core runs 512-bit operations in halves and planar rows fill 256-bit vectors as well"};
-        return {Isa::avx512, "planar rows: opmasks for border items and gathers"};
+        if (!traits.splits_512_bit_ops) return {Isa::avx512, "planar rows: opmasks for border items and gathers"};
+        // Small planes in registers, gathered by two-register permutes, are AVX-512's alone.
+        const std::int64_t w_out = p.out[static_cast<std::size_t>(p.spatial_rank - 1)];
+        if (w_out < 16 && p.spatial_out_size() >= 36 && p.spatial_in_size() <= 256 && p.dtype != DType::f16 &&
+            p.dtype != DType::bf16 && m.planes_contiguous)
+            return {Isa::avx512, "small planes of many outputs held in registers (AVX-512's permutes)"};
+        if (compare_bound && p.dtype != DType::bf16)
+            return {Isa::avx512, "compare-bound planar rows: masked border items and rings in 32 registers"};
+        return {Isa::avx2, "the core runs 512-bit operations in halves: memory-bound planar rows (and bf16) run "
+                           "the 256-bit form as fast, their stride-2 taps paired"};
     }
     // Channels last: the AVX-512 form's call holds a block of channels; where they fill at most half a zmm
     // (32 bytes of compare lanes: u8 in byte lanes up to 32 channels, f32 up to 8), a ymm holds them whole.
@@ -71,10 +79,11 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
     const std::int64_t lane_bytes = byte_lanes ? 1 : p.dtype == DType::f64 || p.dtype == DType::s64 ? 8 : 4;
     const std::int64_t run = std::min(std::max<std::int64_t>(p.channels, 1), m.channel_run);
     if (run * lane_bytes <= 32) return {Isa::avx2, "a channel block fills at most half a 512-bit vector"};
-    // Compare-bound 2-D rows whose windows overlap along h: the 256-bit form keeps separable pixels.
-    if (traits.splits_512_bit_ops && p.spatial_rank == 2 && p.op == OpKind::max_pool && p.kernel[0] >= 2 &&
-        reads_per_element(p) >= 4.0)
-        return {Isa::avx2, "the core runs 512-bit operations in halves; compare-bound channels-last rows"};
+    // Compare-bound 2-D rows whose windows span 5 rows or more: the 256-bit form's separable pixels.
+    if (traits.splits_512_bit_ops && p.spatial_rank == 2 && p.op == OpKind::max_pool && p.kernel[0] >= 5 &&
+        compare_bound)
+        return {Isa::avx2, "the core runs 512-bit operations in halves; compare-bound channels-last rows of "
+                           "windows of 5 rows or more take separable pixels"};
     return {Isa::avx512, "channels last"};
 }
 

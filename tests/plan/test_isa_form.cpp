@@ -19,13 +19,19 @@ jit::Isa form_of(const std::string& line, bool splits) {
     return jit::rules_isa_form(pj::test::resolve_line(line), traits).isa;
 }
 
-// Planar rows: the AVX2 form on cores that split 512-bit operations (AVX-512's opmasks buy no throughput there),
-// AVX-512 elsewhere.
+// Planar rows on cores that split 512-bit operations: memory-bound rows and bf16 take the AVX2 form; compare-bound
+// rows of other types and small planes (held in registers) keep AVX-512. Elsewhere AVX-512.
 TEST(IsaForm, PlanarRowsTakeAvx2WhereTheCoreSplits512BitOperations) {
     for (const char* line : {"maxpool dt=f32 layout=ncx src=1x256x56x56 k=2x2 s=2x2",
                              "maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
-                             "adaptivemaxpool dt=bf16 layout=ncx src=1x256x13x13 out=2x2"}) {
+                             "maxpool dt=bf16 layout=ncx src=1x192x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1"}) {
         EXPECT_EQ(form_of(line, true), jit::Isa::avx2) << line;
+        EXPECT_EQ(form_of(line, false), jit::Isa::avx512) << line;
+    }
+    for (const char* line : {"maxpool dt=u8 layout=ncx src=1x192x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1",
+                             "maxpool dt=f32 layout=ncx src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2",
+                             "adaptivemaxpool dt=f32 layout=ncx src=1x512x13x13 out=7x7"}) {
+        EXPECT_EQ(form_of(line, true), jit::Isa::avx512) << line;
         EXPECT_EQ(form_of(line, false), jit::Isa::avx512) << line;
     }
 }
@@ -44,12 +50,14 @@ TEST(IsaForm, ChannelsLastBlocksOfHalfAZmmTakeAvx2OnEveryCore) {
     }
 }
 
-// Compare-bound channels-last 2-D rows whose windows overlap along h (reads per element >= 4: k5 s1 reads each
-// element 25 times, k2 s2 once): the AVX2 form where the core splits, AVX-512 elsewhere.
+// Compare-bound channels-last 2-D rows (reads per element >= 4: k5 s1 reads each element 25 times, k2 s2 once)
+// whose windows span 5 rows or more: the AVX2 form where the core splits, AVX-512 elsewhere.
 TEST(IsaForm, CompareBoundChannelsLastRowsTakeAvx2WhereTheCoreSplits) {
     const char* sppf = "maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2";
     EXPECT_EQ(form_of(sppf, true), jit::Isa::avx2);
     EXPECT_EQ(form_of(sppf, false), jit::Isa::avx512);
+    // Windows of 3 rows keep the AVX-512 column ring.
+    EXPECT_EQ(form_of("maxpool dt=f32 layout=nxc src=1x192x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1", true), jit::Isa::avx512);
     const char* vgg = "maxpool dt=f32 layout=nxc src=1x256x56x56 k=2x2 s=2x2";
     EXPECT_EQ(form_of(vgg, true), jit::Isa::avx512);
     EXPECT_EQ(form_of(vgg, false), jit::Isa::avx512);
