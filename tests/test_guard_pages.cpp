@@ -232,7 +232,7 @@ void run_edge_shapes(const char* isa) {
                     for (std::size_t sr : spatial_ranks) run_one(g, channels, width, dtype, sr);
 }
 
-// Windows that reach past the padded input (ceil rounding, issue 20): each axis's kernel is the widest its padded
+// Windows that reach past the padded input (ceil rounding): each axis's kernel is the widest its padded
 // input allows, (P + stride - 1 - 1) / dilation + 1 taps, so it depends on the input size and these geometries get
 // a loop of their own. The one window of such an axis holds the whole axis; its taps past the end are skipped.
 struct OverhangGeometry {

@@ -70,7 +70,7 @@ const PaddedAxis valid_axes[] = {
 // ceil((P - ek) / s) + 1 = 0 + 1, and ceil_torch keeps it ((1-1)*s = 0 < in + pb).
 const PaddedAxis overhang_explicit_axes[] = {
     // in  k  s  d  pb pe   floor ceil torch
-    {3, 4, 2, 1, 0, 0, 0, 1, 1, "issue 20's ONNX example: ek=4, P=3, ceil(-1/2) = 0"},
+    {3, 4, 2, 1, 0, 0, 0, 1, 1, "the ONNX example: ek=4, P=3, ceil(-1/2) = 0"},
     {3, 6, 3, 1, 1, 1, 0, 1, 1, "pads on both sides: ek=6, P=5, ceil(-1/3) = 0"},
     {3, 7, 3, 1, 1, 1, 0, 1, 1, "s - 1 past: ek=7, P=5, ceil(-2/3) = 0"},
     {4, 3, 3, 2, 0, 0, 0, 1, 1, "dilation: ek=5, P=4, ceil(-1/3) = 0"},
@@ -82,7 +82,7 @@ const PaddedAxis overhang_explicit_axes[] = {
 
 const PaddedAxis overhang_valid_axes[] = {
     // in  k  s  d  pb pe   floor ceil torch
-    {3, 4, 2, 1, 5, 5, 0, 1, 1, "issue 20's example under valid: the given pads 5, 5 would have made room"},
+    {3, 4, 2, 1, 5, 5, 0, 1, 1, "the ONNX example under valid: the given pads 5, 5 would have made room"},
     {4, 3, 2, 2, 0, 0, 0, 1, 1, "dilation: ek=5, in=4, ceil(-1/2) = 0"},
     {2, 3, 3, 1, 1, 1, 0, 1, 1, "s - 1 past: ek=4, in=2, ceil(-2/3) = 0"},
 };
@@ -386,9 +386,9 @@ TEST(Shapes, SpecShapeExamples) {
         {"ONNX 2d_ceil 1x1x4x4 k3 s2 ceil_mode -> 2x2",
          desc_of({1, 1, 4, 4}, {3, 3}, {2, 2}, {}, {}, AutoPad::explicit_pads, pj::Rounding::ceil_torch), {2, 2}, {0, 0},
          {0, 0}},
-        {"Issue 20, ONNX 1x1x3 k4 s2 ceil_mode -> 1 (ceil((3-4)/2)+1)",
+        {"ONNX 1x1x3 k4 s2 ceil_mode -> 1 (ceil((3-4)/2)+1)",
          desc_of({1, 1, 3}, {4}, {2}, {}, {}, AutoPad::explicit_pads, pj::Rounding::ceil_torch), {1}, {0}, {0}},
-        {"Issue 20 as OpenVINO ceil, valid 1x1x3 k4 s2 -> 1",
+        {"The ONNX example as OpenVINO ceil, valid 1x1x3 k4 s2 -> 1",
          desc_of({1, 1, 3}, {4}, {2}, {}, {}, AutoPad::valid, pj::Rounding::ceil), {1}, {0}, {0}},
         {"ONNX 2d_uint8 1x1x5x5 k5 pads 2 -> 5x5",
          desc_of({1, 1, 5, 5}, {5, 5}, {}, {2, 2}, {2, 2}, AutoPad::explicit_pads), {5, 5}, {2, 2}, {2, 2}},

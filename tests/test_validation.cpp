@@ -277,7 +277,7 @@ TEST(Validation, KernelPastThePaddedInputUnderCeil) {
     };
     using pj::AutoPad;
     using pj::Rounding;
-    // Issue 20's ONNX example: in 3, k 4, s 2. P + s = 5.
+    // The ONNX example of a window past the input: in 3, k 4, s 2. P + s = 5.
     expect_rejected(one_d(3, 4, 2, 1, 0, 0, AutoPad::explicit_pads, Rounding::floor),
                     {"kernel[0] = 4", "spans 4", "must not exceed the padded input 3", "src.dims[2] = 3",
                      "floor rounding"});

@@ -388,7 +388,7 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=f16 layout=nxc src=1x5x20 k=7 s=3 pb=6 pe=6 idx=s32 round=ceil", window_relative_forced},
             {"maxpool dt=bf16 layout=ncx src=1x2x9x8 k=2x2 s=2x2 idx=s32 order=col", window_relative_forced},
             {"adaptivemaxpool dt=s32 layout=nxc src=1x6x13x17 out=4x5 idx=s64", window_relative_forced}}},
-        // Windows past the padded input under ceil rounding (issue 20): ONNX's example (kernel 4 over 3 at stride 2),
+        // Windows past the padded input under ceil rounding: ONNX's example (kernel 4 over 3 at stride 2),
         // a dilated window with a begin pad, the width of 2-D and 3-D problems (planes in registers, the column
         // ring), valid pads with dilation on both axes.
         {overhanging_windows, {avx512, avx2}, {

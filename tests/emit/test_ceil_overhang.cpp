@@ -1,7 +1,7 @@
-// Windows that reach past the padded input (issue 20): under ceil and ceil_torch, with explicit or valid pads, a
+// Windows that reach past the padded input: under ceil and ceil_torch, with explicit or valid pads, a
 // dilated kernel may span up to s - 1 elements more than the padded input; that axis then has one output whose
 // window holds the whole axis, its taps past the padded end skipped like padding. The reference is checked against
-// issue 20's ONNX example (here and in tests/data/spec_examples.txt); the JIT is checked against the reference only,
+// the ONNX example (here and in tests/data/spec_examples.txt); the JIT is checked against the reference only,
 // on each ISA the CPU has (the others are skipped by name): 1-D, 2-D and 3-D, both layouts, with dilation, every
 // data type, s32 and s64 indices (row- and column-major, axis 0 and 1), NaN under both policies, and generated cases.
 #include "casegen/casegen.hpp"
@@ -81,7 +81,7 @@ std::vector<int> overhanging_axes(const pj::Problem& p) {
     return axes;
 }
 
-// ---- The reference against issue 20's example, and taps past the padded end ----------------------------------
+// ---- The reference against the ONNX example, and taps past the padded end ----------------------------------
 
 struct ReferenceRun {
     std::vector<float> values;

@@ -335,7 +335,7 @@ TEST(Importer, CeilModeDropsWindowsStartingPastTheInput) {
     EXPECT_EQ(output, 1.0f);
 }
 
-// Issue 20: a kernel that reaches past the input under ceil_mode=1 (ONNX gives ceil((3 - 4) / 2 + 1) = 1
+// a kernel that reaches past the input under ceil_mode=1 (ONNX gives ceil((3 - 4) / 2 + 1) = 1
 // output, as PyTorch and OpenVINO do). The importer accepts the model, explicit pads or auto_pad VALID, and the
 // primitive gives ONNX's Y = [3], Indices = [1].
 TEST(Importer, CeilModeKernelPastTheInput) {
