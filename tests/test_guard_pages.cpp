@@ -201,11 +201,12 @@ constexpr std::array<Geometry, 5> geometries = {{
     {10, 3, 2, 9, 9, pj::Rounding::ceil},        // a window long enough for the width taps to loop
 }};
 
-// Channel counts around every vector length and widths around the window sizes, channels-last, 1-D and 2-D
+// Channel counts around every vector length (20 and 24: byte tails of whole dwords, loaded masked on AVX2) and
+// widths around the window sizes, channels-last, 1-D and 2-D
 // (3 rows, so that whole rows touch padding too).
 void run_edge_shapes(const char* isa) {
     GuardRunner runner(isa);
-    constexpr std::array<std::int64_t, 9> channel_counts = {1, 3, 15, 16, 17, 31, 33, 63, 65};
+    constexpr std::array<std::int64_t, 11> channel_counts = {1, 3, 15, 16, 17, 20, 24, 31, 33, 63, 65};
     constexpr std::array<std::int64_t, 4> widths = {1, 2, 7, 17};
     constexpr std::array<std::size_t, 2> spatial_ranks = {1, 2};
     std::size_t variant = 0;

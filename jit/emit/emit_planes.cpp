@@ -92,12 +92,10 @@ private:
     static constexpr int acc_ = first_role, idx_ = first_role + 1, gathered_ = first_role + 2, sum_ = first_role + 3,
                          sum_odd_ = first_role + 4, empty_ = first_role + 5, minus_one_ = first_role + 6,
                          channel_lanes_ = first_role + 7, store_scratch_ = first_role + 8;
-    static constexpr int frame_bytes = 64;  // the trait's bounce area (unused on AVX-512), keeps rsp aligned
 
     TraitResources resources() const {
         TraitResources r;
         r.scratch = rbx;
-        r.bounce = 0;
         return r;
     }
     static Vmm vec(int i) { return Vmm(i); }
@@ -182,7 +180,6 @@ private:
     void generate() {
         push(rbx);
         push(r12);
-        sub(rsp, frame_bytes - 8);  // with the two pushes, rsp stays 16-byte aligned
         mov(tables_reg_, reinterpret_cast<std::uint64_t>(tables_));
         mov(src_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src))]);
         mov(dst_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst))]);
@@ -220,7 +217,6 @@ private:
         dec(planes_);
         jnz(plane_loop, T_NEAR);
         place(done);
-        add(rsp, frame_bytes - 8);
         pop(r12);
         pop(rbx);
         vzeroupper();

@@ -81,7 +81,7 @@ private:
     // Stack slots.
     static constexpr int slot_d_index = 0, slot_d_count = 8, slot_taps_h = 16, slot_taps_d = 24,
                          slot_index_base = 32, slot_walk_position = 40, slot_items_left = 48, slot_item_taps = 56,
-                         slot_gather = 64, slot_bounce = 128, slot_saved_dst = 192, slot_rows = 200,
+                         slot_gather = 64, slot_saved_dst = 192, slot_rows = 200,
                          slot_row_src = 208, slot_row_dst = 216, slot_row_indices = 224, slot_channel_index_base = 232,
                          slot_src_row_step = 240, slot_dst_row_step = 248, slot_indices_row_step = 256,
                          slot_index_base_row_step = 264, slot_channel_index_base_row_step = 272, slot_sweep_left = 280,
@@ -91,7 +91,7 @@ private:
                          slot_sweep_index_bytes = 368, slot_sep_dst = 376, slot_sep_indices = 384,
                          slot_sep_index_base = 392, slot_sep_channel_base = 400, frame_bytes = 408;
     // A multiple of 16 plus 8: rsp 16-byte aligned after the return address and the six pushes, so the gather
-    // and bounce areas sit where their vectors do not split cache lines.
+    // area sits where its vectors do not split cache lines.
     static_assert(frame_bytes % 16 == 8);
     // Separable rows: their buffers start here (then aligned to a cache line); frame_size() covers them.
     static constexpr int separable_area = frame_bytes;
@@ -104,7 +104,6 @@ private:
         r.tap_index = regs_.trait.tap_index;
         r.wide_mask = regs_.trait.wide_mask;
         r.scratch = scratch_;
-        r.bounce = slot_bounce;
         return r;
     }
 

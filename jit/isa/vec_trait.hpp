@@ -19,7 +19,6 @@ struct TraitResources {
     int tap_index = -1;      // the current tap's index, broadcast, on ISAs without GPR broadcasts
     int wide_mask = -1;      // a lane mask widened to 64-bit lanes
     Xbyak::Reg64 scratch;    // a GPR the trait may clobber; never part of an address handed to the trait
-    std::int32_t bounce = 0; // rsp-relative offset of a 64-byte area for partial narrow loads and stores
 };
 
 // Addresses of lane `lane` of something (an index table, the indices output), for traits that split vectors.
