@@ -295,6 +295,7 @@ void Planner::choose_channel_blocks() {
                                              " only");
     }
     plan_.channel_tail = p_.channels % plan_.channel_block;
+    balance_channel_blocks();
     // Rows bound by memory sweep the largest divisor of the full blocks whose channels span at most
     // max_sweep_bytes (measured: the audio row 1.8x, C3D 1.2x, VGG pool3 bf16 1.3x faster). Rows bound by
     // compares do not: a window's input rows stay in L1 between output rows only block by block (Inception
@@ -312,6 +313,26 @@ void Planner::choose_channel_blocks() {
             chose("channel_sweep", std::to_string(sweep) + " blocks a call");
             return;
         }
+}
+
+// A tail block is a call of its own, with a row loop of its own, after the full blocks' calls (u8 nxc 120
+// channels on AVX2: blocks of 64 and a tail of 56). Rows bound by memory whose channels split into blocks of
+// equal size that load no more vectors a pixel than the full blocks and the tail take them: 120 u8 channels
+// as two blocks of 60 ran k2 s2 1.72 -> 1.27 us, k3 s2 8.86 -> 7.48; f32 on AVX-512 k3 s2 36.6 -> 30.4 (Zen 4).
+// Not where a split adds a partial vector (72 u8 channels as two blocks of 36, or 96 as two of 48: 1.2x slower),
+// nor rows bound by compares (k3 s1: 1.04-1.25x slower; their blocks stay in L1 one at a time).
+void Planner::balance_channel_blocks() {
+    if (plan_.channel_tail == 0 || reads_per_element(p_) >= min_reads_of_compare_bound_rows) return;
+    const std::int64_t lanes = plan_.lanes, full_blocks = p_.channels / plan_.channel_block;
+    const std::int64_t blocks = full_blocks + 1;
+    if (p_.channels % blocks != 0) return;
+    const std::int64_t balanced = p_.channels / blocks;
+    const std::int64_t vectors_now = full_blocks * plan_.vectors_per_block + (plan_.channel_tail + lanes - 1) / lanes;
+    if (blocks * ((balanced + lanes - 1) / lanes) > vectors_now) return;
+    plan_.channel_block = balanced;
+    plan_.channel_tail = 0;
+    plan_.balanced_blocks = true;
+    chose("balanced_blocks", std::to_string(blocks) + " blocks of " + std::to_string(balanced) + " channels, no tail");
 }
 
 // Segments of runs of equal windows along the width (straight-line code per run), or windows computed at

@@ -258,6 +258,9 @@ struct KernelPlan {
     // channels are read in address order (block by block over a row, the pixels' strided slices fell into a
     // few L1 sets when the pixel is a power of two bytes). The tail block is a call of its own.
     std::int64_t channel_sweep = 1;
+    // nxc: the channels split into equal blocks, none full, in place of full blocks and a tail block
+    // (Planner::balance_channel_blocks).
+    bool balanced_blocks = false;
 
     // Innermost spatial axis, in elements of the window (same meaning for both strategies).
     std::int64_t out_width = 1, in_width = 1;

@@ -72,6 +72,7 @@ private:
     bool long_index_chains() const;
     void choose_vector_blocking();
     void choose_channel_blocks();
+    void balance_channel_blocks();
     void choose_width_code();
     void choose_width_ranges();
     void set_strides();

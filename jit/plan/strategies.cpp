@@ -43,6 +43,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::looped_width_taps: return !plan.computed_windows && !plan.unroll_width_taps;
         case StrategyId::unrolled_outer_taps: return plan.unrolled_taps_h > 0;
         case StrategyId::channel_sweep: return plan.channel_sweep > 1;
+        case StrategyId::balanced_blocks: return plan.balanced_blocks;
         case StrategyId::width_ranges: return plan.width_ranges;
         case StrategyId::nan_scan: return plan.scan_rows_for_nan;
         case StrategyId::nan_watch: return plan.watch_rows_for_nan;
@@ -85,8 +86,8 @@ bool uses(const KernelPlan& plan, StrategyId id) {
 
 constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> names = {
     "nxc_segments", "ncx_segments", "computed_windows", "paired_lanes", "gathered_lanes", "looped_width_taps",
-    "unrolled_outer_taps", "channel_sweep", "width_ranges", "nan_scan", "nan_watch", "planar_nan_watch",
-    "shared_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
+    "unrolled_outer_taps", "channel_sweep", "balanced_blocks", "width_ranges", "nan_scan", "nan_watch",
+    "planar_nan_watch", "shared_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
     "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
     "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads", "paired_tap_loads",
     "byte_lanes", "wide_index_lanes", "window_relative_indices", "overhanging_windows", "channel_runs", "row_pitch",
@@ -163,6 +164,13 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=nxc src=2x200x7x9 k=2x2 s=2x2 pb=0x1 pe=1x0"},
             {"maxpool layout=nxc src=1x140x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil"},
             {"adaptivemaxpool layout=nxc src=1x140x1000 out=600"}}},
+        // Memory-bound rows whose 90 channels split into equal blocks (AVX-512 f32: 2 of 45 for 64 and a tail of
+        // 26; AVX2 f32: 6 of 15 for 5 of 16 and a tail of 10): borders, empty windows, 3-D, 1-D with ceil.
+        {balanced_blocks, {avx512, avx2}, {
+            {"maxpool layout=nxc src=2x90x6x7 k=2x2 s=2x2 pb=0x1 pe=0x1"},
+            {"maxpool layout=nxc src=1x90x9x9 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x90x4x6x6 k=2x2x2 s=2x2x2"},
+            {"maxpool layout=nxc src=1x90x40 k=3 s=3 round=ceil"}}},
         // Channels-last rows of at least 64 outputs (tests/emit/test_jit_paths.cpp splits them for threads).
         {width_ranges, {avx512, avx2}, {
             {"maxpool layout=nxc src=1x20x300 k=3 s=2 pb=1 pe=1"},

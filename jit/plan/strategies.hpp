@@ -21,6 +21,7 @@ enum class StrategyId {
     looped_width_taps,        // a window's width taps in a loop (long 1-D windows)
     unrolled_outer_taps,      // fast items of rows with the most common outer taps: those taps in straight-line code
     channel_sweep,            // channels last, memory-bound: several channel blocks per call
+    balanced_blocks,          // channels last, memory-bound: equal blocks in place of full blocks and a tail
     width_ranges,             // channels-last rows computed in pieces along the width (threads)
     nan_scan,                 // float rows: a NaN scan, then a fast copy of the row code or the exact one
     nan_watch,                // float rows bound by memory: the fast copy watches its loads, the exact one reruns

@@ -618,6 +618,25 @@ TEST_P(JitIsa, SweepsShortenedForThreadsMatchTheReference) {
         }
 }
 
+// Channels split into equal blocks in place of full blocks and a tail (rows bound by memory): every block a
+// partial last vector, the sweep across them, results as the reference's on 1 and 3 threads.
+TEST_P(JitIsa, BalancedChannelBlocksMatchTheReference) {
+    const std::vector<std::string> shapes = {
+        "maxpool layout=nxc src=2x120x9x10 k=2x2 s=2x2",
+        "maxpool layout=nxc src=1x120x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1 nan=ignore",
+        "maxpool layout=nxc src=1x120x7x7 k=3x3 s=2x2 round=ceil_torch",
+    };
+    int balanced = 0;
+    for (const std::string& shape : shapes)
+        for (const char* dt : dtypes) {
+            const std::string line = with_dtype(shape, dt);
+            const jit::KernelPlan plan = plan_on(isa(), pj::test::resolve_line(line));
+            if (plan.channel_tail == 0 && plan.channel_block == 60) ++balanced;
+            for (const int threads : {1, 3}) check_split(line, isa(), threads);
+        }
+    EXPECT_GT(balanced, 0) << "no shape took balanced blocks on " << jit::to_string(isa());
+}
+
 // The executor's tilings: whole tiles, rows split because there are few tiles (of one channel block, or of every
 // block of an image together), one thread, planes or runs of rows per kernel call; results identical. Problems
 // this small run on one thread through the public API (too few bytes to wake a second), so each is also run

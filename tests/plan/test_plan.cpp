@@ -84,7 +84,8 @@ TEST(PlanFacts, ChannelBlocksAndTails) {
         std::int64_t channel_block, channel_tail;
     };
     // needed = ceil(C / lanes); vectors = clamp(needed, 1, an eighth of the registers: 4 on AVX-512 | 2 on AVX2);
-    // block = min(vectors * lanes, C); tail = C mod block.
+    // block = min(vectors * lanes, C); tail = C mod block. These rows read 2.25 elements an element (bound by
+    // memory): a tail goes where C splits into full + 1 equal blocks that load no more vectors a pixel.
     const Row rows[] = {
         {17, jit::Isa::avx512, "f32", 2, 17, 0},  // one block of 17: a full vector and a 1-lane partial one
         {17, jit::Isa::avx2, "f32", 2, 16, 1},    // 8 lanes: blocks of 16, one channel left over
@@ -96,7 +97,11 @@ TEST(PlanFacts, ChannelBlocksAndTails) {
         {33, jit::Isa::avx2, "s64", 2, 8, 1},     // 4 lanes of s64
         {40, jit::Isa::avx2, "u8", 2, 40, 0},     // u8 in 32 byte lanes on AVX2: a full vector and 8 lanes
         {40, jit::Isa::avx512, "u8", 1, 40, 0},   // u8 in 64 byte lanes on AVX-512: one partial vector
-        {300, jit::Isa::avx512, "s8", 4, 256, 44},
+        {300, jit::Isa::avx512, "s8", 4, 256, 44},  // 300 = 2 x 150: 3 vectors each, 6 > 4 + 1
+        {120, jit::Isa::avx2, "u8", 2, 60, 0},      // 64 + 56 (2 + 2 vectors) as 2 x 60 (2 + 2)
+        {120, jit::Isa::avx512, "f32", 4, 60, 0},   // 64 + 56 (4 + 4) as 2 x 60 (4 + 4)
+        {72, jit::Isa::avx2, "u8", 2, 64, 8},       // 2 x 36 would load 4 vectors a pixel, not 3
+        {96, jit::Isa::avx2, "u8", 2, 64, 32},      // 2 x 48: 4, not 3
     };
     for (const Row& r : rows) {
         const std::string line = std::string("maxpool dt=") + r.dtype + " layout=nxc src=1x" + std::to_string(r.channels) +
@@ -107,6 +112,13 @@ TEST(PlanFacts, ChannelBlocksAndTails) {
         EXPECT_EQ(plan.channel_block, r.channel_block);
         EXPECT_EQ(plan.channel_tail, r.channel_tail);
     }
+}
+
+TEST(PlanFacts, ChannelsLastRowsBoundByComparesKeepTheirTailBlock) {
+    // k3 s1 reads 9 elements an element: blocks stay as they are, 64 + 56.
+    const jit::KernelPlan plan = plan_of("maxpool dt=u8 layout=nxc src=1x120x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1", jit::Isa::avx2);
+    EXPECT_EQ(plan.channel_block, 64);
+    EXPECT_EQ(plan.channel_tail, 56);
 }
 
 TEST(PlanFacts, ChannelsLastIndicesInLongChainsTakeAFifthOfTheRegistersPerBlock) {
