@@ -78,11 +78,24 @@ std::vector<std::uint8_t> timing_data(const TensorDesc& desc) {
     return bytes;
 }
 
-// The candidates around the rules, one answer changed at a time (never their product): each ISA form, then
-// in each the alternatives of every choice and a few values of every measured constant; then the threads.
+// The candidates around the rules, one answer changed at a time (never their product): the executor's threads
+// and grain on the rules' code first (the enumeration stops at half the budget, and a short problem on many
+// threads loses most to its thread count), then each ISA form, and in each the alternatives of every choice and
+// a few values of every measured constant.
 std::vector<PlanChoice> candidate_choices(const Problem& p, int threads) {
     using C = PlanChoice;
     std::vector<PlanChoice> out{PlanChoice{}};
+    for (int t = 1; t < threads; t *= 2) {
+        PlanChoice c;
+        c.threads = t;
+        out.push_back(c);
+    }
+    if (threads > 1)
+        for (const std::int32_t g : {1, 16}) {
+            PlanChoice c;
+            c.grain = g;
+            out.push_back(c);
+        }
     std::vector<C::Isa> isas;
     for (const auto& [isa, name] : {std::pair{jit::Isa::avx512, C::Isa::avx512}, std::pair{jit::Isa::avx2, C::Isa::avx2}})
         if (jit::cpu_runs(isa) && isa <= jit::max_isa()) isas.push_back(name);
@@ -107,17 +120,6 @@ std::vector<PlanChoice> candidate_choices(const Problem& p, int threads) {
         for (const std::int32_t v : {-1, 6, 24}) with([&](C& c) { c.prefetch_kib = v; });
         for (const std::int32_t v : {12, 48}) with([&](C& c) { c.chunk_kib = v; });
     }
-    for (int t = 1; t < threads; t *= 2) {
-        PlanChoice c;
-        c.threads = t;
-        out.push_back(c);
-    }
-    if (threads > 1)
-        for (const std::int32_t g : {1, 16}) {
-            PlanChoice c;
-            c.grain = g;
-            out.push_back(c);
-        }
     return out;
 }
 
