@@ -79,6 +79,11 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
     const std::int64_t lane_bytes = byte_lanes ? 1 : p.dtype == DType::f64 || p.dtype == DType::s64 ? 8 : 4;
     const std::int64_t run = std::min(std::max<std::int64_t>(p.channels, 1), m.channel_run);
     if (run * lane_bytes <= 32) return {Isa::avx2, "a channel block fills at most half a 512-bit vector"};
+    // Byte lanes of 33 to 63 channels, where the core splits: one masked zmm load a pixel against a ymm and a
+    // partial one; the 256-bit form ran 1.14-1.29x faster at 40 and 48 channels, 1.01-1.12x at 56 and 60 (u8,
+    // k3 s2 p1, k3 s1 p1, k2 s2; Zen 4). 32-bit lanes of 10 to 14 channels ran level (0.84-1.21x either way).
+    if (traits.splits_512_bit_ops && byte_lanes && run < 64)
+        return {Isa::avx2, "the core runs 512-bit operations in halves: byte lanes of fewer channels than a zmm"};
     // Compare-bound 2-D rows whose windows span 5 rows or more: the 256-bit form's separable pixels.
     if (traits.splits_512_bit_ops && p.spatial_rank == 2 && p.op == OpKind::max_pool && p.kernel[0] >= 5 &&
         compare_bound)

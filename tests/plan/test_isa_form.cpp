@@ -50,6 +50,19 @@ TEST(IsaForm, ChannelsLastBlocksOfHalfAZmmTakeAvx2OnEveryCore) {
     }
 }
 
+// Byte lanes of 33 to 63 channels (no indices): the AVX2 form where the core splits 512-bit operations; from 64
+// channels, and for 32-bit lanes, AVX-512.
+TEST(IsaForm, ByteLanesOfLessThanAZmmTakeAvx2WhereTheCoreSplits) {
+    for (const char* line : {"maxpool dt=u8 layout=nxc src=1x40x56x56 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                             "maxpool dt=s8 layout=nxc src=1x63x28x28 k=2x2 s=2x2"}) {
+        EXPECT_EQ(form_of(line, true), jit::Isa::avx2) << line;
+        EXPECT_EQ(form_of(line, false), jit::Isa::avx512) << line;
+    }
+    EXPECT_EQ(form_of("maxpool dt=u8 layout=nxc src=1x64x28x28 k=2x2 s=2x2", true), jit::Isa::avx512);
+    EXPECT_EQ(form_of("maxpool dt=u8 layout=nxc src=1x40x28x28 k=2x2 s=2x2 idx=s32", true), jit::Isa::avx512);
+    EXPECT_EQ(form_of("maxpool dt=f32 layout=nxc src=1x12x28x28 k=2x2 s=2x2", true), jit::Isa::avx512);
+}
+
 // Compare-bound channels-last 2-D rows (reads per element >= 4: k5 s1 reads each element 25 times, k2 s2 once)
 // whose windows span 5 rows or more: the AVX2 form where the core splits, AVX-512 elsewhere.
 TEST(IsaForm, CompareBoundChannelsLastRowsTakeAvx2WhereTheCoreSplits) {
