@@ -16,6 +16,11 @@ namespace {
 std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, jit::Isa cap, const PlanChoice& choice) {
     const auto start = std::chrono::steady_clock::now();
     jit::Isa isa = choice.isa == PlanChoice::Isa::avx2 ? jit::Isa::avx2 : choice.isa == PlanChoice::Isa::avx512 ? jit::Isa::avx512 : cap;
+    // A choice that leaves the ISA form to the rules gets the rules' form (a wisdom entry "threads=2" must not
+    // switch the code's ISA, nor the tuner's thread candidates time other code than the rules').
+    if (choice.isa == PlanChoice::Isa::rules && cap == jit::Isa::avx512 && jit::cpu_runs(jit::Isa::avx512) &&
+        jit::cpu_runs(jit::Isa::avx2))
+        isa = jit::rules_isa_form(p, jit::cpu_traits()).isa;
     const std::string part = std::string("isa=") + jit::to_string(isa);
     if (isa == jit::Isa::ref) throw jit::UnhonouredChoice("plan choice " + to_string(choice) + " cannot be honoured: no JIT ISA is allowed (POOLJIT_MAX_ISA=ref or the CPU)");
     if (!jit::cpu_runs(isa))
@@ -46,6 +51,7 @@ std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, ji
 }  // namespace
 
 std::shared_ptr<const Implementation> choose_implementation(const Problem& p, jit::Isa cap, const PlanChoice& choice) {
+    check_plan_choice(choice);
     if (!choice.is_rules()) return chosen_implementation(p, cap, choice);
     const auto start = std::chrono::steady_clock::now();
     auto impl = std::make_shared<Implementation>();

@@ -15,4 +15,8 @@ namespace pooljit::detail {
 std::shared_ptr<const Implementation> choose_implementation(const Problem& problem, jit::Isa isa_cap,
                                                             const PlanChoice& choice = {});
 
+// A PlanChoice built in code (not parsed): every enum one of its enumerators and every number 0 or in its range
+// (those parse_plan_choice accepts), else pooljit::Error naming the part.
+void check_plan_choice(const PlanChoice& choice);
+
 }  // namespace pooljit::detail

@@ -1,5 +1,7 @@
 // PlanChoice as text: what wisdom files, logs and the tools print and read. "rules", or the fields that differ
 // from the rules as key=value tokens in a fixed order.
+#include "runtime/dispatch.hpp"
+
 #include <pooljit/pooljit.hpp>
 
 #include <algorithm>
@@ -45,7 +47,44 @@ std::int32_t number(std::string_view token, std::string_view value, std::int32_t
     return n;
 }
 
+// The numeric parts, their keys and ranges (0 is the rules' value, never written). separable_kib stays under the
+// thread stack the README promises (128 KiB) with the rest of a kernel's frame.
+struct NumericPart {
+    const char* key;
+    std::int32_t PlanChoice::*field;
+    std::int32_t lowest, highest;
+};
+constexpr NumericPart numeric_parts[] = {
+    {"sweep_bytes", &PlanChoice::sweep_bytes, 1, 1 << 20}, {"separable_kib", &PlanChoice::separable_kib, 1, 32},
+    {"prefetch_kib", &PlanChoice::prefetch_kib, -1, 1024}, {"chunk_kib", &PlanChoice::chunk_kib, 1, 1 << 16},
+    {"threads", &PlanChoice::threads, 1, 4096},            {"grain", &PlanChoice::grain, 1, 1024},
+};
+
+template <typename E>
+void check_enum_part(const char* key, E value, E last) {
+    if (static_cast<unsigned>(value) > static_cast<unsigned>(last))
+        throw Error(std::string("plan choice: ") + key + " = " + std::to_string(static_cast<unsigned>(value)) +
+                    ", not one of its enumerators");
+}
+
 }  // namespace
+
+namespace detail {
+void check_plan_choice(const PlanChoice& c) {
+    check_enum_part("isa", c.isa, PlanChoice::Isa::avx2);
+    check_enum_part("nan", c.nan, PlanChoice::Nan::watch);
+    check_enum_part("reuse", c.reuse, PlanChoice::Reuse::separable);
+    check_enum_part("planes", c.planes, PlanChoice::Switch::off);
+    check_enum_part("pairs", c.pairs, PlanChoice::Switch::off);
+    check_enum_part("masked", c.masked, PlanChoice::Switch::off);
+    for (const NumericPart& part : numeric_parts) {
+        const std::int32_t v = c.*part.field;
+        if (v != 0 && (v < part.lowest || v > part.highest))
+            throw Error(std::string("plan choice: ") + part.key + " = " + std::to_string(v) + ", must be 0 (the rules) or in [" +
+                        std::to_string(part.lowest) + ", " + std::to_string(part.highest) + "]");
+    }
+}
+}  // namespace detail
 
 std::string to_string(const PlanChoice& c) {
     if (c.is_rules()) return "rules";
@@ -92,12 +131,10 @@ PlanChoice parse_plan_choice(std::string_view text) {
         else if (key == "planes") c.planes = pick<S>(token, value, {{"on", S::on}, {"off", S::off}});
         else if (key == "pairs") c.pairs = pick<S>(token, value, {{"on", S::on}, {"off", S::off}});
         else if (key == "masked") c.masked = pick<S>(token, value, {{"on", S::on}, {"off", S::off}});
-        else if (key == "sweep_bytes") c.sweep_bytes = number(token, value, 1, 1 << 20);
-        else if (key == "separable_kib") c.separable_kib = number(token, value, 1, 1024);
-        else if (key == "prefetch_kib") c.prefetch_kib = number(token, value, -1, 1024);
-        else if (key == "chunk_kib") c.chunk_kib = number(token, value, 1, 1 << 16);
-        else if (key == "threads") c.threads = number(token, value, 1, 4096);
-        else if (key == "grain") c.grain = number(token, value, 1, 1024);
+        else if (const auto part = std::find_if(std::begin(numeric_parts), std::end(numeric_parts),
+                                                [&](const NumericPart& n) { return key == n.key; });
+                 part != std::end(numeric_parts))
+            c.*part->field = number(token, value, part->lowest, part->highest);
         else refuse(token, "unknown key '" + key + "' (isa, nan, reuse, planes, pairs, masked, sweep_bytes, separable_kib, "
                            "prefetch_kib, chunk_kib, threads, grain)");
     }

@@ -2,6 +2,7 @@
 #include "runtime/primitive_state.hpp"
 
 #include "runtime/cache.hpp"
+#include "runtime/dispatch.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/log.hpp"
 #include "runtime/tune.hpp"
@@ -51,6 +52,7 @@ template <class Desc>
 std::shared_ptr<const detail::PrimitiveState> create_state(const Desc& desc, const PlanChoice& choice) {
     detail::check_observability_settings();
     const Problem problem = resolve(desc);
+    detail::check_plan_choice(choice);
     try {
         return make_state(desc, problem, detail::find_or_compile(problem, choice));
     } catch (const jit::UnhonouredChoice& e) {

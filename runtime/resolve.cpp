@@ -144,6 +144,43 @@ StrideArray dense_strides(const TensorMemory& m, Layout layout) {
     return s;
 }
 
+// A tensor's axes as (extent, stride); the channels of a block are an axis of their own (stride 1). An empty
+// axis counts as one element: an empty tensor's strides are bounded as one image's, since its code is planned
+// (and may be shared through the cache) with them. `empty`: some axis has no element.
+struct TensorAxes {
+    std::array<std::pair<i128, i128>, 3 + max_spatial_rank> axes{};
+    std::size_t count = 0;
+    bool empty = false;
+};
+
+TensorAxes tensor_axes(const TensorMemory& m, const StrideArray& s) {
+    TensorAxes t;
+    const auto at_least_one = [&](i128 v) {
+        if (v < 1) t.empty = true;
+        return v < 1 ? i128{1} : v;
+    };
+    t.axes[t.count++] = {at_least_one(m.n), s[0]};
+    if (m.block > 1) {
+        t.axes[t.count++] = {at_least_one((static_cast<i128>(m.c) + m.block - 1) / m.block), s[1]};
+        t.axes[t.count++] = {m.block, 1};  // padded lanes included: a destination's are written (as 0)
+    } else {
+        t.axes[t.count++] = {at_least_one(m.c), s[1]};
+    }
+    for (std::size_t a = 0; a < static_cast<std::size_t>(m.spatial_rank); ++a)
+        t.axes[t.count++] = {at_least_one((*m.spatial)[a]), s[2 + a]};
+    return t;
+}
+
+// The bytes from the first element to the end of the last (max_bytes + 1 where that passes 63 bits).
+i128 extent_bytes(const TensorMemory& m, const TensorAxes& t) {
+    i128 last = 0;
+    for (std::size_t i = 0; i < t.count; ++i) {
+        last += (t.axes[i].first - 1) * t.axes[i].second;
+        if (last > max_bytes) return max_bytes + 1;
+    }
+    return std::min<i128>((last + 1) * static_cast<i128>(size_of(m.dtype)), max_bytes + 1);
+}
+
 // Resolves one tensor's strides: the given ones checked (one per dim, none negative) or the dense ones; the
 // extent (its last element, padded lanes of a block included) in 63 bits of bytes; and, for an output, every
 // element at an address of its own. No heap allocation unless it fails: a create that hits the cache pays this.
@@ -174,45 +211,26 @@ Problem::Strides resolve_strides(const Checker& check, Layout layout, const Tens
             s[i] = given[i];
         }
     }
-    // Axes as (extent, stride); the channels of a block are an axis of their own (stride 1).
-    std::array<std::pair<i128, i128>, 3 + max_spatial_rank> axes{};
-    std::size_t count = 0;
-    axes[count++] = {m.n, s[0]};
-    if (m.block > 1) {
-        axes[count++] = {(static_cast<i128>(m.c) + m.block - 1) / m.block, s[1]};
-        axes[count++] = {m.block, 1};  // padded lanes included: a destination's are written (as 0)
-    } else {
-        axes[count++] = {m.c, s[1]};
-    }
-    for (std::size_t a = 0; a < sr; ++a) axes[count++] = {(*m.spatial)[a], s[2 + a]};
-    const bool empty = m.n == 0 || m.c == 0;
-    if (!empty) {
-        i128 last = 0;
-        for (std::size_t i = 0; i < count; ++i) {
-            last += (axes[i].first - 1) * axes[i].second;
-            if (last > max_bytes) break;
-        }
-        const i128 bytes = (last + 1) * static_cast<i128>(size_of(m.dtype));
-        if (last > max_bytes || bytes > max_bytes)
-            check.fail(std::string(m.tensor) + " of dims " + joined({m.n, m.c}) + "x" +
-                       joined(std::vector<std::int64_t>(m.spatial->begin(), m.spatial->begin() + m.spatial_rank)) +
-                       (given.empty() ? " (dense)" : " with " + std::string(m.strides_field) + " = " + joined(given)) +
-                       ": its last element's byte offset must fit in 63 bits (<= 2^63-1)");
-        if (m.distinct_addresses && !given.empty()) {
-            // Ordered by stride, each axis must step past everything the smaller ones reach: then no two elements
-            // share an address. (A view that interleaves its axes may be refused though it has no such pair.)
-            std::stable_sort(axes.begin(), axes.begin() + static_cast<std::ptrdiff_t>(count),
-                             [](const auto& a, const auto& b) { return a.second < b.second; });
-            i128 reach = 0;  // the largest offset the smaller axes reach
-            for (std::size_t i = 0; i < count; ++i) {
-                const auto [extent, stride] = axes[i];
-                if (extent <= 1) continue;
-                if (stride <= reach)
-                    check.fail(std::string(m.strides_field) + " = " + joined(given) + ": two elements of " + m.tensor +
-                               " would share an address (ordered by stride, each stride must exceed the largest "
-                               "offset the smaller ones reach; a " + m.tensor + " view writes every element once)");
-                reach += (extent - 1) * stride;
-            }
+    TensorAxes axes = tensor_axes(m, s);
+    if (extent_bytes(m, axes) > max_bytes)
+        check.fail(std::string(m.tensor) + " of dims " + joined({m.n, m.c}) + "x" +
+                   joined(std::vector<std::int64_t>(m.spatial->begin(), m.spatial->begin() + m.spatial_rank)) +
+                   (given.empty() ? " (dense)" : " with " + std::string(m.strides_field) + " = " + joined(given)) +
+                   ": its last element's byte offset must fit in 63 bits (<= 2^63-1)");
+    if (m.distinct_addresses && !given.empty() && !axes.empty) {  // no element, no two at one address
+        // Ordered by stride, each axis must step past everything the smaller ones reach: then no two elements
+        // share an address. (A view that interleaves its axes may be refused though it has no such pair.)
+        std::stable_sort(axes.axes.begin(), axes.axes.begin() + static_cast<std::ptrdiff_t>(axes.count),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+        i128 reach = 0;  // the largest offset the smaller axes reach
+        for (std::size_t i = 0; i < axes.count; ++i) {
+            const auto [extent, stride] = axes.axes[i];
+            if (extent <= 1) continue;
+            if (stride <= reach)
+                check.fail(std::string(m.strides_field) + " = " + joined(given) + ": two elements of " + m.tensor +
+                           " would share an address (ordered by stride, each stride must exceed the largest "
+                           "offset the smaller ones reach; a " + m.tensor + " view writes every element once)");
+            reach += (extent - 1) * stride;
         }
     }
     Problem::Strides out;
@@ -300,8 +318,24 @@ std::int64_t Problem::index_modulus() const {
     return m;
 }
 
+// A TensorDesc's memory for strides_of and byte_extent: its dtype and layout checked, and its dense size (C padded
+// to the block, an empty axis as one element) bounded to 63 bits, so that dense strides stay inside it.
+TensorMemory tensor_memory(const Checker& check, const TensorDesc& desc, Problem::Spatial& spatial) {
+    check.check_enum("dtype", desc.dtype, DType::s64, "f32, f64, f16, bf16, s8, u8, s32, s64");
+    const std::size_t sr = desc.dims.size() - 2;
+    spatial = {1, 1, 1};
+    for (std::size_t a = 0; a < sr; ++a) spatial[a] = desc.dims[a + 2];
+    const std::int64_t block = channel_block_of(desc.layout);
+    const i128 padded_c = (static_cast<i128>(desc.dims[1]) + block - 1) / block * block;
+    check.check_bytes("tensor", spatial, static_cast<int>(sr), desc.dims[0],
+                      padded_c > max_bytes ? max_bytes : static_cast<std::int64_t>(padded_c), desc.dtype);
+    return TensorMemory{"tensor", "strides", desc.dims[0], desc.dims[1], &spatial, static_cast<int>(sr), block,
+                        desc.dtype, false};
+}
+
 std::vector<std::int64_t> strides_of(const TensorDesc& desc) {
     const Checker check("TensorDesc");
+    Problem::Spatial spatial{};
     check.check_enum("layout", desc.layout, Layout::nCx16c, "ncx, nxc, nCx8c, nCx16c");
     if (desc.dims.size() < 2 || desc.dims.size() > 2 + max_spatial_rank)
         check.fail("dims has rank " + std::to_string(desc.dims.size()) + ", must be 2 to 5 (N, C and up to 3 spatial dims)");
@@ -311,14 +345,10 @@ std::vector<std::int64_t> strides_of(const TensorDesc& desc) {
                    std::to_string(desc.dims.size()) + " (one per dim) or be empty (dense)");
     check.check_min("strides", desc.strides, 0);
     if (!desc.strides.empty()) return desc.strides;
-    Problem::Spatial spatial{1, 1, 1};
-    const std::size_t sr = desc.dims.size() - 2;
-    for (std::size_t a = 0; a < sr; ++a) spatial[a] = desc.dims[a + 2];
-    const TensorMemory m{"tensor", "strides", desc.dims[0], desc.dims[1], &spatial, static_cast<int>(sr),
-                         channel_block_of(desc.layout), desc.dtype, false};
+    const TensorMemory m = tensor_memory(check, desc, spatial);
     const StrideArray dense = dense_strides(m, desc.layout);
     std::vector<std::int64_t> out;
-    for (std::size_t i = 0; i < sr + 2; ++i) {
+    for (std::size_t i = 0; i < desc.dims.size(); ++i) {
         if (dense[i] > max_bytes) check.fail("dims = " + joined(desc.dims) + ": a dense stride overflows 63 bits");
         out.push_back(static_cast<std::int64_t>(dense[i]));
     }
@@ -326,20 +356,18 @@ std::vector<std::int64_t> strides_of(const TensorDesc& desc) {
 }
 
 std::size_t byte_extent(const TensorDesc& desc) {
-    const std::vector<std::int64_t> s = strides_of(desc);
-    const std::int64_t block = channel_block_of(desc.layout);
+    const std::vector<std::int64_t> given = strides_of(desc);
     for (std::int64_t d : desc.dims)
-        if (d <= 0) return 0;
-    i128 last = 0;
-    for (std::size_t i = 0; i < desc.dims.size(); ++i) {
-        const i128 extent = i == 1 && block > 1 ? (desc.dims[1] + block - 1) / block : desc.dims[i];
-        last += (extent - 1) * s[i];
-        if (last > max_bytes) break;
-    }
-    if (block > 1) last += block - 1;
-    const i128 bytes = (last + 1) * static_cast<i128>(size_of(desc.dtype));
-    if (last > max_bytes || bytes > max_bytes)
-        throw Error("TensorDesc: dims = " + joined(desc.dims) + ": the tensor's last byte must fit in 63 bits");
+        if (d == 0) return 0;
+    const Checker check("TensorDesc");
+    Problem::Spatial spatial{};
+    const TensorMemory m = tensor_memory(check, desc, spatial);
+    StrideArray s{};
+    for (std::size_t i = 0; i < given.size(); ++i) s[i] = given[i];
+    const i128 bytes = extent_bytes(m, tensor_axes(m, s));
+    if (bytes > max_bytes)
+        check.fail("dims = " + joined(desc.dims) + (desc.strides.empty() ? "" : " with strides = " + joined(desc.strides)) +
+                   ": the tensor's last byte must fit in 63 bits (<= 2^63-1)");
     return static_cast<std::size_t>(bytes);
 }
 

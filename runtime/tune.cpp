@@ -21,6 +21,10 @@ namespace pooljit {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The most bytes of source, destination and indices extents the tuner allocates (twice the source for its check
+// and timing data): a view far wider than its elements is tuned on its dense twin by the caller, or not at all.
+constexpr std::size_t max_tune_bytes = std::size_t{4} << 30;
 double ms_since(Clock::time_point start) { return std::chrono::duration<double, std::milli>(Clock::now() - start).count(); }
 
 // Test data the kernels must get right: ties of small values with +0 beside -0 and runs of the type's lowest
@@ -136,7 +140,6 @@ bool same_code(const detail::Implementation& a, const detail::Implementation& b)
 struct Candidate {
     std::shared_ptr<const detail::Implementation> impl;
     TuneCandidate report;
-    double one_run_us = 0;
     int calls = 1;  // calls a timed batch makes
 };
 
@@ -144,9 +147,21 @@ struct Candidate {
 
 TuneResult tune(const AnyPoolDesc& desc_in, const TuneOptions& options) {
     const auto start = Clock::now();
+    if (options.batch < 0) throw Error("tune: batch = " + std::to_string(options.batch) + ", must be >= 0 (0: the descriptor's N)");
+    if (options.threads < 0 || options.threads > 4096)
+        throw Error("tune: threads = " + std::to_string(options.threads) + ", must be in [0, 4096] (0: execute's threads)");
+    if (!(options.budget_ms > 0) || !std::isfinite(options.budget_ms))
+        throw Error("tune: budget_ms = " + std::to_string(options.budget_ms) + ", must be a positive number of milliseconds");
     AnyPoolDesc desc = desc_in;
-    if (options.batch > 0) std::visit([&](auto& d) { d.src.dims.at(0) = options.batch; }, desc);
+    std::visit([](const auto& d) { (void)resolve(d); }, desc);  // the descriptor as given: its own errors first
+    if (options.batch > 0) std::visit([&](auto& d) { d.src.dims[0] = options.batch; }, desc);
     const Problem problem = std::visit([](const auto& d) { return resolve(d); }, desc);
+    // The tuner runs the problem on buffers of its views' extents (check and timing data, outputs).
+    const std::size_t extents = byte_extent(problem.src_desc()) + byte_extent(problem.dst_desc()) +
+                                (problem.has_indices ? byte_extent(problem.indices_desc()) : 0);
+    if (extents > max_tune_bytes)
+        throw Error("tune: " + to_string(desc) + " spans " + std::to_string(extents) + " bytes of views, more than the " +
+                    std::to_string(max_tune_bytes >> 20) + " MiB the tuner allocates to time it");
     TuneResult result;
     result.problem = to_string(desc);
     result.threads = options.threads > 0 ? options.threads : detail::effective_threads();
@@ -207,11 +222,9 @@ TuneResult tune(const AnyPoolDesc& desc_in, const TuneOptions& options) {
 
     // Timing, interleaved: a round times every candidate once, each for a batch of calls of about 200 us, and
     // a candidate's time is the lowest of its rounds. Rounds go on while the budget lasts (at least one).
-    const std::size_t src_bytes = byte_extent(problem.src_desc());
     const std::vector<std::uint8_t> src = timing_data(problem.src_desc());
     std::vector<std::uint8_t> dst(std::max<std::size_t>(byte_extent(problem.dst_desc()), 1));
     std::vector<std::uint8_t> idx(std::max<std::size_t>(problem.has_indices ? byte_extent(problem.indices_desc()) : 1, 1));
-    (void)src_bytes;
     const auto run = [&](const Candidate& c) {
         execute_problem_split(problem, *c.impl, src.data(), dst.data(), problem.has_indices ? idx.data() : nullptr,
                               result.threads, false);
@@ -221,8 +234,8 @@ TuneResult tune(const AnyPoolDesc& desc_in, const TuneOptions& options) {
         run(c);  // first touch
         const auto t0 = Clock::now();
         run(c);
-        c.one_run_us = std::max(ms_since(t0) * 1e3, 0.05);
-        c.calls = static_cast<int>(std::clamp(200.0 / c.one_run_us, 1.0, 10000.0));
+        const double one_run_us = std::max(ms_since(t0) * 1e3, 0.05);
+        c.calls = static_cast<int>(std::clamp(200.0 / one_run_us, 1.0, 10000.0));
         c.report.us = std::numeric_limits<double>::infinity();
     }
     const double timing_budget_ms = options.budget_ms - (ms_since(start) - checking_ms);

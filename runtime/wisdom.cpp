@@ -13,7 +13,6 @@
 #include <charconv>
 #include <cstdlib>
 #include <fstream>
-#include <map>
 #include <mutex>
 #include <unordered_map>
 #include <sstream>
@@ -116,7 +115,10 @@ bool tuning_on() {
     int state = tuning_state.load(std::memory_order_relaxed);
     if (state < 0) {
         const char* text = std::getenv("POOLJIT_TUNE");
-        const int from_env = text != nullptr && std::string_view(text) == "1" ? 1 : 0;
+        const std::string_view value = text != nullptr ? text : "";
+        if (!value.empty() && value != "0" && value != "1")
+            throw Error("POOLJIT_TUNE = " + std::string(value) + ", must be 0 or 1");
+        const int from_env = value == "1" ? 1 : 0;
         tuning_state.compare_exchange_strong(state, from_env);
         state = tuning_state.load(std::memory_order_relaxed);
     }
@@ -148,9 +150,12 @@ void load(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw Error("wisdom " + path + ": cannot be read");
     const std::string cpu = cpu_identity();
+    // The whole file is read before any of it is kept: a malformed line leaves the wisdom as it was.
     std::string line;
-    int number = 0, foreign = 0, loaded = 0;
+    int number = 0;
     std::string foreign_cpu;
+    std::vector<Entry> entries;
+    std::vector<std::string> foreign_lines;
     while (std::getline(in, line)) {
         ++number;
         const std::string t = trim(line);
@@ -185,18 +190,18 @@ void load(const std::string& path) {
             fail(e.what());
         }
         if (line_cpu != cpu) {
-            ++foreign;
             foreign_cpu = line_cpu;
-            the_wisdom().keep_foreign(t);
+            foreign_lines.push_back(t);
             continue;
         }
-        the_wisdom().put(std::move(entry));
-        ++loaded;
+        entries.push_back(std::move(entry));
     }
-    if (foreign > 0)
-        detail::log_warning("pooljit wisdom " + path + ": " + std::to_string(foreign) + " entries for another CPU (" +
-                            foreign_cpu + ") ignored; this CPU is " + cpu);
-    detail::log_wisdom(path + ": " + std::to_string(loaded) + " entries for this CPU loaded");
+    for (std::string& f : foreign_lines) the_wisdom().keep_foreign(std::move(f));
+    for (Entry& e : entries) the_wisdom().put(std::move(e));
+    if (!foreign_lines.empty())
+        detail::log_warning("pooljit wisdom " + path + ": " + std::to_string(foreign_lines.size()) +
+                            " entries for another CPU (" + foreign_cpu + ") ignored; this CPU is " + cpu);
+    detail::log_wisdom(path + ": " + std::to_string(entries.size()) + " entries for this CPU loaded");
 }
 
 void save(const std::string& path) {
@@ -258,7 +263,13 @@ std::optional<PlanChoice> measured_choice(const AnyPoolDesc& desc, const Problem
     }
     TuneOptions options;
     options.threads = threads;
-    const TuneResult result = tune(desc, options);
+    TuneResult result;
+    try {
+        result = tune(desc, options);
+    } catch (const Error& e) {  // too wide to time here: the rules serve it, and create() goes on
+        log_wisdom(problem + ": not tuned, the rules serve it: " + e.what());
+        return std::nullopt;
+    }
     wisdom::add(result);
     log_wisdom(problem + " threads=" + std::to_string(threads) + ": tuned in " + std::to_string(result.spent_ms) +
                " ms, choice " + to_string(result.winner));

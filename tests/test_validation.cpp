@@ -1,6 +1,8 @@
 // Every input DESIGN.md section 3 rejects ("rejected" row and "Further precisions"), each with its accepted
 // boundary neighbours. A rejection must be a pooljit::Error whose message names the field and the offending value
 // (DESIGN.md section 2: "MaxPool: strides[1] = 0, must be >= 1"), from both resolve() and Primitive::create().
+#include "support/expect_error.hpp"
+
 #include <pooljit/pooljit.hpp>
 
 #include <gtest/gtest.h>
@@ -18,52 +20,10 @@ constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
 constexpr std::int64_t int64_max = std::numeric_limits<std::int64_t>::max();
 constexpr std::int64_t pow2(int e) { return std::int64_t{1} << e; }
 
-template <typename Desc>
-std::string describe(const Desc& d) {
-    try {
-        return pj::to_string(d);
-    } catch (const std::exception& e) {
-        return std::string("(to_string threw: ") + e.what() + ")";
-    }
-}
-
-// Runs `f`, which must throw pooljit::Error with every one of `needles` in its message.
-template <typename F>
-void expect_error(const char* call, F&& f, const std::vector<std::string>& needles) {
-    SCOPED_TRACE(call);
-    try {
-        f();
-    } catch (const pj::Error& e) {
-        const std::string what = e.what();
-        for (const std::string& needle : needles)
-            EXPECT_NE(what.find(needle), std::string::npos) << "message lacks \"" << needle << "\": " << what;
-        return;
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "threw a non-pooljit::Error exception: " << e.what();
-        return;
-    } catch (...) {
-        ADD_FAILURE() << "threw a non-std exception";
-        return;
-    }
-    ADD_FAILURE() << "did not throw (expected pooljit::Error naming the field and value)";
-}
-
-template <typename Desc>
-void expect_rejected(const Desc& d, const std::vector<std::string>& needles) {
-    SCOPED_TRACE(describe(d));
-    expect_error("resolve", [&] { (void)pj::resolve(d); }, needles);
-    expect_error("Primitive::create", [&] { (void)pj::Primitive::create(d); }, needles);
-}
-
-// `create` is false for descriptors of huge tensors: only resolve() runs, so no code is planned for them.
-template <typename Desc>
-void expect_accepted(const Desc& d, bool create = true) {
-    SCOPED_TRACE(describe(d));
-    EXPECT_NO_THROW((void)pj::resolve(d));
-    if (create) {
-        EXPECT_NO_THROW((void)pj::Primitive::create(d));
-    }
-}
+using pooljit::test::describe;
+using pooljit::test::expect_accepted;
+using pooljit::test::expect_error;
+using pooljit::test::expect_rejected;
 
 // A valid 2-D descriptor: src 1x2x6x5, kernel 2x2, stride 1, no pads: out 5x4.
 pj::MaxPoolDesc base2d() {

@@ -302,8 +302,8 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
         // Output rows i and i + 1 (paired_output_rows): `count` outputs of each, the maximum of rows i + 1 .. i +
         // taps_h - 1 taken once into the first `count` blocks of accumulators (shared), then row i's merged before
         // it (into the next `count` blocks) and row i + taps_h after it: each merge keeps the earlier on ties, as
-        // one row at a time. dst_ is row i's outputs, scratch_ row i + 1's (the trait's scratch GPR: whole blocks
-        // store full vectors, which do not use it).
+        // one row at a time. dst_ is row i's outputs; row i + 1's are a row step on, dst_ stepped there and back
+        // (the trait's scratch GPR may load a store mask, so it holds no pointer here).
         const auto merge_output_pairs = [&](int count) {
             const auto load = [&](const Reg64& row, std::int64_t row_offset, int i, int v) {
                 return ptr[row + static_cast<std::int32_t>(row_offset + i * pixel + v * vb)];
@@ -337,14 +337,15 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
                     vmovups(fresh, load(h_ptr_, maxima_bytes, i, v));
                     ops_.max_fast(acc(i * V + v), fresh);
                 }
-            store_outputs(scratch_, count, 0);
+            add(dst_, ptr[rsp + slot_dst_row_step]);
+            store_outputs(dst_, count, 0);
+            sub(dst_, ptr[rsp + slot_dst_row_step]);
         };
-        // `step` outputs a step along the row from window_ and dst_ (and scratch_ for pairs), then the rest.
-        const auto along_row = [&](int step, const auto& merge, bool pairs) {
+        // `step` outputs a step along the row from window_ and dst_, then the rest.
+        const auto along_row = [&](int step, const auto& merge) {
             separable_steps(plan_.out_width, step, merge, [&](int count) {
                 add(window_, static_cast<std::int32_t>(count * pixel));
                 add_imm(dst_, wrap_mul(count, plan_.dst_out_stride_w));
-                if (pairs) add_imm(scratch_, wrap_mul(count, plan_.dst_out_stride_w));
             });
         };
         Label output_row, rows_done;
@@ -354,9 +355,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
             separable_output_pairs(h_count_, indices_, maxima_bytes, output_row, rows_done, [&] {
                 mov(tap_index_, dst_);
                 mov(window_, indices_);
-                mov(scratch_, dst_);
-                add(scratch_, ptr[rsp + slot_dst_row_step]);
-                along_row(static_cast<int>(accs.size()) / (2 * V), merge_output_pairs, true);
+                along_row(static_cast<int>(accs.size()) / (2 * V), merge_output_pairs);
                 mov(dst_, tap_index_);
                 add(dst_, ptr[rsp + slot_dst_row_step]);
                 add(dst_, ptr[rsp + slot_dst_row_step]);
@@ -364,7 +363,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
         place(output_row);
         mov(tap_index_, dst_);
         mov(window_, indices_);
-        along_row(unroll, merge_outputs, false);
+        along_row(unroll, merge_outputs);
         mov(dst_, tap_index_);
         add(dst_, ptr[rsp + slot_dst_row_step]);
         add(indices_, static_cast<std::int32_t>(sep.row_step * maxima_bytes));

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,52 @@ TEST(PlanChoiceText, RefusesBadTokensByName) {
         } catch (const pj::Error& e) {
             EXPECT_NE(std::string(e.what()).find(named), std::string::npos) << e.what();
         }
+    }
+}
+
+// A PlanChoice built in code is checked as a parsed one is: a number past its range or an enum that is none of
+// its enumerators is an Error naming the part, from create() and never a plan made with it.
+TEST(PlanChoiceInCode, PartsOutOfRangeAreRefusedByName) {
+    const pj::AnyPoolDesc desc = pj::parse_problem("maxpool dt=f32 layout=ncx src=1x3x9x9 k=3x3 s=2x2");
+    const auto refused = [&](const C& c, const std::string& part) {
+        SCOPED_TRACE(part);
+        try {
+            (void)pj::create(desc, c);
+            ADD_FAILURE() << "created under an out-of-range " << part;
+        } catch (const pj::Error& e) {
+            EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+        }
+    };
+    C c;
+    c.separable_kib = 1 << 20;  // would size a stack area of a GiB
+    refused(c, "separable_kib");
+    c = C{};
+    c.threads = -3;
+    refused(c, "threads");
+    c = C{};
+    c.prefetch_kib = -2;
+    refused(c, "prefetch_kib");
+    c = C{};
+    c.isa = static_cast<C::Isa>(9);
+    refused(c, "isa");
+    c = C{};
+    c.reuse = static_cast<C::Reuse>(200);
+    refused(c, "reuse");
+}
+
+// A choice that names no ISA gets the rules' ISA form: a thread count alone does not change the code.
+TEST(PlanChoiceInCode, AChoiceWithoutAnIsaKeepsTheRulesIsaForm) {
+    if (pj::jit::max_isa() == pj::jit::Isa::ref) GTEST_SKIP() << "no JIT ISA on this CPU";
+    for (const char* line : {"maxpool dt=u8 layout=nxc src=1x40x20x20 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                             "maxpool dt=f32 layout=ncx src=1x16x28x28 k=2x2 s=2x2"}) {
+        SCOPED_TRACE(line);
+        const pj::AnyPoolDesc desc = pj::parse_problem(line);
+        C threads;
+        threads.threads = 2;
+        const pj::Primitive rules = pj::create(desc);
+        const pj::Primitive chosen = pj::create(desc, threads);
+        EXPECT_EQ(chosen.impl_name(), rules.impl_name());
+        expect_matches_reference(chosen, "threads=2");
     }
 }
 
@@ -196,6 +243,38 @@ TEST(Tune, CandidatesAreCheckedTimedAndTheWinnerIsTheFastest) {
     expect_matches_reference(pj::create(pj::parse_problem(r.problem), r.winner), "the winner");
 }
 
+TEST(Tune, BadOptionsAreRefusedByName) {
+    const pj::AnyPoolDesc desc = pj::parse_problem("maxpool dt=f32 layout=ncx src=1x3x9x9 k=3x3");
+    const auto refused = [&](const pj::AnyPoolDesc& d, const pj::TuneOptions& o, const std::string& field) {
+        SCOPED_TRACE(field);
+        try {
+            (void)pj::tune(d, o);
+            ADD_FAILURE() << "tuned";
+        } catch (const pj::Error& e) {
+            EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << "threw a non-pooljit::Error: " << e.what();
+        }
+    };
+    pj::TuneOptions o;
+    o.threads = 10000;
+    refused(desc, o, "threads");
+    o = {};
+    o.batch = -1;
+    refused(desc, o, "batch");
+    o = {};
+    o.budget_ms = 0;
+    refused(desc, o, "budget_ms");
+    o.budget_ms = std::numeric_limits<double>::quiet_NaN();
+    refused(desc, o, "budget_ms");
+    // A descriptor with no dims and a batch to set: the descriptor's own error, not an out-of-range access.
+    pj::MaxPoolDesc empty;
+    empty.kernel = {2, 2};
+    o = {};
+    o.batch = 4;
+    refused(empty, o, "dims");
+}
+
 TEST(Tune, MoreThreadsAddThreadCandidates) {
     if (pj::jit::max_isa() == pj::jit::Isa::ref) GTEST_SKIP() << "no JIT ISA on this CPU";
     pj::TuneOptions options;
@@ -281,6 +360,7 @@ TEST_F(WisdomFiles, CorruptLinesAreErrorsNamingTheFileAndLine) {
         } catch (const pj::Error& e) {
             EXPECT_NE(std::string(e.what()).find(path_ + ":3"), std::string::npos) << e.what();
         }
+        EXPECT_EQ(pj::wisdom::size(), 0U) << "a file that failed to load kept its good line";
     }
 }
 

@@ -417,7 +417,7 @@ pj::PlanChoice random_choice(std::mt19937_64& rng) {
     if (some()) c.pairs = pick(2) == 0 ? C::Switch::on : C::Switch::off;
     if (some()) c.masked = pick(2) == 0 ? C::Switch::on : C::Switch::off;
     if (some()) c.sweep_bytes = std::array{1, 256, 2048, 32768}[static_cast<std::size_t>(pick(4))];
-    if (some()) c.separable_kib = std::array{1, 4, 12, 64}[static_cast<std::size_t>(pick(4))];
+    if (some()) c.separable_kib = std::array{1, 4, 12, 32}[static_cast<std::size_t>(pick(4))];
     if (some()) c.prefetch_kib = std::array{-1, 1, 24}[static_cast<std::size_t>(pick(3))];
     if (some()) c.chunk_kib = std::array{1, 12, 96}[static_cast<std::size_t>(pick(3))];
     if (some()) c.threads = 1 + pick(4);
