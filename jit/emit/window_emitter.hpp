@@ -219,8 +219,8 @@ private:
     Label& lane_table(std::int64_t lane_step) { return lane_tables_[lane_step]; }
 
     void advance_outputs(std::int64_t outputs) {
-        add_imm(dst_, outputs * plan_.dst_out_stride_w);
-        if (plan_.has_indices) add_imm(indices_, outputs * plan_.indices_out_stride_w);
+        add_imm(dst_, wrap_mul(outputs, plan_.dst_out_stride_w));
+        if (plan_.has_indices) add_imm(indices_, wrap_mul(outputs, plan_.indices_out_stride_w));
     }
 
     ItemShape shape_of(const Segment& seg) const {

@@ -193,7 +193,7 @@ void Planner::choose_lanes() {
                                        " byte lanes");
         else if (p_.has_indices) declined("byte_lanes", "indices need 32-bit lanes beside the values");
         else if (!caps_.byte_max) declined("byte_lanes", "the ISA has no byte max");
-        else {  // a partial vector (the channel tail) goes through a stack area without masked narrow memory
+        else {  // a partial vector (the channel tail) loads and stores its exact bytes in registers
             plan_.compare = p_.dtype == DType::u8 ? CompareType::u8 : CompareType::s8;
             chose("byte_lanes", std::to_string(caps_.vector_bytes) + " channels a vector");
         }
@@ -330,6 +330,7 @@ void Planner::balance_channel_blocks() {
     const std::int64_t vectors_now = full_blocks * plan_.vectors_per_block + (plan_.channel_tail + lanes - 1) / lanes;
     if (blocks * ((balanced + lanes - 1) / lanes) > vectors_now) return;
     plan_.channel_block = balanced;
+    plan_.vectors_per_block = static_cast<int>((balanced + lanes - 1) / lanes);  // the registers the block holds
     plan_.channel_tail = 0;
     plan_.balanced_blocks = true;
     chose("balanced_blocks", std::to_string(blocks) + " blocks of " + std::to_string(balanced) + " channels, no tail");
