@@ -46,19 +46,27 @@ std::vector<std::int64_t> per_axis(at::IntArrayRef v, std::int64_t rank, const c
 }
 
 // An output of `sizes` in the memory format PyTorch's CPU operators give (1.13): channels_last in, channels_last
-// out for 2-D pools; contiguous otherwise (its 1-D and 3-D CPU pools return contiguous tensors).
-at::Tensor output_like(const at::Tensor& input, at::IntArrayRef sizes, at::ScalarType type) {
+// out for 2-D pools, and for the 1-D ones it runs as 2-D pools of one row (`via_2d`: max_pool1d_with_indices and
+// adaptive_max_pool1d, whose outputs keep a channels-last input's order); contiguous otherwise (max_pool1d and
+// the 3-D pools).
+at::Tensor output_like(const at::Tensor& input, at::IntArrayRef sizes, at::ScalarType type, bool via_2d) {
+    if (input.dim() == 3 && via_2d) {
+        std::vector<std::int64_t> rows = sizes.vec();
+        rows.insert(rows.end() - 1, 1);
+        const auto format = input.unsqueeze(-2).suggest_memory_format();
+        return at::empty(rows, input.options().dtype(type).memory_format(format)).squeeze(-2);
+    }
     const auto format = input.dim() == 4 ? input.suggest_memory_format() : at::MemoryFormat::Contiguous;
     return at::empty(sizes, input.options().dtype(type).memory_format(format));
 }
 
 // Runs the pool on `input` (batched: N, C, spatial), writing values and, with indices, their positions.
-std::tuple<at::Tensor, at::Tensor> run(const at::Tensor& input, pj::AnyPoolDesc desc, bool with_indices) {
+std::tuple<at::Tensor, at::Tensor> run(const at::Tensor& input, pj::AnyPoolDesc desc, bool with_indices, bool via_2d) {
     TORCH_CHECK(input.device().is_cpu(), "pooljit: the input must be a CPU tensor");
     std::vector<std::int64_t> out_sizes;
     std::visit([&](auto& d) { out_sizes = pj::resolve(d).dst_desc().dims; }, desc);
-    at::Tensor out = output_like(input, out_sizes, input.scalar_type());
-    at::Tensor indices = with_indices ? output_like(input, out_sizes, at::kLong) : at::Tensor();
+    at::Tensor out = output_like(input, out_sizes, input.scalar_type(), via_2d);
+    at::Tensor indices = with_indices ? output_like(input, out_sizes, at::kLong, via_2d) : at::Tensor();
     std::visit(
         [&](auto& d) {
             d.dst_strides = out.strides().vec();
@@ -95,7 +103,7 @@ std::tuple<at::Tensor, at::Tensor> max_pool(const at::Tensor& input, at::IntArra
         d.rounding = ceil_mode ? pj::Rounding::ceil_torch : pj::Rounding::floor;
         // PyTorch's indices: the flat position within each (n, c) plane, OpenVINO's axis 2.
         if (with_indices) d.indices = pj::IndexSpec{pj::DType::s64, 2, pj::StorageOrder::row_major};
-        return run(x, d, with_indices);
+        return run(x, d, with_indices, with_indices);
     });
 }
 
@@ -106,7 +114,7 @@ std::tuple<at::Tensor, at::Tensor> adaptive_max_pool(const at::Tensor& input, at
         d.src = view_of(x);
         d.output_size = per_axis(output_size, rank, "output_size", 1);
         d.index_dtype = pj::DType::s64;
-        return run(x, d, true);
+        return run(x, d, true, true);
     });
 }
 
