@@ -220,6 +220,13 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
                 } else {
                     vmovaps(hi, empty);
                 }
+                if (lb == 1) {  // byte lanes: both phases at once (lo and hi are not needed after)
+                    const Vmm odd = vec(regs_.scratch);
+                    ops_.split_byte_phases(fresh, odd, lo, hi);
+                    vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(phase_lane(evens, sep.input_start(evens)) * lb) + to], fresh);
+                    vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(phase_lane(odds, sep.input_start(odds)) * lb) + to], odd);
+                    continue;
+                }
                 ops_.deinterleave_even(fresh, lo, hi);
                 vmovups(ptr[h_ptr_ + static_cast<std::int32_t>(phase_lane(evens, sep.input_start(evens)) * lb) + to], fresh);
                 ops_.deinterleave_odd(fresh, lo, hi);
@@ -408,6 +415,60 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
     next_separable_group(group_loop, done);
 }
 
+// Planar byte rows (the plan's byte lanes exist only here): every call goes through the separable code. A call
+// whose rows are not the buffers' (rows that step otherwise) runs as calls of one row each, in order; a call of
+// windows that lie in the padding along h stores the empty value (the lowest) over its rows.
+template <typename Ops>
+void WindowEmitter<Ops>::emit_byte_rows(Label& done) {
+    Label body, other_calls, separable_done, empty_rows;
+    mov(qword[rsp + slot_items_left], 0);  // single rows left after this one
+    place(body);
+    emit_separable(other_calls, separable_done);
+    place(separable_done);
+    cmp(qword[rsp + slot_items_left], 0);
+    je(done, T_NEAR);
+    dec(qword[rsp + slot_items_left]);
+    mov(scratch_, ptr[rsp + slot_src_row_step]);
+    add(ptr[rsp + slot_row_src], scratch_);
+    mov(scratch_, ptr[rsp + slot_dst_row_step]);
+    add(ptr[rsp + slot_row_dst], scratch_);
+    jmp(body, T_NEAR);
+
+    place(other_calls);
+    cmp(qword[rsp + slot_taps_h], 0);
+    je(empty_rows, T_NEAR);
+    mov(scratch_, ptr[rsp + slot_rows]);
+    dec(scratch_);
+    mov(ptr[rsp + slot_items_left], scratch_);
+    mov(qword[rsp + slot_rows], 1);
+    jmp(body, T_NEAR);
+
+    place(empty_rows);
+    const std::int64_t L = plan_.lanes, full = plan_.out_width / L, rest = plan_.out_width % L;
+    const Vmm empty = vec(regs_.empty_value);
+    mov(d_ptr_, ptr[rsp + slot_rows]);
+    mov(dst_, ptr[rsp + slot_row_dst]);
+    Label empty_row;
+    place(empty_row);
+    mov(window_, dst_);
+    if (full > 0) {
+        Label vectors;
+        mov(tap_count_, full);
+        place(vectors);
+        vmovups(ptr[window_], empty);
+        add(window_, static_cast<std::int32_t>(Ops::vector_bytes));
+        dec(tap_count_);
+        jnz(vectors, T_NEAR);
+    }
+    if (rest > 0) ops_.store_value(ptr[window_], empty, vec(regs_.scratch), static_cast<int>(rest));
+    add(dst_, ptr[rsp + slot_dst_row_step]);
+    dec(d_ptr_);
+    jnz(empty_row, T_NEAR);
+    jmp(done, T_NEAR);
+}
+
+template void WindowEmitter<Avx512Ops>::emit_byte_rows(Label&);
+template void WindowEmitter<Avx2Ops>::emit_byte_rows(Label&);
 template std::int64_t WindowEmitter<Avx512Ops>::separable_buffer_bytes() const;
 template int WindowEmitter<Avx512Ops>::frame_size() const;
 template std::vector<int> WindowEmitter<Avx512Ops>::separable_accumulators() const;

@@ -403,6 +403,25 @@ void WindowEmitter<Ops>::generate() {
     // The args pointer is not needed any more: rdi becomes the row's source base.
 
     Label row_loop, empty_row, row_done, done;
+    if (byte_rows()) {
+        emit_byte_rows(done);
+    } else {
+        emit_row_code(row_loop, empty_row, row_done, done);
+    }
+
+    place(done);
+    add(rsp, frame_size());
+    for (const Reg64& r : {r15, r14, r13, r12, rbp, rbx}) pop(r);
+    vzeroupper();
+    ret();
+
+    emit_data();
+}
+
+// The reuse strategies' code (which leave other calls to the rows at row_loop) and the row code: each call's
+// rows one at a time, to `done`.
+template <typename Ops>
+void WindowEmitter<Ops>::emit_row_code(Label& row_loop, Label& empty_row, Label& row_done, Label& done) {
     // Channels last, the tail block's calls run the row code (the buffers hold whole blocks).
     if (plan_.separable.enabled() && nxc_ && block_lanes_ == plan_.channel_block) {
         if (plan_.has_indices) emit_separable_pixel_indices(row_loop, done);
@@ -480,14 +499,6 @@ void WindowEmitter<Ops>::generate() {
     jz(done, T_NEAR);
     step_row_slots();
     jmp(row_loop, T_NEAR);
-
-    place(done);
-    add(rsp, frame_size());
-    for (const Reg64& r : {r15, r14, r13, r12, rbp, rbx}) pop(r);
-    vzeroupper();
-    ret();
-
-    emit_data();
 }
 
 template <typename Ops>

@@ -391,6 +391,10 @@ private:
     void separable_output_pairs(const Reg64& rows_left, const Reg64& first_maxima, std::int64_t maxima_bytes,
                                 Label& single_rows, Label& done, const std::function<void()>& merge_pair);
     void emit_separable(Label& other_calls, Label& done);
+    // Planar byte rows: separable rows serve every call (no row code in byte lanes), to `done`.
+    void emit_byte_rows(Label& done);
+    void emit_row_code(Label& row_loop, Label& empty_row, Label& row_done, Label& done);
+    bool byte_rows() const { return !nxc_ && plan_.separable.enabled() && lane_bytes(plan_.compare) == 1; }
 
     // emit_separable_pixels.cpp
     // Bytes of one position of the padded row: a pixel of the block's compare lanes, then (with indices) a vector of

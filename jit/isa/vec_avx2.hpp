@@ -392,6 +392,18 @@ public:
         else g_.vshufps(dst, lo, hi, 0xDD);         // lo1 lo3 hi1 hi3 | lo5 lo7 hi5 hi7
     }
 
+    // Byte lanes: even <- the even bytes of the pair (lo, hi), odd <- the odd ones, in order; lo and hi are
+    // clobbered. Each 16-byte lane's evens gathered before its odds (vpshufb), then the quadwords of the two
+    // sources unpacked and put in order.
+    void split_byte_phases(const Vmm& even, const Vmm& odd, const Vmm& lo, const Vmm& hi) {
+        g_.vpshufb(lo, lo, g_.ptr[g_.rip + byte_phases_]);
+        g_.vpshufb(hi, hi, g_.ptr[g_.rip + byte_phases_]);
+        g_.vpunpcklqdq(even, lo, hi);  // lo evens 0-7, hi evens 0-7 | lo evens 8-15, hi evens 8-15
+        g_.vpermq(even, even, 0xD8);
+        g_.vpunpckhqdq(odd, lo, hi);
+        g_.vpermq(odd, odd, 0xD8);
+    }
+
     // bf16 pairs: 2 x 8 elements at src, `valid` (more than 8) of them, as two f32 vectors: even <- elements 0, 2, .., 14,
     // odd <- elements 1, 3, .., 15. One load, a shift and an and, where two widening loads took a shuffle and a
     // shift each; merges are lane-wise, so the pair keeps this order until store_widened_pair interleaves it.
@@ -551,6 +563,9 @@ public:
         for (int i = 0; i < 8; ++i) g_.dd(0xFFFF0000u);
         g_.L(low_bytes_);
         for (int i = 0; i < 8; ++i) g_.dd(0x000000FFu);
+        g_.L(byte_phases_);
+        for (int lane = 0; lane < 2; ++lane)
+            for (int i = 0; i < 16; ++i) g_.db(i < 8 ? 2 * i : 2 * (i - 8) + 1);
     }
 
 private:
@@ -680,6 +695,7 @@ private:
     Xbyak::Label mask_table_;
     Xbyak::Label high_words_;  // the high 16 bits of each dword (load_widened_pair, load_widened_taps)
     Xbyak::Label low_bytes_;   // the low 8 bits of each dword (load_even_elements)
+    Xbyak::Label byte_phases_;  // each 16-byte lane's even bytes, then its odd ones (split_byte_phases)
     int mask_dwords_ = -1;  // dwords set in tail_mask() at this point of straight-line code (-1: unknown)
 };
 

@@ -323,6 +323,17 @@ public:
             g_.vpermi2d(dst, lo, hi);
         }
     }
+    // Byte lanes: even <- the even bytes of the pair (lo, hi), odd <- the odd ones, in order; lo and hi are
+    // clobbered. Each 16-byte lane's evens gathered before its odds (vpshufb), then the even and the odd
+    // quadwords of the pair (vpermi2q): no VBMI needed.
+    void split_byte_phases(const Vmm& even, const Vmm& odd, const Vmm& lo, const Vmm& hi) {
+        g_.vpshufb(lo, lo, g_.ptr[g_.rip + byte_phases_]);
+        g_.vpshufb(hi, hi, g_.ptr[g_.rip + byte_phases_]);
+        g_.vmovdqu64(even, g_.ptr[g_.rip + even_qwords_]);
+        g_.vpermi2q(even, lo, hi);
+        g_.vmovdqu64(odd, g_.ptr[g_.rip + odd_qwords_]);
+        g_.vpermi2q(odd, lo, hi);
+    }
     // bf16 pairs: 2 x 16 elements at src, `valid` (more than 16) of them, as two f32 vectors: even <- elements 0,
     // 2, .., 30, odd <- elements 1, 3, .., 31. One load (masked past `valid`: no byte past them is read), a shift
     // and an and, where two widening loads took a cross-lane zero-extension and a shift each; merges are
@@ -405,6 +416,9 @@ public:
         for (std::uint32_t j = 0; j < 16; ++j) g_.dd(2 * j + 1);
         g_.L(odd_qwords_);
         for (std::uint64_t j = 0; j < 8; ++j) g_.dq(2 * j + 1);
+        g_.L(byte_phases_);
+        for (int lane = 0; lane < 4; ++lane)
+            for (int i = 0; i < 16; ++i) g_.db(i < 8 ? 2 * i : 2 * (i - 8) + 1);
         g_.L(high_words_);
         g_.dd(0xFFFF0000u);
     }
@@ -533,6 +547,7 @@ private:
     CachedMask masks_[4] = {{Xbyak::Opmask(4)}, {Xbyak::Opmask(5)}, {Xbyak::Opmask(6)}, {Xbyak::Opmask(7)}};
     std::uint64_t clock_ = 0;
     Xbyak::Label even_dwords_, even_qwords_, odd_dwords_, odd_qwords_;
+    Xbyak::Label byte_phases_;  // each 16-byte lane's even bytes, then its odd ones (split_byte_phases)
     Xbyak::Label high_words_;  // 0xFFFF0000, broadcast: the high 16 bits of each dword (load_widened_pair)
     const Xbyak::Opmask take_{1}, fix_{3};  // k2: select_first_maximum; k4-k7: lane masks
 };

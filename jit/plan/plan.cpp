@@ -186,8 +186,16 @@ void Planner::choose_lanes() {
     plan_.compare = compare_type_of(p_.dtype);
     const bool narrow_integers = p_.dtype == DType::u8 || p_.dtype == DType::s8;
     if (narrow_integers) {
-        if (lanes_are_outputs_) declined("byte_lanes", "planar rows widen bytes to 32-bit lanes");
-        else if (channels_apart() && memory_.channel_run < caps_.vector_bytes)
+        if (lanes_are_outputs_) {
+            if (const std::string why = byte_rows_declined(); !why.empty()) {
+                declined("byte_rows", why);
+                declined("byte_lanes", "planar rows widen bytes to 32-bit lanes");
+            } else {
+                byte_rows_ = true;
+                plan_.compare = p_.dtype == DType::u8 ? CompareType::u8 : CompareType::s8;
+                chose("byte_rows", std::to_string(caps_.vector_bytes) + " outputs a vector, through separable rows");
+            }
+        } else if (channels_apart() && memory_.channel_run < caps_.vector_bytes)
             declined("byte_lanes", "runs of " + std::to_string(memory_.channel_run) + " consecutive channels would fill " +
                                        std::to_string(memory_.channel_run) + " of " + std::to_string(caps_.vector_bytes) +
                                        " byte lanes");
@@ -480,7 +488,18 @@ OuterTaps outer_taps_of(const Problem& p, std::size_t axis, std::int64_t o) {
 
 KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     if (isa != Isa::avx2 && isa != Isa::avx512) throw Error("planner: isa must be avx2 or avx512");
-    return Planner(p, caps_of(isa), options).plan();
+    // Planar byte lanes exist only in separable rows: where a later step left the rows to other code (the
+    // buffers or registers do not fit, a choice asks for other code), the rows are planned again in 32-bit lanes.
+    PlanOptions widened = options;
+    widened.no_byte_rows = true;
+    try {
+        KernelPlan plan = Planner(p, caps_of(isa), options).plan();
+        const bool byte_rows = plan.strategy != Strategy::nxc_channels && lane_bytes(plan.compare) == 1;
+        if (!byte_rows || plan.separable.enabled()) return plan;
+    } catch (const UnhonouredChoice&) {
+        if (options.no_byte_rows) throw;
+    }
+    return Planner(p, caps_of(isa), widened).plan();
 }
 
 }  // namespace pooljit::jit

@@ -447,6 +447,8 @@ inline bool has_whole_plane(const KernelPlan& plan) {
 struct PlanOptions {
     bool wide_index_lanes = false;  // 64-bit index lanes beside half vectors of 32-bit compare lanes
     bool window_relative_indices = false;  // indices counted from each window's first tap (32-bit lanes)
+    // Planar u8/s8 rows keep 32-bit lanes (make_plan's second plan where byte rows did not take the rows).
+    bool no_byte_rows = false;
     // The answers asked for where more than one is valid (the rules decide the fields left at `rules`).
     PlanChoice choice = {};
 

@@ -44,6 +44,7 @@ constexpr std::int64_t min_tap_pass_width_taps = 5;
 void Planner::choose_fast_row() {
     constexpr const char* step = "fast_row";
     if (!lanes_are_outputs_) return;
+    if (byte_rows_) return declined(step, "byte rows take separable rows");
     if (plan_.computed_windows) return declined(step, "the row's windows are computed at run time");
     if (!half_vectors_ && small_plane_ && memory_.planes_contiguous)
         plan_.fast_segments = whole_plane_segments(p_, multipliers_, plan_.lanes);
@@ -154,7 +155,7 @@ void Planner::choose_widened_pairs() {
 void Planner::choose_even_element_loads() {
     constexpr const char* step = "even_element_loads";
     const bool narrow = plan_.dtype == DType::bf16 || plan_.dtype == DType::u8 || plan_.dtype == DType::s8;
-    if (!narrow || !lanes_are_outputs_ || plan_.strategy != Strategy::ncx_width) return;
+    if (!narrow || !lanes_are_outputs_ || plan_.strategy != Strategy::ncx_width || byte_rows_) return;
     // bf16 under opmasks: one word load of each span, the even elements shifted up, in every item (masked or
     // not). Zen 4, one thread, bf16 ncx: the audio row 694 -> 411 us, C3D 857 -> 557, VGG pool1 391 -> 256.
     if (plan_.dtype == DType::bf16 && caps_.even_word_loads && plan_.lanes * lane_bytes(plan_.compare) == plan_.vector_bytes) {
@@ -178,7 +179,7 @@ void Planner::choose_even_element_loads() {
 // 256x56x56 88 -> 73 (AVX2, lowest of 6 alternating rounds).
 void Planner::choose_paired_tap_loads() {
     constexpr const char* step = "paired_tap_loads";
-    if (!lanes_are_outputs_ || plan_.strategy != Strategy::ncx_width || plan_.computed_windows) return;
+    if (!lanes_are_outputs_ || plan_.strategy != Strategy::ncx_width || plan_.computed_windows || byte_rows_) return;
     const auto paired_taps = [](const Segment& s) {
         return s.outputs_per_item > 1 && s.lane_step == 2 && s.taps >= 2 && !s.taps_as_lanes && !s.whole_plane && !s.masked;
     };

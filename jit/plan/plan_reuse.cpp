@@ -61,6 +61,11 @@ constexpr std::size_t max_direct_row_runs = 16, max_direct_row_unwatched = 16;
 // channels 74.4 / 57.2; k3 over 256 channels 108 / 97, 512 259 / 265; SPPF (k5, 512) 143 / 146; but k9 over 96
 // channels 132 / 141, SPP's (256) 377 / 375, k7 over 64 35.4 / 35.9.
 constexpr std::int64_t max_direct_row_taps = 5;
+// Byte rows take rows of at least this many outputs. AVX-512 (Zen 4, u8 ncx, same run, against the 32-bit
+// lanes' row ring or masked items): rows of 40 to 112 outputs ran 1.08-2.4x faster (the stem 103 -> 46 us, SPP
+// k9 469 -> 192), rows of 14 to 28 outputs 1.25-1.6x slower (k3 s1 over 28x28 24 -> 35, SPPF 94 -> 121). AVX2
+// (no ring): faster from 14 outputs (1.2-2.8x on every suite layer); shorter rows take whole-plane items.
+constexpr std::int64_t min_byte_row_outputs_avx2 = 8, min_byte_row_outputs_avx512 = 32;
 // Planes in registers: the plane's input takes at most half the register file (16 of AVX-512's 32).
 constexpr int plane_register_halves = 1;
 
@@ -75,6 +80,7 @@ void Planner::choose_row_ring() {
     if (!lanes_are_outputs_ || p_.spatial_rank != 2 || adaptive_) return;
     if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::separable))
         return declined(step, "the choice of reuse");
+    if (byte_rows_) return declined(step, "byte rows take separable rows");
     const std::vector<Segment>& fast_row = plan_.fast_segments.empty() ? plan_.segments : plan_.fast_segments;
     if (p_.out[0] < 2 || p_.kernel[0] < 2) return declined(step, "windows along h do not overlap");
     if (p_.dilation[0] % p_.stride[0] != 0) return declined(step, "the stride along h does not divide the dilation");
@@ -148,14 +154,14 @@ void Planner::choose_column_ring() {
 // Windows along h move by whole taps between the rows of a call: a stride that divides the dilation (calls
 // of rows dilation / stride apart, one tap stride between their windows) or a multiple of it that is less
 // than the window (stride / dilation tap strides between consecutive rows). False: they do not.
-bool Planner::separable_row_steps(std::int64_t& interval, std::int64_t& row_step) const {
+bool Planner::separable_row_steps(std::int64_t& interval, std::int64_t& row_step, bool windows_may_abut) const {
     const std::int64_t stride_h = p_.stride[0], dilation_h = p_.dilation[0];
     interval = 1;
     row_step = 1;
     if (dilation_h % stride_h == 0) interval = dilation_h / stride_h;
     else if (stride_h % dilation_h == 0) row_step = stride_h / dilation_h;
     else return false;
-    return row_step < p_.kernel[0];
+    return row_step < p_.kernel[0] || (windows_may_abut && row_step == p_.kernel[0]);
 }
 
 // Channels-last 2-D values in compare-bound rows whose windows along h share input rows, where the column
@@ -308,6 +314,7 @@ void Planner::choose_separable_pixels() {
 void Planner::choose_planes() {
     constexpr const char* step = "planes_in_registers";
     if (!lanes_are_outputs_) return;
+    if (byte_rows_) return declined(step, "byte rows take separable rows");
     if (choice().planes == PlanChoice::Switch::off) return declined(step, "the choice planes=off");
     if (reuse_is(PlanChoice::Reuse::ring) || reuse_is(PlanChoice::Reuse::separable))
         return declined(step, "the choice of reuse");
@@ -330,6 +337,29 @@ void Planner::choose_planes() {
                     " permutes");
 }
 
+// Planar u8/s8 rows in byte lanes (32 outputs a ymm, 64 a zmm, against 8 and 16 widened), where separable rows
+// can take them: 2-D values of at most stride 2 along the width, windows along h that move by whole taps and
+// skip no input row (a stride no larger than the window), no row of windows that lie in the padding (the
+// buffered code has no empty rows), rows of min_byte_row_outputs or more (shorter ones take the row ring,
+// whole-plane and register code). The row code does not serve byte lanes: a plan whose later steps leave separable rows is made again
+// with widened lanes (make_plan).
+std::string Planner::byte_rows_declined() const {
+    if (options_.no_byte_rows) return "the buffers did not take the rows";
+    if (p_.has_indices) return "indices take 32-bit lanes";
+    if (!caps_.byte_max) return "the ISA has no byte max";
+    if (p_.spatial_rank != 2 || adaptive_) return "separable rows are 2-D max pools";
+    if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::ring)) return "the choice of reuse";
+    if (choice().planes == PlanChoice::Switch::on) return "the choice planes=on";
+    if (axis_.stride > 2) return "width taps more than 2 apart";
+    const std::int64_t min_outputs = caps_.vector_bytes == 64 ? min_byte_row_outputs_avx512 : min_byte_row_outputs_avx2;
+    if (axis_.out < min_outputs) return "rows of fewer than " + std::to_string(min_outputs) + " outputs";
+    std::int64_t interval = 1, row_step = 1;
+    if (!separable_row_steps(interval, row_step, true)) return "windows along h do not move by whole taps";
+    for (std::int64_t o = 0; o < p_.out[0]; ++o)
+        if (outer_taps_of(p_, 0, o).count == 0) return "a row of windows lies in the padding";
+    return {};
+}
+
 // Planar 2-D rows without indices whose windows along h share input rows, where no ring or plane took
 // them: separable maxima through buffers on the stack (KernelPlan::separable). Each input row is read once
 // per call, with no border items, no per-tap gathers and no NaN scan pass. Windows along h move by whole
@@ -343,14 +373,16 @@ void Planner::choose_separable() {
     if (plan_.ring_rows > 0) return declined(step, "a ring of row maxima in registers took the rows");
     if (p_.has_indices) return declined(step, "values only: the buffered maxima carry no indices");
     if (!plan_.fast_starts_from_lowest) return declined(step, "f16 carries raw bits beside each lane");
-    if (p_.kernel[0] < 2 || p_.out[0] < 2) return declined(step, "windows along h do not overlap");
+    if (!byte_rows_ && (p_.kernel[0] < 2 || p_.out[0] < 2)) return declined(step, "windows along h do not overlap");
     std::int64_t interval = 1, row_step = 1;
-    if (!separable_row_steps(interval, row_step))
+    // Byte rows take windows that share no row too (a stride of the window's size): each input row is still
+    // converted once.
+    if (!separable_row_steps(interval, row_step, byte_rows_))
         return declined(step, "windows along h do not move by whole taps that they share");
     // Byte data at stride 2 along h: masked fast rows widen each tap as they load it, and ran faster than the
     // conversion to padded rows (AVX-512 u8, same-run A/B: stem 79 against 86 us, GoogLeNet 77 against 88;
     // bf16, s32, f32 and f64 ran 1.1-1.7x faster through the buffers).
-    if (row_step > 1 && caps_.opmasks && size_of(p_.dtype) == 1 && !reuse_is(PlanChoice::Reuse::separable))
+    if (row_step > 1 && caps_.opmasks && size_of(p_.dtype) == 1 && !byte_rows_ && !reuse_is(PlanChoice::Reuse::separable))
         return declined(step, "masked rows widen byte taps as they load them");
     if (axis_.stride > 2) return declined(step, "width taps more than 2 apart would be gathered");
     const std::int64_t separable_buffer_bytes =

@@ -69,6 +69,7 @@ private:
 
     // plan.cpp: lanes, blocking, the width's code and the facts the code and the executor walk.
     void choose_lanes();
+    std::string byte_rows_declined() const;
     bool long_index_chains() const;
     void choose_vector_blocking();
     void choose_channel_blocks();
@@ -101,7 +102,8 @@ private:
     bool column_ring_shape() const;
     bool column_ring_indices() const;
     void choose_column_ring();
-    bool separable_row_steps(std::int64_t& interval, std::int64_t& row_step) const;
+    // windows_may_abut: windows a whole window apart (sharing no row) count too (byte rows).
+    bool separable_row_steps(std::int64_t& interval, std::int64_t& row_step, bool windows_may_abut = false) const;
     std::string separable_pixels_declined() const;
     SeparableRows separable_pixels_of(int vectors) const;
     int separable_pixel_vectors() const;
@@ -121,6 +123,8 @@ private:
     std::vector<PositionRun> runs_;
     std::int64_t multipliers_[3] = {0, 0, 0};
     bool huge_index_plane_ = false, small_plane_ = false, half_vectors_ = false, window_relative_ = false;
+    // Planar u8/s8 rows compared in byte lanes through separable rows (choose_lanes; byte_rows_shape).
+    bool byte_rows_ = false;
 };
 
 }  // namespace pooljit::jit

@@ -44,6 +44,7 @@ enum class StrategyId {
     even_element_loads,       // planar lanes at stride 2 of bf16, u8, s8: one load, the even elements widened in place
     paired_tap_loads,         // planar lanes at stride 2 loaded as stored or bf16: two neighbouring width taps a pair of loads
     byte_lanes,               // u8/s8 channels last compared in their own bytes
+    byte_rows,                // u8/s8 planar rows in their own bytes, through separable rows
     wide_index_lanes,         // 64-bit index lanes beside half vectors of 32-bit compare lanes
     window_relative_indices,  // 32-bit index lanes counted from each window's first tap (planes above 2^31)
     overhanging_windows,      // a window that holds its whole row and is shorter than its kernel: the kernel

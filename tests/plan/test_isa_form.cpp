@@ -28,7 +28,11 @@ TEST(IsaForm, PlanarRowsTakeAvx2WhereTheCoreSplits512BitOperations) {
         EXPECT_EQ(form_of(line, true), jit::Isa::avx2) << line;
         EXPECT_EQ(form_of(line, false), jit::Isa::avx512) << line;
     }
-    for (const char* line : {"maxpool dt=u8 layout=ncx src=1x192x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1",
+    // Compare-bound planar u8 rows that the 256-bit form takes as byte rows take it where the core splits; where
+    // they are too short for byte rows they keep the AVX-512 form's 32-bit ring.
+    EXPECT_EQ(form_of("maxpool dt=u8 layout=ncx src=1x192x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1", true), jit::Isa::avx2);
+    EXPECT_EQ(form_of("maxpool dt=u8 layout=ncx src=1x192x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1", false), jit::Isa::avx512);
+    for (const char* line : {"maxpool dt=u8 layout=ncx src=1x192x7x7 k=3x3 s=1x1 pb=1x1 pe=1x1",
                              "maxpool dt=f32 layout=ncx src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2",
                              "adaptivemaxpool dt=f32 layout=ncx src=1x512x13x13 out=7x7"}) {
         EXPECT_EQ(form_of(line, true), jit::Isa::avx512) << line;

@@ -395,11 +395,12 @@ TEST(PlanFacts, ChannelsLastBytesWithoutIndicesCompareInByteLanes) {
 
 // Planar items whose loads at a whole register's width stay inside the input row load whole registers; the
 // row's last items, whose registers would pass the row's end, keep exact loads. The stem's u8 rows on AVX2
-// (56 outputs, items of 16 lanes two positions apart, 8 lanes a vector): items start at positions 2*16*i - 1;
-// an item reads its last pair's registers up to position first + 2*8 + 2*8 - 1 + (taps - 1).
+// (56 outputs, items of 16 lanes two positions apart, 8 lanes a vector; widened, as where byte rows do not take
+// them): items start at positions 2*16*i - 1; an item reads its last pair's registers up to position first +
+// 2*8 + 2*8 - 1 + (taps - 1).
 TEST(PlanFacts, NcxItemsLoadWholeRegistersInsideTheRow) {
-    const jit::KernelPlan plan =
-        plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2);
+    const jit::KernelPlan plan = plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                                         jit::Isa::avx2, jit::PlanOptions{.no_byte_rows = true});
     ASSERT_FALSE(plan.segments.empty());
     for (const jit::Segment& s : plan.segments) {
         SCOPED_TRACE("segment at output " + std::to_string(s.out_begin));

@@ -182,12 +182,15 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     // Maxima in flight: the block's 2 accumulators, then free registers up to 8. The rows take 2 accumulators,
     // the fresh load, scratch, the empty value, the second of a stride-2 pair, the NaN watch and 3 blend
     // registers: 10 of 16, so 6 more.
-    // The same on AVX-512 (27 ring registers would not fit): 3 vectors of 16, 12 lead lanes, 12 + 56 lanes
-    // rounded up plus slack = 96; 96 x 4 + 3 x 64 = 576 bytes a row, 28 rows: 20 output rows a pass.
+    // The same in u8 on AVX-512 (27 ring registers would not fit), in byte lanes (byte rows: 40 outputs): one
+    // vector of 64 maxima; 60 lead lanes put the input's first element (padded lane 4) at a vector's start;
+    // taps reach 64 + 8 lanes, the input 4 + 64: 60 + 72 = 132 rounded up to 192, plus a vector of slack = 256;
+    // 256 + 64 bytes a row, 51 rows: every one of the 40 output rows in one pass.
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4").separable,
-              (jit::SeparableRows{.group_rows = 20, .window_rows = 9, .row_step = 1, .phases = 1, .phase_lanes = 96,
-                                  .lead_lanes = {12, 0}, .pad_lanes = 4, .maxima_vectors = 3, .accumulators = 8,
+              (jit::SeparableRows{.group_rows = 40, .window_rows = 9, .row_step = 1, .phases = 1, .phase_lanes = 256,
+                                  .lead_lanes = {60, 0}, .pad_lanes = 4, .maxima_vectors = 1, .accumulators = 8,
                                   .paired_output_rows = true}));
+    EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4").compare, jit::CompareType::u8);
     // A 300-wide row: 38 vectors of maxima; taps reach 306 lanes: 320 with slack, 1280 + 1216 bytes a row,
     // 6 rows: 4 output rows of 3 taps a pass.
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2x300x300 k=3x3", jit::Isa::avx2).separable.group_rows, 4);
@@ -212,15 +215,18 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     EXPECT_FALSE(strided.separable.paired_output_rows);
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").separable.enabled());
     // Not: a register ring took the rows (AVX-512 SPPF), indices, f16, windows that share no row (k2 s2), a
-    // stride and dilation that are not multiples of one another, bytes at stride 2 along h where masked rows
-    // widen their taps (AVX-512 u8), a width stride of 3, nxc, 1-D.
+    // stride and dilation that are not multiples of one another, widened bytes at stride 2 along h where masked
+    // rows widen their taps (AVX-512 u8 rows of 14 outputs, too few for byte rows), a width stride of 3, nxc,
+    // 1-D. (Byte rows take the u8 stem on both ISAs, and k2 s2.)
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f16 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=2x2 s=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=3x3 s=3x1 d=2x1", jit::Isa::avx2).separable.enabled());
-    EXPECT_FALSE(plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").separable.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch").separable.enabled());
+    EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").separable.enabled());
+    EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x3x40x40 k=2x2 s=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x90 k=3x3 s=1x3", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x400 k=9 pb=4 pe=4", jit::Isa::avx2).separable.enabled());

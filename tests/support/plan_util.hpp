@@ -14,8 +14,8 @@ inline Problem problem_of(const std::string& line) {
     return std::visit([](const auto& desc) { return resolve(desc); }, parse_problem(line));
 }
 
-inline jit::KernelPlan plan_of(const std::string& line, jit::Isa isa = jit::Isa::avx512) {
-    return jit::make_plan(problem_of(line), isa);
+inline jit::KernelPlan plan_of(const std::string& line, jit::Isa isa = jit::Isa::avx512, const jit::PlanOptions& options = {}) {
+    return jit::make_plan(problem_of(line), isa, options);
 }
 
 }  // namespace pooljit::testing
