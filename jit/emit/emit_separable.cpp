@@ -75,6 +75,14 @@ void WindowEmitter<Ops>::begin_separable_call(Label& other_calls, std::int64_t p
     mov(big_offset_, wrap_mul(plan_.separable.row_step, plan_.src_tap_stride_h));
     cmp(scratch_, big_offset_);
     jne(other_calls, T_NEAR);
+    if (plan_.has_indices) {
+        // The bytes cannot tell a source whose rows alias (a 0 stride along h) stepped by other rows; the
+        // index base can.
+        mov(scratch_, ptr[rsp + slot_index_base_row_step]);
+        mov(big_offset_, wrap_mul(plan_.separable.row_step, plan_.index_tap_step_h));
+        cmp(scratch_, big_offset_);
+        jne(other_calls, T_NEAR);
+    }
     place(one_row);
 
     lea(tap_ptr_, ptr[rsp + separable_area + 63]);

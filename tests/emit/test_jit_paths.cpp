@@ -778,6 +778,16 @@ TEST_P(JitIsa, ByteRowsServeCallsOfAnyStepAndEmptyRows) {
     }
 }
 
+// A source whose rows alias (a 0 stride along h) steps its calls' rows by 0 bytes whatever rows they are: the
+// separable pixels with indices must not take rows whose windows start on the same input row for rows one tap
+// apart (the index of a tie between aliased rows is the first row's).
+TEST_P(JitIsa, AliasedSourceRowsKeepTheFirstRowsIndex) {
+    for (const char* line : {"maxpool dt=s32 layout=nCx8c src=1x8x2x1 k=4x1 pb=1x0 pe=2x0 idx=s64 src_strides=1344x448x0x8",
+                             "maxpool dt=s32 layout=nCx8c src=1x16x4x6 k=6x5 s=1x2 pad=same_upper round=ceil idx=s32 src_strides=1344x448x0x8",
+                             "maxpool dt=f32 layout=nxc src=1x16x7x9 k=3x3 pb=1x1 pe=1x1 idx=s32 src_strides=144x1x0x16"})
+        for (const int threads : {1, 3}) check_split(line, isa(), threads);
+}
+
 TEST_P(JitIsa, GeneratedProblemsSplitForThreadsMatchTheReference) {
     pj::casegen::Generator gen(isa() == jit::Isa::avx512 ? 0x5B117001 : 0x5B117002);
     for (int i = 0; i < 1000; ++i) {
