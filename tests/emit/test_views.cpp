@@ -20,6 +20,7 @@
 #include "support/cpu_isas.hpp"
 #include "support/guarded_buffer.hpp"
 #include "support/isa_cap.hpp"
+#include "support/tensor_util.hpp"
 
 #include <pooljit/pooljit.hpp>
 
@@ -212,12 +213,6 @@ Buffer source_buffer(const pj::TensorDesc& t, std::int64_t lead, const std::vect
     return b;
 }
 
-std::string joined(const Dims& v) {
-    std::string s;
-    for (std::int64_t x : v) s += (s.empty() ? "" : "x") + std::to_string(x);
-    return s;
-}
-
 // No byte outside the view's elements (and a block's padded lanes) changed from its poison: neither a gap nor
 // the lead before its first element.
 void expect_only_elements_written(const pj::TensorDesc& t, const Buffer& b, std::uint8_t poison, const std::string& what) {
@@ -235,7 +230,7 @@ void expect_only_elements_written(const pj::TensorDesc& t, const Buffer& b, std:
 void expect_same_outputs(const pj::TensorDesc& t, const Buffer& got, const Buffer& want, std::uint8_t got_poison,
                          std::uint8_t want_poison, const std::string& what) {
     if (const auto d = pj::casegen::first_difference(t, got.view(), want.view()))
-        ADD_FAILURE() << what << " differ at element " << d->element << " (N, C, spatial " << joined(d->coordinates)
+        ADD_FAILURE() << what << " differ at element " << d->element << " (N, C, spatial " << pooljit::test::dims_string(d->coordinates)
                       << "): got " << d->got << " (" << d->got_value << "), want " << d->want << " (" << d->want_value
                       << ")";
     expect_only_elements_written(t, got, got_poison, what + ": the run");

@@ -1,11 +1,12 @@
 // The planner's view of memory (jit::MemoryFacts, jit/plan/plan_memory.cpp): which facts of a dense tensor the
-// strides of a problem's src, dst and indices keep, and the code each view then gets. Plans only, on any host, for
-// both ISAs. Every expected value is worked out from the definitions: the element address of DESIGN.md section 2
+// strides of a problem's src, dst and indices keep, and some of the choices each view then gets (runs of
+// channels, rows apart, planes apart). Plans only, on any host, for both ISAs. Every expected value is worked out from the definitions: the element address of DESIGN.md section 2
 // (n*s0 + c*s1 + sum x_i*s_{2+i}; blocked: (c / B)*s1 + c % B), the comments on MemoryFacts in jit/plan/plan.hpp,
 // and KernelPlan's byte strides ("bytes between ...").
 #include "jit/plan/plan.hpp"
 #include "support/cpu_isas.hpp"
 #include "support/plan_util.hpp"
+#include "support/tensor_util.hpp"
 
 #include <pooljit/pooljit.hpp>
 
@@ -100,12 +101,6 @@ std::vector<std::int64_t> slice_strides(const std::vector<std::int64_t>& dims, s
     return s;
 }
 
-std::string joined(const std::vector<std::int64_t>& v) {
-    std::string s;
-    for (std::int64_t x : v) s += (s.empty() ? "" : "x") + std::to_string(x);
-    return s;
-}
-
 // A slice's channels are consecutive (channel stride 1 everywhere, channel_run = C, as dense), so its code has
 // the dense problem's shape: the same lanes, blocks, tails, sweeps, separable pixels and rings, the same rows
 // and tables. Only the distances between pixels change, each 4 times the dense one (a pixel is 4C elements
@@ -128,8 +123,8 @@ TEST(ChannelSlicePlans, PlansTheDenseCodeShapeWithWiderPixelSteps) {
             const pj::Problem dense = pooljit::testing::problem_of(line);
             const pj::TensorDesc src = dense.src_desc(), dst = dense.dst_desc();
             const std::int64_t C = dense.channels;
-            const std::string slice_line = std::string(line) + " src_strides=" + joined(slice_strides(src.dims, 4 * C)) +
-                                           " dst_strides=" + joined(slice_strides(dst.dims, 4 * C));
+            const std::string slice_line = std::string(line) + " src_strides=" + pooljit::test::dims_string(slice_strides(src.dims, 4 * C)) +
+                                           " dst_strides=" + pooljit::test::dims_string(slice_strides(dst.dims, 4 * C));
             SCOPED_TRACE(slice_line + " on " + jit::to_string(isa));
             const jit::KernelPlan want = jit::make_plan(dense, isa);
             const jit::KernelPlan got = plan_of(slice_line, isa);
