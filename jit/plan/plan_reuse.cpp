@@ -355,6 +355,7 @@ std::string Planner::byte_rows_declined() const {
     if (axis_.out < min_outputs) return "rows of fewer than " + std::to_string(min_outputs) + " outputs";
     std::int64_t interval = 1, row_step = 1;
     if (!separable_row_steps(interval, row_step, true)) return "windows along h do not move by whole taps";
+    if (p_.out[0] > max_table_rows) return "more output rows than the executor tabulates";
     for (std::int64_t o = 0; o < p_.out[0]; ++o)
         if (outer_taps_of(p_, 0, o).count == 0) return "a row of windows lies in the padding";
     return {};

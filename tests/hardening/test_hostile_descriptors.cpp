@@ -331,6 +331,8 @@ TEST(HostileValid, HugeOuterAxesAreCreatedWithoutPerRowTables) {
     d.src = {pj::DType::f32, pj::Layout::ncx, {1, 1, two_pow(40), 4}};
     d.kernel = {1, 1};
     expect_created_cheaply(d, {1, 1, two_pow(40), 4}, "ncx 1x1x2^40x4 k1x1");
+    d.src = {pj::DType::u8, pj::Layout::ncx, {1, 1, two_pow(40), 64}};  // rows wide enough for byte rows
+    expect_created_cheaply(d, {1, 1, two_pow(40), 64}, "u8 ncx 1x1x2^40x64 k1x1");
     d.src = {pj::DType::s8, pj::Layout::nxc, {1, 1, two_pow(60), 2, 2}};
     d.kernel = {1, 1, 1};
     expect_created_cheaply(d, {1, 1, two_pow(60), 2, 2}, "3-D s8 1x1x2^60x2x2 k1x1x1");
