@@ -428,6 +428,7 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
 // windows that lie in the padding along h stores the empty value (the lowest) over its rows.
 template <typename Ops>
 void WindowEmitter<Ops>::emit_byte_rows(Label& done) {
+    if (plan_.separable.byte_pairs) return emit_byte_pairs(done);
     Label body, other_calls, separable_done, empty_rows;
     mov(qword[rsp + slot_items_left], 0);  // single rows left after this one
     place(body);
@@ -475,6 +476,73 @@ void WindowEmitter<Ops>::emit_byte_rows(Label& done) {
     jmp(done, T_NEAR);
 }
 
+// Byte pairs (SeparableRows::byte_pairs): 2x2 windows at stride 2 that lie inside the input, so every call's
+// rows have two real taps along h and the windows of a row tile its first 2 * out_width elements. Each output
+// row, a vector of outputs at a time: the two input rows' maximum over 2 * lanes elements, each pair's maximum
+// in its even byte (a word shift right by 8 and a byte max), the even bytes packed. Rows step by the call's
+// steps, whatever rows they are.
+template <typename Ops>
+void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
+    const std::int64_t L = plan_.lanes, vb = Ops::vector_bytes, out = plan_.out_width;
+    const std::int64_t full = out / L, rest = out % L;
+    const std::vector<int> accs = separable_accumulators();
+    const Vmm lo = vec(accs.at(0)), hi = vec(accs.at(1)), fresh = vec(regs_.fresh), t = vec(regs_.scratch);
+    Label two_taps, row_loop;
+    cmp(qword[rsp + slot_taps_h], 2);
+    je(two_taps, T_NEAR);
+    ud2();  // the planner takes byte pairs only where every window has two rows
+    place(two_taps);
+    mov(d_ptr_, ptr[rsp + slot_rows]);
+    mov(row_src_, ptr[rsp + slot_row_src]);
+    mov(dst_, ptr[rsp + slot_row_dst]);
+    // `outputs` outputs from window_ (row 0) and h_ptr_ (row 1) to indices_.
+    const auto chunk = [&](std::int64_t outputs) {
+        const std::int64_t bytes = 2 * outputs;
+        const int lo_valid = static_cast<int>(std::min(bytes, L)), hi_valid = static_cast<int>(bytes - lo_valid);
+        ops_.load_value(lo, ptr[window_], lo_valid);
+        ops_.load_value(fresh, ptr[h_ptr_], lo_valid);
+        ops_.max_fast(lo, fresh);
+        if (hi_valid > 0) {
+            ops_.load_value(hi, ptr[window_ + static_cast<std::int32_t>(vb)], hi_valid);
+            ops_.load_value(fresh, ptr[h_ptr_ + static_cast<std::int32_t>(vb)], hi_valid);
+            ops_.max_fast(hi, fresh);
+        } else {
+            vmovaps(hi, lo);  // lanes past the outputs: never stored
+        }
+        // Each word's low byte <- the maximum of its two bytes (the high byte is the odd element).
+        ops_.shift_words_right_8(t, lo);
+        ops_.max_fast(lo, t);
+        ops_.shift_words_right_8(t, hi);
+        ops_.max_fast(hi, t);
+        ops_.even_bytes(fresh, lo, hi);
+        ops_.store_value(ptr[indices_], fresh, t, static_cast<int>(outputs));
+    };
+    place(row_loop);
+    mov(window_, row_src_);
+    mov(h_ptr_, row_src_);
+    add_imm(h_ptr_, plan_.src_tap_stride_h);
+    mov(indices_, dst_);
+    if (full > 0) {
+        Label chunks;
+        mov(tap_count_, full);
+        place(chunks);
+        chunk(L);
+        add(window_, static_cast<std::int32_t>(2 * vb));
+        add(h_ptr_, static_cast<std::int32_t>(2 * vb));
+        add(indices_, static_cast<std::int32_t>(vb));
+        dec(tap_count_);
+        jnz(chunks, T_NEAR);
+    }
+    if (rest > 0) chunk(rest);
+    add(row_src_, ptr[rsp + slot_src_row_step]);
+    add(dst_, ptr[rsp + slot_dst_row_step]);
+    dec(d_ptr_);
+    jnz(row_loop, T_NEAR);
+    jmp(done, T_NEAR);
+}
+
+template void WindowEmitter<Avx512Ops>::emit_byte_pairs(Label&);
+template void WindowEmitter<Avx2Ops>::emit_byte_pairs(Label&);
 template void WindowEmitter<Avx512Ops>::emit_byte_rows(Label&);
 template void WindowEmitter<Avx2Ops>::emit_byte_rows(Label&);
 template std::int64_t WindowEmitter<Avx512Ops>::separable_buffer_bytes() const;

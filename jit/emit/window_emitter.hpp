@@ -393,6 +393,7 @@ private:
     void emit_separable(Label& other_calls, Label& done);
     // Planar byte rows: separable rows serve every call (no row code in byte lanes), to `done`.
     void emit_byte_rows(Label& done);
+    void emit_byte_pairs(Label& done);
     void emit_row_code(Label& row_loop, Label& empty_row, Label& row_done, Label& done);
     bool byte_rows() const { return !nxc_ && plan_.separable.enabled() && lane_bytes(plan_.compare) == 1; }
 

@@ -404,6 +404,16 @@ public:
         g_.vpermq(odd, odd, 0xD8);
     }
 
+    // dst <- each 16-bit word of src shifted right by 8: a byte pair's second (odd) byte in the first's place.
+    void shift_words_right_8(const Vmm& dst, const Vmm& src) { g_.vpsrlw(dst, src, 8); }
+    // Byte lanes: even <- the even bytes of the pair (lo, hi), in order; lo and hi are clobbered.
+    void even_bytes(const Vmm& even, const Vmm& lo, const Vmm& hi) {
+        g_.vpshufb(lo, lo, g_.ptr[g_.rip + byte_phases_]);
+        g_.vpshufb(hi, hi, g_.ptr[g_.rip + byte_phases_]);
+        g_.vpunpcklqdq(even, lo, hi);
+        g_.vpermq(even, even, 0xD8);
+    }
+
     // bf16 pairs: 2 x 8 elements at src, `valid` (more than 8) of them, as two f32 vectors: even <- elements 0, 2, .., 14,
     // odd <- elements 1, 3, .., 15. One load, a shift and an and, where two widening loads took a shuffle and a
     // shift each; merges are lane-wise, so the pair keeps this order until store_widened_pair interleaves it.

@@ -334,6 +334,15 @@ public:
         g_.vmovdqu64(odd, g_.ptr[g_.rip + odd_qwords_]);
         g_.vpermi2q(odd, lo, hi);
     }
+    // dst <- each 16-bit word of src shifted right by 8: a byte pair's second (odd) byte in the first's place.
+    void shift_words_right_8(const Vmm& dst, const Vmm& src) { g_.vpsrlw(dst, src, 8); }
+    // Byte lanes: even <- the even bytes of the pair (lo, hi), in order (each word truncated to its low byte);
+    // lo is clobbered.
+    void even_bytes(const Vmm& even, const Vmm& lo, const Vmm& hi) {
+        g_.vpmovwb(Xbyak::Ymm(even.getIdx()), lo);
+        g_.vpmovwb(Xbyak::Ymm(lo.getIdx()), hi);
+        g_.vinserti64x4(even, even, Xbyak::Ymm(lo.getIdx()), 1);
+    }
     // bf16 pairs: 2 x 16 elements at src, `valid` (more than 16) of them, as two f32 vectors: even <- elements 0,
     // 2, .., 30, odd <- elements 1, 3, .., 31. One load (masked past `valid`: no byte past them is read), a shift
     // and an and, where two widening loads took a cross-lane zero-extension and a shift each; merges are

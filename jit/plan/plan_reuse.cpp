@@ -423,6 +423,14 @@ void Planner::choose_separable() {
     chose(step, std::to_string(sep.group_rows) + " output rows a pass, " + std::to_string(sep.window_rows) +
                     " row maxima each, " + std::to_string(row_step) + " tap strides apart, calls of rows " +
                     std::to_string(interval) + " apart");
+    // Byte rows of 2x2 windows at stride 2 inside the input: no buffers at all (byte_pairs).
+    const bool pairs = p_.kernel[0] == 2 && p_.kernel[1] == 2 && p_.stride[0] == 2 && p_.stride[1] == 2 &&
+                       p_.dilation[0] == 1 && p_.dilation[1] == 1 && p_.pad_begin[0] == 0 && p_.pad_begin[1] == 0 &&
+                       2 * p_.out[0] <= p_.in[0] && 2 * p_.out[1] <= p_.in[1];
+    if (byte_rows_ && pairs) {
+        plan_.separable.byte_pairs = true;
+        chose("byte_pairs", "each output row from its two input rows, no buffers");
+    }
 }
 
 // Separable rows and pixels take the registers no other role of the plan takes as maxima in flight, beside

@@ -60,7 +60,8 @@ std::string to_string(const KernelPlan& plan) {
           << (plan.separable.paired_width_windows ? " paired" : "")
           << (plan.separable.paired_output_rows ? " paired_rows" : "")
           << (plan.separable.direct_rows ? " direct_rows" : "")
-          << (plan.separable.widened_pairs ? " widened_pairs" : "");
+          << (plan.separable.widened_pairs ? " widened_pairs" : "")
+          << (plan.separable.byte_pairs ? " byte_pairs" : "");
     if (plan.watch_rows_for_nan)
         s << " watch_chains=" << plan.watch_chains << " watch_shared=" << plan.watch_shared_rows_h << "x"
           << plan.watch_shared_taps_w;

@@ -73,6 +73,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::paired_tap_loads: return plan.paired_tap_loads;
         case StrategyId::byte_lanes: return nxc && lane_bytes(plan.compare) == 1;
         case StrategyId::byte_rows: return ncx_rows && plan.separable.enabled() && lane_bytes(plan.compare) == 1;
+        case StrategyId::byte_pairs: return ncx_rows && plan.separable.byte_pairs;
         case StrategyId::wide_index_lanes: return plan.has_indices && plan.index_lanes_64 && lane_bytes(plan.compare) == 4;
         case StrategyId::window_relative_indices: return plan.index_relative_to_window;
         case StrategyId::overhanging_windows:
@@ -91,7 +92,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "planar_nan_watch", "shared_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
     "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
     "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads", "paired_tap_loads",
-    "byte_lanes", "byte_rows", "wide_index_lanes", "window_relative_indices", "overhanging_windows", "channel_runs", "row_pitch",
+    "byte_lanes", "byte_rows", "byte_pairs", "wide_index_lanes", "window_relative_indices", "overhanging_windows", "channel_runs", "row_pitch",
 };
 
 }  // namespace
@@ -385,13 +386,20 @@ const std::vector<StrategyRow>& strategy_registry() {
         // calls whose rows step other than the buffers' (one row at a time: a channel slice's planes).
         {byte_rows, {avx512, avx2}, {
             {"maxpool dt=u8 layout=ncx src=1x3x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1"},
-            {"maxpool dt=u8 layout=ncx src=2x3x37x131 k=2x2 s=2x2"},
+            {"maxpool dt=u8 layout=ncx src=2x3x37x131 k=2x2 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool dt=s8 layout=ncx src=1x2x21x71 k=3x3 s=1x1 pb=1x1 pe=1x1"},
             {"maxpool dt=s8 layout=ncx src=1x2x23x97 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil"},
             {"maxpool dt=u8 layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1"},
             {"maxpool dt=u8 layout=ncx src=1x2x40x40 k=9x9 pb=4x4 pe=4x4"},
             {"maxpool dt=u8 layout=ncx src=1x1x300x301 k=3x3 s=2x1"},
             {"maxpool dt=s8 layout=ncx src=1x2x20x66 k=5x3 s=2x1 pb=2x1 pe=2x1"}}},
+        // k2 s2 inside the input: rows of whole vectors (AVX2) and a partial one, an odd width and height (the
+        // last element of each is in no window), s8, a row wider than one vector on AVX-512.
+        {byte_pairs, {avx512, avx2}, {
+            {"maxpool dt=u8 layout=ncx src=1x3x20x128 k=2x2 s=2x2"},
+            {"maxpool dt=u8 layout=ncx src=2x3x37x131 k=2x2 s=2x2"},
+            {"maxpool dt=s8 layout=ncx src=1x2x9x75 k=2x2 s=2x2"},
+            {"maxpool dt=u8 layout=ncx src=1x2x6x300 k=2x2 s=2x2"}}},
         // Windows that reach 2^31 index units in planes of more than 2^31 elements (planned, never run), and the
         // same choice forced on problems small enough to run.
         {wide_index_lanes, {avx512, avx2}, {
