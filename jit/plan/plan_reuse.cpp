@@ -65,7 +65,12 @@ constexpr std::int64_t max_direct_row_taps = 5;
 // lanes' row ring or masked items): rows of 40 to 112 outputs ran 1.08-2.4x faster (the stem 103 -> 46 us, SPP
 // k9 469 -> 192), rows of 14 to 28 outputs 1.25-1.6x slower (k3 s1 over 28x28 24 -> 35, SPPF 94 -> 121). AVX2
 // (no ring): faster from 14 outputs (1.2-2.8x on every suite layer); shorter rows take whole-plane items.
+// Byte pairs (k2 s2 inside the input, no buffers) on AVX-512 ran 1.6-3.2x faster from rows of 14 outputs (VGG
+// pool3 u8 ncx 52-60 -> 18.5 us, 1x512x28x28 30 -> 19), so they take AVX2's bound. Rows of 7 outputs or
+// fewer ran 1.1-4x slower (VGG pool5 12.4 against 10.9, 8x8 planes 4.6 against 1.2), and so did planes of 45
+// outputs (1x64x6x30: 1.07-1.47 against 0.89-1.08 us: a call a plane of three rows): both keep 32-bit lanes.
 constexpr std::int64_t min_byte_row_outputs_avx2 = 8, min_byte_row_outputs_avx512 = 32;
+constexpr std::int64_t min_byte_row_plane_outputs = 64;
 // Planes in registers: the plane's input takes at most half the register file (16 of AVX-512's 32).
 constexpr int plane_register_halves = 1;
 
@@ -343,6 +348,14 @@ void Planner::choose_planes() {
 // buffered code has no empty rows), rows of min_byte_row_outputs or more (shorter ones take the row ring,
 // whole-plane and register code). The row code does not serve byte lanes: a plan whose later steps leave separable rows is made again
 // with widened lanes (make_plan).
+// 2-D max pools of 2x2 windows at stride 2 that lie inside the input: no padding, no dilation, no window past
+// the input's end.
+bool Planner::byte_pairs_shape() const {
+    return p_.spatial_rank == 2 && !adaptive_ && p_.kernel[0] == 2 && p_.kernel[1] == 2 && p_.stride[0] == 2 &&
+           p_.stride[1] == 2 && p_.dilation[0] == 1 && p_.dilation[1] == 1 && p_.pad_begin[0] == 0 &&
+           p_.pad_begin[1] == 0 && 2 * p_.out[0] <= p_.in[0] && 2 * p_.out[1] <= p_.in[1];
+}
+
 std::string Planner::byte_rows_declined() const {
     if (options_.no_byte_rows) return "the buffers did not take the rows";
     if (p_.has_indices) return "indices take 32-bit lanes";
@@ -351,8 +364,12 @@ std::string Planner::byte_rows_declined() const {
     if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::ring)) return "the choice of reuse";
     if (choice().planes == PlanChoice::Switch::on) return "the choice planes=on";
     if (axis_.stride > 2) return "width taps more than 2 apart";
-    const std::int64_t min_outputs = caps_.vector_bytes == 64 ? min_byte_row_outputs_avx512 : min_byte_row_outputs_avx2;
+    // Byte pairs (no buffers) pay on AVX-512 from the rows AVX2 takes.
+    const std::int64_t min_outputs =
+        caps_.vector_bytes == 64 && !byte_pairs_shape() ? min_byte_row_outputs_avx512 : min_byte_row_outputs_avx2;
     if (axis_.out < min_outputs) return "rows of fewer than " + std::to_string(min_outputs) + " outputs";
+    if (p_.out[0] < (min_byte_row_plane_outputs + axis_.out - 1) / axis_.out)  // out[0] * out_w below, no overflow
+        return "planes of fewer than " + std::to_string(min_byte_row_plane_outputs) + " outputs";
     std::int64_t interval = 1, row_step = 1;
     if (!separable_row_steps(interval, row_step, true)) return "windows along h do not move by whole taps";
     if (p_.out[0] > max_table_rows) return "more output rows than the executor tabulates";
@@ -424,10 +441,7 @@ void Planner::choose_separable() {
                     " row maxima each, " + std::to_string(row_step) + " tap strides apart, calls of rows " +
                     std::to_string(interval) + " apart");
     // Byte rows of 2x2 windows at stride 2 inside the input: no buffers at all (byte_pairs).
-    const bool pairs = p_.kernel[0] == 2 && p_.kernel[1] == 2 && p_.stride[0] == 2 && p_.stride[1] == 2 &&
-                       p_.dilation[0] == 1 && p_.dilation[1] == 1 && p_.pad_begin[0] == 0 && p_.pad_begin[1] == 0 &&
-                       2 * p_.out[0] <= p_.in[0] && 2 * p_.out[1] <= p_.in[1];
-    if (byte_rows_ && pairs) {
+    if (byte_rows_ && byte_pairs_shape()) {
         plan_.separable.byte_pairs = true;
         chose("byte_pairs", "each output row from its two input rows, no buffers");
     }

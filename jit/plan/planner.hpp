@@ -70,6 +70,7 @@ private:
     // plan.cpp: lanes, blocking, the width's code and the facts the code and the executor walk.
     void choose_lanes();
     std::string byte_rows_declined() const;
+    bool byte_pairs_shape() const;
     bool long_index_chains() const;
     void choose_vector_blocking();
     void choose_channel_blocks();
