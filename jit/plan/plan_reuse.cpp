@@ -61,15 +61,16 @@ constexpr std::size_t max_direct_row_runs = 16, max_direct_row_unwatched = 16;
 // channels 74.4 / 57.2; k3 over 256 channels 108 / 97, 512 259 / 265; SPPF (k5, 512) 143 / 146; but k9 over 96
 // channels 132 / 141, SPP's (256) 377 / 375, k7 over 64 35.4 / 35.9.
 constexpr std::int64_t max_direct_row_taps = 5;
-// Byte rows take rows of at least this many outputs. AVX-512 (Zen 4, u8 ncx, same run, against the 32-bit
-// lanes' row ring or masked items): rows of 40 to 112 outputs ran 1.08-2.4x faster (the stem 103 -> 46 us, SPP
-// k9 469 -> 192), rows of 14 to 28 outputs 1.25-1.6x slower (k3 s1 over 28x28 24 -> 35, SPPF 94 -> 121). AVX2
-// (no ring): faster from 14 outputs (1.2-2.8x on every suite layer); shorter rows take whole-plane items.
+// Byte rows take rows of at least this many outputs, by the vector's width. 64-byte vectors (Zen 4, u8 ncx,
+// same run, against the 32-bit lanes' row ring or masked items): rows of 40 to 112 outputs ran 1.08-2.4x
+// faster (the stem 103 -> 46 us, SPP k9 469 -> 192), rows of 14 to 28 outputs 1.25-1.6x slower (k3 s1 over
+// 28x28 24 -> 35, SPPF 94 -> 121). 32-byte vectors (no ring): faster from 14 outputs (1.2-2.8x on every suite
+// layer); shorter rows take whole-plane items.
 // Byte pairs (k2 s2 inside the input, no buffers) on AVX-512 ran 1.6-3.2x faster from rows of 14 outputs (VGG
 // pool3 u8 ncx 52-60 -> 18.5 us, 1x512x28x28 30 -> 19), so they take AVX2's bound. Rows of 7 outputs or
 // fewer ran 1.1-4x slower (VGG pool5 12.4 against 10.9, 8x8 planes 4.6 against 1.2), and so did planes of 45
 // outputs (1x64x6x30: 1.07-1.47 against 0.89-1.08 us: a call a plane of three rows): both keep 32-bit lanes.
-constexpr std::int64_t min_byte_row_outputs_avx2 = 8, min_byte_row_outputs_avx512 = 32;
+constexpr std::int64_t min_byte_row_outputs_ymm = 8, min_byte_row_outputs_zmm = 32;
 constexpr std::int64_t min_byte_row_plane_outputs = 64;
 // Planes in registers: the plane's input takes at most half the register file (16 of AVX-512's 32).
 constexpr int plane_register_halves = 1;
@@ -345,7 +346,7 @@ void Planner::choose_planes() {
 // Planar u8/s8 rows in byte lanes (32 outputs a ymm, 64 a zmm, against 8 and 16 widened), where separable rows
 // can take them: 2-D values of at most stride 2 along the width, windows along h that move by whole taps and
 // skip no input row (a stride no larger than the window), no row of windows that lie in the padding (the
-// buffered code has no empty rows), rows of min_byte_row_outputs or more (shorter ones take the row ring,
+// buffered code has no empty rows), rows of min_byte_row_outputs_* or more (shorter ones take the row ring,
 // whole-plane and register code). The row code does not serve byte lanes: a plan whose later steps leave separable rows is made again
 // with widened lanes (make_plan).
 // 2-D max pools of 2x2 windows at stride 2 that lie inside the input: no padding, no dilation, no window past
@@ -366,7 +367,7 @@ std::string Planner::byte_rows_declined() const {
     if (axis_.stride > 2) return "width taps more than 2 apart";
     // Byte pairs (no buffers) pay on AVX-512 from the rows AVX2 takes.
     const std::int64_t min_outputs =
-        caps_.vector_bytes == 64 && !byte_pairs_shape() ? min_byte_row_outputs_avx512 : min_byte_row_outputs_avx2;
+        caps_.vector_bytes == 64 && !byte_pairs_shape() ? min_byte_row_outputs_zmm : min_byte_row_outputs_ymm;
     if (axis_.out < min_outputs) return "rows of fewer than " + std::to_string(min_outputs) + " outputs";
     if (p_.out[0] < (min_byte_row_plane_outputs + axis_.out - 1) / axis_.out)  // out[0] * out_w below, no overflow
         return "planes of fewer than " + std::to_string(min_byte_row_plane_outputs) + " outputs";
