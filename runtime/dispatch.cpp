@@ -6,6 +6,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <exception>
 
 namespace pooljit::detail {
@@ -58,10 +59,14 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& p, ji
     // The ISA form the rules give the problem first, where the CPU and the cap allow both; then the other.
     std::array<jit::Isa, 2> order{jit::Isa::avx512, jit::Isa::avx2};
     if (cap == jit::Isa::avx512 && jit::cpu_runs(jit::Isa::avx512) && jit::cpu_runs(jit::Isa::avx2)) {
-        const jit::IsaForm form = jit::rules_isa_form(p, jit::cpu_traits());
+        const jit::CpuTraits traits = jit::cpu_traits();
+        const jit::IsaForm form = jit::rules_isa_form(p, traits);
         if (form.isa == jit::Isa::avx2) {
             order = {jit::Isa::avx2, jit::Isa::avx512};
-            impl->dispatch_log += std::string("jit:avx2 first: ") + form.reason + "\n";
+            char measured[64] = "";
+            if (traits.zmm_over_ymm > 0)
+                std::snprintf(measured, sizeof measured, " (zmm adds took %.2fx the time of ymm adds)", traits.zmm_over_ymm);
+            impl->dispatch_log += std::string("jit:avx2 first: ") + form.reason + measured + "\n";
         }
     }
     for (const jit::Isa isa : order) {
