@@ -23,7 +23,7 @@ namespace pooljit::jit {
 template <typename Ops>
 std::int64_t WindowEmitter<Ops>::separable_buffer_bytes() const {
     const SeparableRows& sep = plan_.separable;
-    if (!sep.enabled()) return 0;
+    if (!sep.enabled() || sep.byte_pairs) return 0;  // byte pairs read the input rows themselves
     const std::int64_t maxima_bytes = sep.maxima_vectors * Ops::vector_bytes;
     if (nxc_)  // one padded row of pixels, in whole cache lines, then the rows of maxima
         return separable_pixels_padded_bytes() + sep.buffered_rows() * maxima_bytes;

@@ -497,7 +497,8 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
         const bool byte_rows = plan.strategy != Strategy::nxc_channels && lane_bytes(plan.compare) == 1;
         if (!byte_rows || plan.separable.enabled()) return plan;
     } catch (const UnhonouredChoice&) {
-        if (options.no_byte_rows) throw;
+        const bool bytes = (p.dtype == DType::u8 || p.dtype == DType::s8) && !p.has_indices;
+        if (options.no_byte_rows || !bytes) throw;
     }
     return Planner(p, caps_of(isa), widened).plan();
 }

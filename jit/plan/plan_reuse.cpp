@@ -404,9 +404,22 @@ void Planner::choose_separable() {
     if (row_step > 1 && caps_.opmasks && size_of(p_.dtype) == 1 && !byte_rows_ && !reuse_is(PlanChoice::Reuse::separable))
         return declined(step, "masked rows widen byte taps as they load them");
     if (axis_.stride > 2) return declined(step, "width taps more than 2 apart would be gathered");
+    const std::int64_t lanes = plan_.lanes, lane_bytes_ = lane_bytes(plan_.compare);
+    // Byte rows of 2x2 windows at stride 2 inside the input: no buffers at all (byte_pairs), whatever the width.
+    if (byte_rows_ && byte_pairs_shape()) {
+        SeparableRows pairs;
+        pairs.group_rows = 1;
+        pairs.window_rows = 2;
+        pairs.row_step = 2;
+        pairs.phases = 2;
+        pairs.maxima_vectors = (axis_.out + lanes - 1) / lanes;
+        pairs.byte_pairs = true;
+        plan_.separable = pairs;
+        plan_.ring_row_interval = 1;
+        return chose("byte_pairs", "each output row from its two input rows, no buffers");
+    }
     const std::int64_t separable_buffer_bytes =
         choice().separable_kib > 0 ? std::int64_t{choice().separable_kib} * 1024 : rules_separable_buffer_bytes;
-    const std::int64_t lanes = plan_.lanes, lane_bytes_ = lane_bytes(plan_.compare);
     if (axis_.in > separable_buffer_bytes || axis_.out > separable_buffer_bytes || axis_.pad > separable_buffer_bytes ||
         axis_.kernel > separable_buffer_bytes || axis_.dilation > separable_buffer_bytes)
         return declined(step, "the row does not fit the buffers");
@@ -441,11 +454,7 @@ void Planner::choose_separable() {
     chose(step, std::to_string(sep.group_rows) + " output rows a pass, " + std::to_string(sep.window_rows) +
                     " row maxima each, " + std::to_string(row_step) + " tap strides apart, calls of rows " +
                     std::to_string(interval) + " apart");
-    // Byte rows of 2x2 windows at stride 2 inside the input: no buffers at all (byte_pairs).
-    if (byte_rows_ && byte_pairs_shape()) {
-        plan_.separable.byte_pairs = true;
-        chose("byte_pairs", "each output row from its two input rows, no buffers");
-    }
+
 }
 
 // Separable rows and pixels take the registers no other role of the plan takes as maxima in flight, beside

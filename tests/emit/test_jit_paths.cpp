@@ -724,9 +724,6 @@ TEST_P(JitIsa, PairedTapLoadsMatchTheReference) {
                               [](const jit::KernelPlan& plan) { return plan.paired_tap_loads; });
 }
 
-// The casegen generator's problems (the differential test's), each split as the executor splits it for 2, 3 or 7
-// threads however small it is (bands of rows, rows of every channel block, width pieces, rings' residues): the
-// public API runs problems this small on one thread.
 // Byte rows serve every call of their plan (no row code runs byte lanes): calls whose rows are one output row of
 // consecutive planes (a step other than the buffers') run row by row, and a call of windows that lie wholly in
 // the padding along h stores the lowest value (u8 0, s8 -128) over its rows and nothing past them. The kernel
@@ -788,6 +785,9 @@ TEST_P(JitIsa, AliasedSourceRowsKeepTheFirstRowsIndex) {
         for (const int threads : {1, 3}) check_split(line, isa(), threads);
 }
 
+// The casegen generator's problems (the differential test's), each split as the executor splits it for 2, 3 or 7
+// threads however small it is (bands of rows, rows of every channel block, width pieces, rings' residues): the
+// public API runs problems this small on one thread.
 TEST_P(JitIsa, GeneratedProblemsSplitForThreadsMatchTheReference) {
     pj::casegen::Generator gen(isa() == jit::Isa::avx512 ? 0x5B117001 : 0x5B117002);
     for (int i = 0; i < 1000; ++i) {
