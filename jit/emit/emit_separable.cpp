@@ -476,64 +476,84 @@ void WindowEmitter<Ops>::emit_byte_rows(Label& done) {
     jmp(done, T_NEAR);
 }
 
-// Byte pairs (SeparableRows::byte_pairs): 2x2 windows at stride 2 that lie inside the input, so every call's
-// rows have two real taps along h and the windows of a row tile its first 2 * out_width elements. Each output
-// row, a vector of outputs at a time: the two input rows' maximum over 2 * lanes elements, each pair's maximum
-// in its even byte (a word shift right by 8 and a byte max), the even bytes packed. Rows step by the call's
-// steps, whatever rows they are.
+// Byte pairs (SeparableRows::byte_pairs): windows that lie inside the input, at stride 2 along the width with
+// up to 4 contiguous width taps, and window_rows rows (1 in 1-D), so every call's rows have all their taps and a
+// row's windows read its first 2 * (out_width - 1) + kernel_w elements. Each output row, a vector of outputs at a
+// time: for each pair of width taps (2j, 2j + 1) the window rows' maximum of 2 * lanes elements from the
+// outputs' first tap 2j, each byte pair's maximum in its even byte (a word shift right by 8 and a byte max; a
+// lone last tap takes the even byte as loaded), merged over the pairs; the even bytes packed. No load passes
+// the row's end. Rows step by the call's steps, whatever rows they are.
 template <typename Ops>
 void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
-    const std::int64_t L = plan_.lanes, vb = Ops::vector_bytes, out = plan_.out_width;
-    const std::int64_t full = out / L, rest = out % L;
+    const SeparableRows& sep = plan_.separable;
+    const std::int64_t L = plan_.lanes, vb = Ops::vector_bytes, out = plan_.out_width, in = plan_.in_width;
+    const std::int64_t kw = plan_.kernel_w, rows = sep.window_rows, last_group = (kw - 1) / 2 * 2;
     const std::vector<int> accs = separable_accumulators();
-    const Vmm lo = vec(accs.at(0)), hi = vec(accs.at(1)), fresh = vec(regs_.fresh), t = vec(regs_.scratch);
-    Label two_taps, row_loop;
-    cmp(qword[rsp + slot_taps_h], 2);
-    je(two_taps, T_NEAR);
-    ud2();  // the planner takes byte pairs only where every window has two rows
-    place(two_taps);
+    const Vmm acc_lo = vec(accs.at(0)), acc_hi = vec(accs.at(1)), fresh = vec(regs_.fresh), t = vec(regs_.scratch);
+    Label all_taps, row_loop;
+    cmp(qword[rsp + slot_taps_h], static_cast<std::int32_t>(rows));
+    je(all_taps, T_NEAR);
+    ud2();  // the planner takes byte pairs only where every window has all its rows
+    place(all_taps);
     mov(d_ptr_, ptr[rsp + slot_rows]);
     mov(row_src_, ptr[rsp + slot_row_src]);
     mov(dst_, ptr[rsp + slot_row_dst]);
-    // `outputs` outputs from window_ (row 0) and h_ptr_ (row 1) to indices_.
-    const auto chunk = [&](std::int64_t outputs) {
-        const std::int64_t bytes = 2 * outputs;
-        const int lo_valid = static_cast<int>(std::min(bytes, L)), hi_valid = static_cast<int>(bytes - lo_valid);
-        ops_.load_value(lo, ptr[window_], lo_valid);
-        ops_.load_value(fresh, ptr[h_ptr_], lo_valid);
-        ops_.max_fast(lo, fresh);
-        if (hi_valid > 0) {
-            ops_.load_value(hi, ptr[window_ + static_cast<std::int32_t>(vb)], hi_valid);
-            ops_.load_value(fresh, ptr[h_ptr_ + static_cast<std::int32_t>(vb)], hi_valid);
-            ops_.max_fast(hi, fresh);
-        } else {
-            vmovaps(hi, lo);  // lanes past the outputs: never stored
+    // One half (`half` 0 or 1, `valid` bytes) of tap group `group` over the window rows into `acc`; first: acc is
+    // set, not merged.
+    const auto half_of_group = [&](const Vmm& acc, std::int64_t group, int half, int valid, bool first) {
+        const auto at = static_cast<std::int32_t>(group + half * vb);
+        mov(h_ptr_, window_);
+        for (std::int64_t r = 0; r < rows; ++r) {
+            if (r > 0) add_imm(h_ptr_, plan_.src_tap_stride_h);
+            ops_.load_value(r == 0 ? fresh : t, ptr[h_ptr_ + at], valid);
+            if (r > 0) ops_.max_fast(fresh, t);
         }
-        // Each word's low byte <- the maximum of its two bytes (the high byte is the odd element).
-        ops_.shift_words_right_8(t, lo);
-        ops_.max_fast(lo, t);
-        ops_.shift_words_right_8(t, hi);
-        ops_.max_fast(hi, t);
-        ops_.even_bytes(fresh, lo, hi);
+        if (group + 1 < kw) {  // the pair's second tap: each word's odd byte onto its even one
+            ops_.shift_words_right_8(t, fresh);
+            ops_.max_fast(fresh, t);
+        }
+        if (first) vmovaps(acc, fresh);
+        else ops_.max_fast(acc, fresh);
+    };
+    // `outputs` outputs from window_ (their first tap in the window's first row) to indices_; `first_output`: the
+    // first one's position, or -1 in the loop (full vectors, every load whole).
+    const auto chunk = [&](std::int64_t outputs, std::int64_t first_output) {
+        for (std::int64_t group = 0; group <= last_group; group += 2) {
+            // Bytes the group reads: 2 * outputs from its first tap, never past the row's end.
+            std::int64_t bytes = 2 * outputs;
+            if (first_output >= 0) bytes = std::min(bytes, in - (2 * first_output + group));
+            const int lo_valid = static_cast<int>(std::min(bytes, L)), hi_valid = static_cast<int>(bytes - lo_valid);
+            half_of_group(acc_lo, group, 0, lo_valid, group == 0);
+            if (hi_valid > 0) half_of_group(acc_hi, group, 1, hi_valid, group == 0);
+            else if (group == 0) vmovaps(acc_hi, acc_lo);  // lanes past the outputs: never stored
+        }
+        ops_.even_bytes(fresh, acc_lo, acc_hi);
         ops_.store_value(ptr[indices_], fresh, t, static_cast<int>(outputs));
     };
+    // Whole vectors while every group's loads of 2 * lanes bytes stay in the row; the rest straight, exact.
+    std::int64_t full = out / L;
+    if (in - last_group < 2 * L) full = 0;
+    else full = std::min(full, (in - last_group - 2 * L) / (2 * L) + 1);
     place(row_loop);
     mov(window_, row_src_);
-    mov(h_ptr_, row_src_);
-    add_imm(h_ptr_, plan_.src_tap_stride_h);
     mov(indices_, dst_);
     if (full > 0) {
         Label chunks;
         mov(tap_count_, full);
         place(chunks);
-        chunk(L);
+        chunk(L, -1);
         add(window_, static_cast<std::int32_t>(2 * vb));
-        add(h_ptr_, static_cast<std::int32_t>(2 * vb));
         add(indices_, static_cast<std::int32_t>(vb));
         dec(tap_count_);
         jnz(chunks, T_NEAR);
     }
-    if (rest > 0) chunk(rest);
+    for (std::int64_t first = full * L; first < out; first += L) {
+        chunk(std::min(L, out - first), first);
+        if (first + L < out) {
+            add(window_, static_cast<std::int32_t>(2 * vb));
+            add(indices_, static_cast<std::int32_t>(vb));
+        }
+    }
     add(row_src_, ptr[rsp + slot_src_row_step]);
     add(dst_, ptr[rsp + slot_dst_row_step]);
     dec(d_ptr_);

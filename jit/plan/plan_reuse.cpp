@@ -349,19 +349,27 @@ void Planner::choose_planes() {
 // buffered code has no empty rows), rows of min_byte_row_outputs_* or more (shorter ones take the row ring,
 // whole-plane and register code). The row code does not serve byte lanes: a plan whose later steps leave separable rows is made again
 // with widened lanes (make_plan).
-// 2-D max pools of 2x2 windows at stride 2 that lie inside the input: no padding, no dilation, no window past
-// the input's end.
+// 1-D and 2-D max pools whose windows lie inside the input, at stride 2 along the width with at most 4
+// contiguous width taps (k2 s2, the 1-D k3 s2 of audio rows): no padding before the input, no window past its
+// end, along either axis, and at most 4 rows a window.
 bool Planner::byte_pairs_shape() const {
-    return p_.spatial_rank == 2 && !adaptive_ && p_.kernel[0] == 2 && p_.kernel[1] == 2 && p_.stride[0] == 2 &&
-           p_.stride[1] == 2 && p_.dilation[0] == 1 && p_.dilation[1] == 1 && p_.pad_begin[0] == 0 &&
-           p_.pad_begin[1] == 0 && 2 * p_.out[0] <= p_.in[0] && 2 * p_.out[1] <= p_.in[1];
+    if (adaptive_ || p_.spatial_rank > 2 || p_.stride[wa_] != 2 || p_.dilation[wa_] != 1 || p_.kernel[wa_] > 4 ||
+        p_.pad_begin[wa_] != 0)
+        return false;
+    const auto inside = [&](std::size_t a) {  // the last window's last tap is inside the input (no overflow: divided)
+        const std::int64_t last_tap = (p_.kernel[a] - 1) * p_.dilation[a];
+        return last_tap < p_.in[a] && (p_.out[a] - 1) <= (p_.in[a] - 1 - last_tap) / p_.stride[a];
+    };
+    if (!inside(wa_)) return false;
+    return p_.spatial_rank == 1 || (p_.pad_begin[0] == 0 && p_.kernel[0] <= 4 && inside(0));
 }
 
 std::string Planner::byte_rows_declined() const {
     if (options_.no_byte_rows) return "the buffers did not take the rows";
     if (p_.has_indices) return "indices take 32-bit lanes";
     if (!caps_.byte_max) return "the ISA has no byte max";
-    if (p_.spatial_rank != 2 || adaptive_) return "separable rows are 2-D max pools";
+    if (adaptive_ || p_.spatial_rank > 2 || (p_.spatial_rank == 1 && !byte_pairs_shape()))
+        return "separable rows are 2-D max pools (1-D: windows inside the input at stride 2)";
     if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::ring)) return "the choice of reuse";
     if (choice().planes == PlanChoice::Switch::on) return "the choice planes=on";
     if (axis_.stride > 2) return "width taps more than 2 apart";
@@ -369,8 +377,10 @@ std::string Planner::byte_rows_declined() const {
     const std::int64_t min_outputs =
         caps_.vector_bytes == 64 && !byte_pairs_shape() ? min_byte_row_outputs_zmm : min_byte_row_outputs_ymm;
     if (axis_.out < min_outputs) return "rows of fewer than " + std::to_string(min_outputs) + " outputs";
-    if (p_.out[0] < (min_byte_row_plane_outputs + axis_.out - 1) / axis_.out)  // out[0] * out_w below, no overflow
+    const std::int64_t rows = p_.spatial_rank == 2 ? p_.out[0] : 1;
+    if (rows < (min_byte_row_plane_outputs + axis_.out - 1) / axis_.out)  // rows * out_w below, no overflow
         return "planes of fewer than " + std::to_string(min_byte_row_plane_outputs) + " outputs";
+    if (byte_pairs_shape()) return {};  // every window inside the input: no row along h is empty
     std::int64_t interval = 1, row_step = 1;
     if (!separable_row_steps(interval, row_step, true)) return "windows along h do not move by whole taps";
     if (p_.out[0] > max_table_rows) return "more output rows than the executor tabulates";
@@ -387,6 +397,21 @@ std::string Planner::byte_rows_declined() const {
 // consecutive rows, the stem's 3 rows at stride 2 sharing one).
 void Planner::choose_separable() {
     constexpr const char* step = "separable_rows";
+    // Byte rows whose windows lie inside the input at stride 2 along the width: no buffers at all (byte_pairs),
+    // whatever the width; 1-D rows too.
+    if (byte_rows_ && byte_pairs_shape() && plan_.strategy == Strategy::ncx_width &&
+        !reuse_is(PlanChoice::Reuse::none) && !reuse_is(PlanChoice::Reuse::ring)) {
+        SeparableRows direct;
+        direct.group_rows = 1;
+        direct.window_rows = p_.spatial_rank == 2 ? p_.kernel[0] : 1;
+        direct.row_step = p_.spatial_rank == 2 ? p_.stride[0] : 1;
+        direct.phases = 2;
+        direct.maxima_vectors = (axis_.out + plan_.lanes - 1) / plan_.lanes;
+        direct.byte_pairs = true;
+        plan_.separable = direct;
+        plan_.ring_row_interval = 1;
+        return chose("byte_pairs", "each output row straight from its window's input rows, no buffers");
+    }
     if (plan_.strategy != Strategy::ncx_width || p_.spatial_rank != 2 || adaptive_) return;
     if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::ring)) return declined(step, "the choice of reuse");
     if (plan_.ring_rows > 0) return declined(step, "a ring of row maxima in registers took the rows");
@@ -405,19 +430,6 @@ void Planner::choose_separable() {
         return declined(step, "masked rows widen byte taps as they load them");
     if (axis_.stride > 2) return declined(step, "width taps more than 2 apart would be gathered");
     const std::int64_t lanes = plan_.lanes, lane_bytes_ = lane_bytes(plan_.compare);
-    // Byte rows of 2x2 windows at stride 2 inside the input: no buffers at all (byte_pairs), whatever the width.
-    if (byte_rows_ && byte_pairs_shape()) {
-        SeparableRows pairs;
-        pairs.group_rows = 1;
-        pairs.window_rows = 2;
-        pairs.row_step = 2;
-        pairs.phases = 2;
-        pairs.maxima_vectors = (axis_.out + lanes - 1) / lanes;
-        pairs.byte_pairs = true;
-        plan_.separable = pairs;
-        plan_.ring_row_interval = 1;
-        return chose("byte_pairs", "each output row from its two input rows, no buffers");
-    }
     const std::int64_t separable_buffer_bytes =
         choice().separable_kib > 0 ? std::int64_t{choice().separable_kib} * 1024 : rules_separable_buffer_bytes;
     if (axis_.in > separable_buffer_bytes || axis_.out > separable_buffer_bytes || axis_.pad > separable_buffer_bytes ||

@@ -393,13 +393,19 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=ncx src=1x2x40x40 k=9x9 pb=4x4 pe=4x4"},
             {"maxpool dt=u8 layout=ncx src=1x1x300x301 k=3x3 s=2x1"},
             {"maxpool dt=s8 layout=ncx src=1x2x20x66 k=5x3 s=2x1 pb=2x1 pe=2x1"}}},
-        // k2 s2 inside the input: rows of whole vectors (AVX2) and a partial one, an odd width and height (the
-        // last element of each is in no window), s8, a row wider than one vector on AVX-512.
+        // Windows inside the input at stride 2 along the width: k2 s2 over rows of whole vectors (AVX2) and a
+        // partial one, an odd width and height (the last element of each is in no window), s8, a row wider than
+        // one vector on AVX-512; 1-D k3 s2 (the audio row's shape, a lone third tap) and k4 s2 ending on the
+        // row's last element; 2-D k3 s2 and a 4x1 window of rows a dilation apart.
         {byte_pairs, {avx512, avx2}, {
             {"maxpool dt=u8 layout=ncx src=1x3x20x128 k=2x2 s=2x2"},
             {"maxpool dt=u8 layout=ncx src=2x3x37x131 k=2x2 s=2x2"},
             {"maxpool dt=s8 layout=ncx src=1x2x9x75 k=2x2 s=2x2"},
-            {"maxpool dt=u8 layout=ncx src=1x2x6x300 k=2x2 s=2x2"}}},
+            {"maxpool dt=u8 layout=ncx src=1x2x6x300 k=2x2 s=2x2"},
+            {"maxpool dt=u8 layout=ncx src=2x3x1001 k=3 s=2"},
+            {"maxpool dt=s8 layout=ncx src=1x2x300 k=4 s=2"},
+            {"maxpool dt=u8 layout=ncx src=1x2x21x99 k=3x3 s=2x2"},
+            {"maxpool dt=s8 layout=ncx src=1x2x20x80 k=4x1 s=1x2 d=2x1"}}},
         // Windows that reach 2^31 index units in planes of more than 2^31 elements (planned, never run), and the
         // same choice forced on problems small enough to run.
         {wide_index_lanes, {avx512, avx2}, {
