@@ -724,57 +724,6 @@ TEST_P(JitIsa, PairedTapLoadsMatchTheReference) {
                               [](const jit::KernelPlan& plan) { return plan.paired_tap_loads; });
 }
 
-// Byte rows serve every call of their plan (no row code runs byte lanes): calls whose rows are one output row of
-// consecutive planes (a step other than the buffers') run row by row, and a call of windows that lie wholly in
-// the padding along h stores the lowest value (u8 0, s8 -128) over its rows and nothing past them. The kernel
-// is called directly, as the executor never makes such calls for these plans.
-TEST_P(JitIsa, ByteRowsServeCallsOfAnyStepAndEmptyRows) {
-    for (const char* line : {"maxpool dt=u8 layout=ncx src=1x3x9x70 k=3x3 s=1x1 pb=1x1 pe=1x1",
-                             "maxpool dt=s8 layout=ncx src=1x3x9x75 k=3x3 s=2x2 pb=1x1 pe=1x1"}) {
-        SCOPED_TRACE(line);
-        const pj::Problem p = pj::test::resolve_line(line);
-        const jit::KernelPlan plan = jit::make_plan(p, isa());
-        ASSERT_TRUE(plan.separable.enabled() && jit::lane_bytes(plan.compare) == 1) << "not byte rows";
-        const std::unique_ptr<jit::CompiledKernel> kernel = jit::compile(plan);
-        const std::int64_t C = p.channels, H = p.in[0], W = p.in[1], OH = p.out[0], OW = p.out[1];
-        std::mt19937_64 rng(7);
-        std::vector<std::uint8_t> src(static_cast<std::size_t>(C * H * W));
-        for (std::uint8_t& b : src) b = static_cast<std::uint8_t>(rng());
-        std::vector<std::uint8_t> want(static_cast<std::size_t>(C * OH * OW)), got(want.size(), 0xA5);
-        pj::reference::execute(p, src.data(), want.data(), nullptr);
-        for (std::int64_t oh = 0; oh < OH; ++oh) {
-            const jit::OuterTaps th = jit::outer_taps_of(p, 0, oh);
-            jit::KernelArgs a{};
-            a.src = src.data() + th.first_position * W;
-            a.dst = got.data() + oh * OW;
-            a.taps_h = th.count;
-            a.taps_d = 1;
-            a.rows = C;
-            a.src_row_step = H * W;
-            a.dst_row_step = OH * OW;
-            a.out_end = OW;
-            a.sweep_blocks = 1;
-            kernel->full_block()(&a);
-        }
-        EXPECT_EQ(got, want);
-        std::vector<std::uint8_t> empty(static_cast<std::size_t>(2 * OW + 5), 0xA5);
-        jit::KernelArgs e{};
-        e.src = src.data();
-        e.dst = empty.data();
-        e.taps_h = 0;
-        e.taps_d = 1;
-        e.rows = 2;
-        e.src_row_step = W;
-        e.dst_row_step = OW;
-        e.out_end = OW;
-        e.sweep_blocks = 1;
-        kernel->full_block()(&e);
-        const std::uint8_t lowest = p.dtype == pj::DType::s8 ? 0x80 : 0x00;
-        for (std::size_t i = 0; i < empty.size(); ++i)
-            EXPECT_EQ(empty[i], i < static_cast<std::size_t>(2 * OW) ? lowest : 0xA5) << "byte " << i;
-    }
-}
-
 // A source whose rows alias (a 0 stride along h) steps its calls' rows by 0 bytes whatever rows they are: the
 // separable pixels with indices must not take rows whose windows start on the same input row for rows one tap
 // apart (the index of a tie between aliased rows is the first row's).
