@@ -396,21 +396,19 @@ public:
     // clobbered. Each 16-byte lane's evens gathered before its odds (vpshufb), then the quadwords of the two
     // sources unpacked and put in order.
     void split_byte_phases(const Vmm& even, const Vmm& odd, const Vmm& lo, const Vmm& hi) {
-        g_.vpshufb(lo, lo, g_.ptr[g_.rip + byte_phases_]);
-        g_.vpshufb(hi, hi, g_.ptr[g_.rip + byte_phases_]);
-        g_.vpunpcklqdq(even, lo, hi);  // lo evens 0-7, hi evens 0-7 | lo evens 8-15, hi evens 8-15
-        g_.vpermq(even, even, 0xD8);
+        even_bytes(even, lo, hi);  // leaves each lane of lo and hi as its evens, then its odds
         g_.vpunpckhqdq(odd, lo, hi);
         g_.vpermq(odd, odd, 0xD8);
     }
 
     // dst <- each 16-bit word of src shifted right by 8: a byte pair's second (odd) byte in the first's place.
     void shift_words_right_8(const Vmm& dst, const Vmm& src) { g_.vpsrlw(dst, src, 8); }
-    // Byte lanes: even <- the even bytes of the pair (lo, hi), in order; lo and hi are clobbered.
+    // Byte lanes: even <- the even bytes of the pair (lo, hi), in order; lo and hi are left with each 16-byte
+    // lane's evens gathered before its odds.
     void even_bytes(const Vmm& even, const Vmm& lo, const Vmm& hi) {
         g_.vpshufb(lo, lo, g_.ptr[g_.rip + byte_phases_]);
         g_.vpshufb(hi, hi, g_.ptr[g_.rip + byte_phases_]);
-        g_.vpunpcklqdq(even, lo, hi);
+        g_.vpunpcklqdq(even, lo, hi);  // lo evens 0-7, hi evens 0-7 | lo evens 8-15, hi evens 8-15
         g_.vpermq(even, even, 0xD8);
     }
 
