@@ -71,6 +71,12 @@ public:
     bool blocks_innermost() const { return nxc_ && plan_.channel_blocks_innermost; }
     // A column ring or separable pixels: each call walks one block's run of rows (the calls carry their state).
     bool calls_walk_rows() const { return plan_.ring_rows > 0 || plan_.separable.enabled(); }
+    // Rows that a call which starts a band of output rows computes before its first output row's maxima are
+    // whole: the ring's or the separable buffers' rows but one.
+    std::int64_t refilled_rows() const {
+        if (plan_.ring_rows > 0) return plan_.ring_rows - 1;
+        return plan_.separable.enabled() ? plan_.separable.window_rows - 1 : 0;
+    }
     // Outputs of a row that a call may compute on their own (1: the kernel computes whole rows only).
     std::int64_t splittable_width() const { return plan_.width_ranges ? p_.out[w_] : 1; }
     // Bytes a call of the whole problem moves: every input, output and index element once.
@@ -346,10 +352,20 @@ private:
 
 // About this many tasks per thread, so that uneven rows and a busy core even out.
 constexpr std::int64_t tasks_per_thread = 4;
-// Each thread the executor wakes gets at least this many bytes to move (input, output and indices). Waking a
-// oneTBB worker and joining it cost about 3 us on the development machine, the time a kernel takes for 100-200
-// KiB: a 1x512x14x14 u8 nxc problem (125 KiB) ran 1.85 us on one thread and 4.62 us on two.
-constexpr double min_bytes_per_thread = 128.0 * 1024;
+// The kernel's expected time on one thread: the bytes it moves and the vector max operations the plan counts
+// (KernelPlan::vector_ops_per_image), at rates fitted to the one-thread times of the suite's 59 cells under 40 us
+// on Zen 4 (f32, bf16, u8; ncx and nxc): estimates within 1.3x of the time (rms of the log ratio 0.28). Meant to
+// rank short problems, not to time them: DRAM-sized ones run slower than estimated, and get every thread anyway.
+constexpr double expected_bytes_per_ns = 180.0;
+constexpr double expected_vector_ops_per_ns = 3.0;
+// What waking threads costs: a first worker, then each further one. Waking a oneTBB worker and joining it cost
+// 1.2-2.4 us on Zen 4 (2 vCPUs): 1x512x14x14 f32 nxc k2 s2 (expected 5.2 us) ran 4.5 us on one thread and 3.7
+// on two; 1x192x28x28 u8 nxc k3 s1 p1 (Inception, expected 6.6) 3.3 on one and 3.6-4.5 on two, its column ring
+// refilled in 8 bands of rows; adaptive 1x256x13x13 to 1x1 f32 ncx (expected 3.2) 2.5 on one and 2.5-2.8 on
+// two. On a 16-core Xeon VM, 7-7.3 us problems ran 9-10.6 us on 16 threads (VGG pool5 f32 nxc, Inception u8
+// nxc): about 0.5 us for each thread beyond the first.
+constexpr double first_worker_ns = 2000.0;
+constexpr double further_worker_ns = 500.0;
 // A row split along the width gives each call at least this many outputs.
 constexpr std::int64_t min_piece_outputs = 32;
 
@@ -418,32 +434,58 @@ std::int64_t call_blocks_for(const RowRunner& whole_sweeps, const jit::KernelPla
     return std::clamp<std::int64_t>(blocks, 1, plan.channel_sweep);
 }
 
+// The thread count with the least expected time: the kernel's time on one thread (expected_*_per_ns) shared by
+// the threads, plus the work of refilling the rings (or separable buffers) of the bands that row splits make,
+// plus the threads' waking. Short problems stay on one thread; long ones get about sqrt(time / 0.5 us) threads
+// (every thread of 16 from about 128 us on).
+int threads_worth_waking(const RowRunner& runner, const detail::Implementation& impl, int available) {
+    const double one_thread_ns = runner.bytes() / expected_bytes_per_ns + static_cast<double>(runner.images()) *
+                                                                             impl.plan.vector_ops_per_image /
+                                                                             expected_vector_ops_per_ns;
+    const std::int64_t tasks_each = impl.choice.grain > 0 ? impl.choice.grain : tasks_per_thread;
+    const double rows = static_cast<double>(runner.rows());
+    int best = 1;
+    double best_ns = one_thread_ns;
+    for (int n = 2; n <= available; ++n) {
+        const double wake_ns = first_worker_ns + further_worker_ns * (n - 2);
+        if (wake_ns >= best_ns) break;  // only grows from here
+        const std::int64_t target = tasks_each * n;
+        double refill = 0;
+        if (runner.calls_walk_rows() && runner.tiles() < target) {
+            const double bands = std::min(rows, static_cast<double>((target + runner.tiles() - 1) / runner.tiles()));
+            refill = (bands - 1) * static_cast<double>(runner.refilled_rows()) / rows;
+        }
+        const double ns = one_thread_ns * (1 + refill) / n + wake_ns;
+        if (ns < best_ns) best = n, best_ns = ns;
+    }
+    return best;
+}
+
 }  // namespace
 
-void execute_problem_split(const Problem& p, const detail::Implementation& impl, const void* src, void* dst,
-                           void* indices, int threads, bool small_problems_split) {
+int execute_problem_split(const Problem& p, const detail::Implementation& impl, const void* src, void* dst,
+                          void* indices, int threads, bool small_problems_split) {
     if (!impl.kernel) {
         reference::execute(p, src, dst, indices);
-        return;
+        return 1;
     }
     const RowRunner whole_sweeps(p, impl, src, dst, indices);
     const int requested = threads > 0 ? threads : num_threads();
     const int available = requested > 0 ? requested : tbb::this_task_arena::max_concurrency();
-    const double worth_waking =
-        small_problems_split ? available : std::max(1.0, std::floor(whole_sweeps.bytes() / min_bytes_per_thread));
+    const int used_by_time = small_problems_split ? available : threads_worth_waking(whole_sweeps, impl, available);
     // A measured choice names the threads itself (at most those available).
-    const int used = impl.choice.threads > 0 ? std::min(available, impl.choice.threads)
-                                             : static_cast<int>(std::min<double>(available, worth_waking));
+    const int used = impl.choice.threads > 0 ? std::min(available, impl.choice.threads) : used_by_time;
     const RowRunner runner(p, impl, src, dst, indices, call_blocks_for(whole_sweeps, impl.plan, used));
     if (used <= 1 || runner.tiles() * runner.rows() * runner.splittable_width() <= 1) {
         // One thread: the kernel directly, no scheduler and no allocation.
         runner.run_tiles(0, runner.tiles());
-        return;
+        return 1;
     }
     // An arena of the threads worth waking, so no other thread steals the tasks; without a count set, the
     // caller's arena (its own task_arena, or oneTBB's default), with tasks for the threads worth waking.
     if (requested > 0) detail::arena_for(used).execute([&] { run_parallel(runner, used, impl.choice.grain); });
     else run_parallel(runner, used, impl.choice.grain);
+    return used;
 }
 
 std::vector<detail::TileCall> tile_calls_of(const Problem& p, const detail::Implementation& impl) {
@@ -462,8 +504,8 @@ std::vector<detail::TileCall> tile_calls_of(const Problem& p, const detail::Impl
     return calls;
 }
 
-void execute_problem(const Problem& p, const detail::Implementation& impl, const void* src, void* dst, void* indices) {
-    execute_problem_split(p, impl, src, dst, indices, 0, false);
+int execute_problem(const Problem& p, const detail::Implementation& impl, const void* src, void* dst, void* indices) {
+    return execute_problem_split(p, impl, src, dst, indices, 0, false);
 }
 
 }  // namespace pooljit

@@ -11,13 +11,14 @@
 namespace pooljit {
 
 // src, dst are non-null; indices is null exactly when the problem has no indices output.
-void execute_problem(const Problem& problem, const detail::Implementation& impl, const void* src, void* dst,
-                     void* indices);
+// Returns the threads the split used (1: the kernel ran on the calling thread).
+int execute_problem(const Problem& problem, const detail::Implementation& impl, const void* src, void* dst,
+                    void* indices);
 
 // As execute_problem, on `threads` threads (0: set_num_threads' count); with small_problems_split, split for
 // them however few bytes the problem moves, so tests reach every split with small tensors.
-void execute_problem_split(const Problem& problem, const detail::Implementation& impl, const void* src, void* dst,
-                           void* indices, int threads, bool small_problems_split);
+int execute_problem_split(const Problem& problem, const detail::Implementation& impl, const void* src, void* dst,
+                          void* indices, int threads, bool small_problems_split);
 
 // The calls of one whole planar tile for Implementation::tile_calls (kernel set); empty where the executor
 // makes each call itself. Its batch size is ignored.

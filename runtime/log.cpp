@@ -101,8 +101,9 @@ void log_create(const PrimitiveState& state, bool cache_hit, std::int64_t compil
     });
 }
 
-void log_execute(const PrimitiveState& state, double microseconds) {
-    logger()->info("pooljit execute {} impl={} us={:.3f}", state.problem_string(), state.impl->impl_name, microseconds);
+void log_execute(const PrimitiveState& state, double microseconds, int threads) {
+    logger()->info("pooljit execute {} impl={} threads={} us={:.3f}", state.problem_string(), state.impl->impl_name,
+                   threads, microseconds);
 }
 
 void log_warning(const std::string& message) { logger()->warn("pooljit warning: {}", message); }

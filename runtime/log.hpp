@@ -41,8 +41,8 @@ std::shared_ptr<spdlog::logger> logger();
 // this create spent compiling (0 on a hit); at verbosity 2 followed by the dispatch reasons and the plan. The
 // problem string never contains " impl=", so a reader can cut it out and parse it back.
 void log_create(const PrimitiveState& state, bool cache_hit, std::int64_t compile_microseconds);
-// "pooljit execute <problem string> impl=<impl> us=<microseconds, 3 decimals>".
-void log_execute(const PrimitiveState& state, double microseconds);
+// "pooljit execute <problem string> impl=<impl> threads=<threads used> us=<microseconds, 3 decimals>".
+void log_execute(const PrimitiveState& state, double microseconds, int threads);
 // Always printed, whatever the verbosity: something went wrong that does not stop pooljit.
 void log_warning(const std::string& message);
 

@@ -108,10 +108,10 @@ void Primitive::execute(const void* src, void* dst, void* indices) const {
     const bool timed = detail::verbosity() != 0;
     std::chrono::steady_clock::time_point start;
     if (timed) start = std::chrono::steady_clock::now();
-    execute_problem(p, *s.impl, src, dst, p.has_indices ? indices : nullptr);
+    const int threads = execute_problem(p, *s.impl, src, dst, p.has_indices ? indices : nullptr);
     if (timed) {
         const std::chrono::duration<double, std::micro> elapsed = std::chrono::steady_clock::now() - start;
-        detail::log_execute(s, elapsed.count());
+        detail::log_execute(s, elapsed.count(), threads);
     }
 }
 

@@ -149,6 +149,7 @@ KernelPlan Planner::plan() && {
     set_indices();
     set_tiling();
     choose_shared_watch();
+    set_expected_work();
     check_choice_honoured();
     return std::move(plan_);
 }

@@ -428,6 +428,11 @@ struct KernelPlan {
     // plane's first output row is then the last one's next, one row step on, so a call takes the rows of
     // consecutive planes of an image together (VGG pool5's 512 planes of 7 rows: one call, not 512).
     bool stacked_planes = false;
+    // The kernel's work for one image beside the bytes it moves: vector max operations, each window's taps (each
+    // row maximum that a ring or separable rows share counted once) and a NaN scan's pass, a planar row's weighted
+    // as the channels-last ones they take as long as. An estimate from the plan's shape that the executor turns
+    // into expected time to choose how many threads to wake.
+    double vector_ops_per_image = 0;
 
     // The choice the plan was made under (rules: every field at its default), and each choose_* step's decision
     // or the reason it declined, one line each (POOLJIT_VERBOSE=2).

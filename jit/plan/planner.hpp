@@ -81,6 +81,7 @@ private:
     void set_prefetch();
     void set_indices();
     void set_tiling();
+    void set_expected_work();  // plan_work.cpp
 
     // plan_nan.cpp: a scan before the fast copy of a float row, or a watch within it.
     void choose_nan_scan();

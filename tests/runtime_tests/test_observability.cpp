@@ -120,6 +120,27 @@ TEST_F(RuntimeObservability, ExecuteLineHasProblemImplAndTime) {
     EXPECT_GE(std::stod(us), 0.0);
 }
 
+// The executor wakes threads by the kernel's expected time: none beside the caller for a problem of a few
+// microseconds, all it may for one of many (whatever the host's cores: the count set is what it may use).
+TEST_F(RuntimeObservability, ExecuteLineNamesTheThreadsUsed) {
+    pj::MaxPoolDesc small = jit_friendly(1);
+    small.indices.reset();
+    pj::MaxPoolDesc spp;  // SPP's k9 over 64 channels of 40x40: about 1 ms of compares on one thread
+    spp.src = {pj::DType::f32, pj::Layout::ncx, {1, 64, 40, 40}};
+    spp.kernel = {9, 9};
+    spp.pads_begin = {4, 4};
+    spp.pads_end = {4, 4};
+    pj::set_num_threads(4);
+    pj::detail::set_verbosity_for_testing(1);
+    for (const pj::MaxPoolDesc& d : {small, spp}) pj::test::expect_matches_reference(pj::Primitive::create(d), d);
+    pj::set_num_threads(0);
+    const std::vector<std::string> lines = lines_starting_with("pooljit execute ");
+    ASSERT_EQ(lines.size(), 2u) << output_.str();
+    if (pj::Primitive::create(small).impl_name() == "ref") GTEST_SKIP() << "the reference runs on the caller's thread";
+    EXPECT_EQ(value_of(lines[0], "threads"), "1") << lines[0];
+    EXPECT_EQ(value_of(lines[1], "threads"), "4") << lines[1];
+}
+
 TEST_F(RuntimeObservability, SilentAtVerbosityZero) {
     const pj::MaxPoolDesc d = jit_friendly();
     const pj::Primitive p = pj::Primitive::create(d);

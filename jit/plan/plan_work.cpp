@@ -1,0 +1,67 @@
+// The executor's estimate of a kernel's work (KernelPlan::vector_ops_per_image), counted from the plan's shape in
+// channels-last vector max operations.
+#include "jit/plan/planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace pooljit::jit {
+
+// Vector max operations per output vector: the taps of a window, where no row maximum is shared; with a ring or
+// separable rows, each output's share of the row maxima (its width taps for each input row it steps over) and
+// its merges down the window's rows, for every tap along d. Adaptive windows count their mean extent.
+static double max_ops_per_output_vector(const Problem& p, const KernelPlan& plan, std::size_t width_axis) {
+    const bool adaptive = p.op == OpKind::adaptive_max_pool;
+    const auto extent = [&](std::size_t a) -> double {
+        if (adaptive && p.out[a] > 4096) return static_cast<double>(p.in[a]) / static_cast<double>(p.out[a]) + 1;
+        if (adaptive) {
+            std::int64_t taps = 0;
+            for (std::int64_t o = 0; o < p.out[a]; ++o) taps += outer_taps_of(p, a, o).count;
+            return static_cast<double>(taps) / static_cast<double>(p.out[a]);
+        }
+        return static_cast<double>(std::min(p.kernel[a], p.in[a] + p.pad_begin[a] + p.pad_end[a]));
+    };
+    double window = 1;
+    for (std::size_t a = 0; a <= width_axis; ++a) window *= extent(a);
+    const bool rows_shared = plan.ring_rows > 0 || (plan.separable.enabled() && !plan.separable.byte_pairs);
+    if (!rows_shared || width_axis == 0) return window;
+    const std::size_t h = width_axis - 1;
+    const double taps_w = extent(width_axis), taps_h = extent(h);
+    const double rows_stepped = std::min(taps_h, static_cast<double>(adaptive ? 1 : p.stride[h]));
+    const double outer = window / (taps_w * taps_h);
+    return outer * (taps_w * rows_stepped + taps_h);
+}
+
+void Planner::set_expected_work() {
+    const double outputs_per_row = static_cast<double>(p_.out[wa_]);
+    double rows = 1;
+    for (std::size_t a = 0; a < wa_; ++a) rows *= static_cast<double>(p_.out[a]);
+    const double lanes = std::max(1, plan_.lanes);
+    const double channels = static_cast<double>(p_.channels);
+    // Output vectors of one image: channels last, each pixel's channels in whole vectors; planar, each row's
+    // outputs in whole vectors.
+    const double vectors = lanes_are_outputs_
+                               ? channels * rows * std::max(1.0, outputs_per_row / lanes)
+                               : rows * outputs_per_row * std::max(1.0, channels / lanes);
+    if (has_whole_plane(plan_)) {
+        // One straight loop over each plane, several maxima (and a float plane's NaN sums) in flight: a vector a
+        // cycle or better, where planar rows took 1.7 (adaptive 1x256x13x13 to 1x1 f32 ncx, 5408 vectors: 2.5 us).
+        plan_.vector_ops_per_image = channels * static_cast<double>(p_.spatial_in_size()) / lanes;
+        return;
+    }
+    // Windows whose taps are the lanes (small adaptive windows): each output one reduction across the lanes.
+    const bool taps_as_lanes = std::any_of(plan_.fast_segments.begin(), plan_.fast_segments.end(),
+                                           [](const Segment& s) { return s.taps_as_lanes; });
+    double ops = taps_as_lanes ? channels * rows * outputs_per_row *
+                                     (std::max(1.0, max_ops_per_output_vector(p_, plan_, wa_) / lanes) + std::log2(lanes))
+                               : vectors * max_ops_per_output_vector(p_, plan_, wa_);
+    // Planar rows also pay their borders, buffers and widening: fitted to the one-thread times of the suite's
+    // cells under 40 us on Zen 4, a planar operation takes 1.7 channels-last ones.
+    if (lanes_are_outputs_) ops *= 1.7;
+    // A NaN scan reads every input element once more, a vector of lanes at a time.
+    if (plan_.scan_rows_for_nan) ops += channels * static_cast<double>(p_.spatial_in_size()) / lanes;
+    plan_.vector_ops_per_image = ops;
+}
+
+}  // namespace pooljit::jit
