@@ -31,6 +31,7 @@ std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, ji
     try {
         jit::PlanOptions options;
         options.choice = choice;
+        options.core = jit::cpu_traits();
         jit::KernelPlan plan = jit::make_plan(p, isa, options);
         impl->kernel = jit::compile(plan);
         impl->plan = std::move(plan);
@@ -81,7 +82,9 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& p, ji
             continue;
         }
         try {
-            jit::KernelPlan plan = jit::make_plan(p, isa);
+            jit::PlanOptions options;
+            options.core = jit::cpu_traits();
+            jit::KernelPlan plan = jit::make_plan(p, isa, options);
             impl->kernel = jit::compile(plan);
             impl->plan = std::move(plan);
             impl->tile_calls = tile_calls_of(p, *impl);

@@ -11,6 +11,8 @@ struct CpuTraits {
     bool splits_512_bit_ops = false;
     // The measurement behind it: zmm adds' time over ymm adds' (0 where not measured).
     double zmm_over_ymm = 0;
+
+    friend bool operator==(const CpuTraits&, const CpuTraits&) = default;
 };
 
 // Measured once, at first need, where the CPU (after POOLJIT_CPU_MASK) runs AVX-512: independent vaddps chains

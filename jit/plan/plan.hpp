@@ -460,6 +460,9 @@ struct PlanOptions {
     bool no_byte_rows = false;
     // The answers asked for where more than one is valid (the rules decide the fields left at `rules`).
     PlanChoice choice = {};
+    // What the cores do with the ISAs (cpu_traits(), measured once per process; the default where not
+    // measured): rules that are right on one class of cores and wrong on another read it.
+    CpuTraits core = {};
 
     friend bool operator==(const PlanOptions&, const PlanOptions&) = default;
 };

@@ -65,9 +65,24 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
         if (!traits.splits_512_bit_ops) return {Isa::avx512, "planar rows: opmasks for border items and gathers"};
         // Small planes in registers, gathered by two-register permutes, are AVX-512's alone.
         const std::int64_t w_out = p.out[static_cast<std::size_t>(p.spatial_rank - 1)];
-        if (w_out < 16 && p.spatial_out_size() >= 36 && p.spatial_in_size() <= 256 && p.dtype != DType::f16 &&
-            p.dtype != DType::bf16 && m.planes_contiguous)
+        const bool small_planes = w_out < 16 && p.spatial_out_size() >= 36 && p.spatial_in_size() <= 256 &&
+                                  p.dtype != DType::f16 && m.planes_contiguous;
+        if (small_planes && p.dtype != DType::bf16)
             return {Isa::avx512, "small planes of many outputs held in registers (AVX-512's permutes)"};
+        // bf16 small planes keep them only where the 256-bit form's rows are runs of unequal windows (uneven
+        // adaptive windows: several segments a row, several runs of rows, each a call): adaptive 1x512x13x13 to
+        // 7x7 22.8 us against 40.7; where its windows are even, one run a plane, the 256-bit form ran faster
+        // (to 6x6 9.0 against 10.4, VGG pool5 11.0 against 14.3).
+        if (small_planes) {
+            bool uneven = false;
+            try {
+                const KernelPlan avx2 = make_plan(p, Isa::avx2);
+                uneven = avx2.computed_windows || avx2.segments.size() > 1 || avx2.row_runs_h.size() > 1;
+            } catch (const Error&) {  // the AVX2 form does not plan it: the rules below
+            }
+            if (uneven)
+                return {Isa::avx512, "bf16 small planes of uneven windows held in registers (AVX-512's permutes)"};
+        }
         // u8/s8 rows the 256-bit form compares in byte lanes (byte rows): faster than the AVX-512 form's byte
         // rows or its 32-bit rings on every suite layer (Zen 4, u8 ncx: the stem 33 against 46 us, SPPF 80
         // against 94, k3 s1 over 28x28 22 against 24).

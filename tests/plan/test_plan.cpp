@@ -308,8 +308,16 @@ TEST(PlanFacts, NcxRowsPrefetchTheInputRowsTheyStepOverAboutTwelveKibAhead) {
               896);
     // None: 1-D rows (the row is the plane), rows past 4 KiB per output row, channels last, planes in registers.
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x256x16000 k=3 s=2").prefetch_bytes, 0);
-    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x4x8x600 k=2x2 s=2x2").prefetch_bytes, 0);  // 4800 bytes
-    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x4x8x512 k=2x2 s=2x2").prefetch_bytes, 4096);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x4x8x600 k=3x3 s=2x2").prefetch_bytes, 0);  // 4800 bytes
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x4x8x512 k=3x3 s=2x2").prefetch_bytes, 4096);
+    // 2-D windows apart along h (VGG's k2 s2, SegNet) leave the streams to the hardware, unless a choice asks.
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x64x224x224 k=2x2 s=2x2").prefetch_bytes, 0);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x64x57x57 k=3x3 s=3x3").prefetch_bytes, 0);
+    jit::PlanOptions asked;
+    asked.choice.prefetch_kib = 12;
+    const jit::KernelPlan vgg_asked = plan_of("maxpool dt=f32 layout=ncx src=1x64x224x224 k=2x2 s=2x2", jit::Isa::avx2, asked);
+    EXPECT_EQ(vgg_asked.prefetch_bytes, 1792);
+    EXPECT_EQ(vgg_asked.prefetch_distance, 7 * 1792);
     // A stride whose product with the row's bytes passes 2^64 (wrapping to 0 once divided the planner by zero).
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x1x3x300 k=1x1 s=4611686018427387904x1").prefetch_bytes, 0);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x1x3x300 k=1x1 s=9223372036854775807x1").prefetch_bytes, 0);

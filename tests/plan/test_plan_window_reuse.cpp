@@ -499,3 +499,24 @@ TEST(PlanFacts, NcxRowsOfFewOutputsTakeTheWindowsTapsAsLanes) {
 }
 
 }  // namespace
+
+// Cores that split 512-bit operations (PlanOptions::core): windows spanning 5 rows or more take separable pixels
+// over the column ring on both forms, integer pixels of any size too; windows of 3 rows keep the ring. Other
+// cores keep the ring for integer pixels that are not a multiple of 1 KiB, and AVX-512 keeps it where its
+// registers hold a wide block.
+TEST(PlanWindowReuse, SplitCoresTakeSeparablePixelsForWindowsOfFiveRowsOrMore) {
+    jit::PlanOptions split;
+    split.core.splits_512_bit_ops = true;
+    const std::string sppf = "maxpool dt=u8 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2";
+    const std::string dilated = "maxpool dt=f32 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2";
+    const std::string inception = "maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1";
+    for (const jit::Isa isa : {jit::Isa::avx2, jit::Isa::avx512}) {
+        SCOPED_TRACE(jit::to_string(isa));
+        EXPECT_TRUE(plan_of(sppf, isa, split).separable.enabled());
+        EXPECT_TRUE(plan_of(dilated, isa, split).separable.enabled());
+        EXPECT_FALSE(plan_of(inception, isa, split).separable.enabled());
+        EXPECT_FALSE(plan_of(sppf, isa).separable.enabled());
+        EXPECT_GT(plan_of(sppf, isa).ring_rows, 0);
+    }
+    EXPECT_FALSE(plan_of(dilated, jit::Isa::avx512).separable.enabled());
+}
