@@ -226,7 +226,8 @@ MemoryFacts memory_facts(const Problem& p);
 //   come in pairs, the AVX-512 form's masked items scan for NaN first); compare-bound planar rows of other types
 //   keep AVX-512 (u8 Inception 2.2x, f32 dilated 3x3 1.5x faster with it), and so do small planes of 36
 //   outputs or more held in registers (adaptive 13x13 to 7x7 f32: 2.0x; to 2x2, whose rows take taps as lanes,
-//   AVX2 ran 2.0x faster);
+//   AVX2 ran 2.0x faster), bf16 ones only where the AVX2 form's rows are runs of unequal windows (to 7x7 1.8x;
+//   to 6x6 and VGG pool5, even windows, AVX2 1.1-1.3x faster);
 // - channels-last blocks that fill at most half a zmm take the AVX2 form on every core (MobileNet u8 nxc, 32
 //   channels: 10.7 against 19.5 us on Zen 4; 7.9 against 13.7-14.3 on Zen 5);
 // - compare-bound channels-last rows of windows of 5 rows or more take the AVX2 form on cores that split (its
