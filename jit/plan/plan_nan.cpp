@@ -59,16 +59,17 @@ void Planner::choose_planar_nan_watch() {
     const bool chosen = choice().nan == PlanChoice::Nan::watch;  // the speed rules below give way to the choice
     if (!chosen && reads_per_element(p_) >= min_reads_of_compare_bound_rows)
         return declined(step, "windows overlap: a scan reads each element once, a watch once per window");
-    // Large planes from DRAM: the scan's pass of loads alone streams each row in, and the row code reads it from
+    // Large 2-D planes from DRAM: the scan's pass of loads alone streams each row in, and the row code reads it from
     // the cache; the watched row code reading DRAM itself ran at memcpy speed (Zen 4, one thread, f32 k2 s2:
     // SegNet's 1x64x360x480, 691 KiB planes, 5292 us watched against 2352 scanned; 4x64x224x224, 196 KiB planes,
     // 5592 against 3226; 8x256x120x120, 56 KiB planes, 7706 against 7571, and 16x256x56x56 3647 against 3693).
     // Where such planes stay in the caches the watch was faster (VGG pool1's 1x64x224x224, hot in a quiet L3:
-    // 1.3x), but a plane that size is seldom still there when its pool runs.
+    // 1.3x), but a plane that size is seldom still there when its pool runs. 3-D volumes keep the watch (C3D's
+    // 1x128x16x56x56 f32, 196 KiB a channel, 1.17-1.23x slower scanned; k1x3x3 over 32x112x112 1.2-1.28x).
     // (In doubles: with N or C zero the spatial dims are not bounded by the tensor's bytes.)
     const double plane_bytes = static_cast<double>(p_.in[0]) * static_cast<double>(p_.in[1]) *
                                static_cast<double>(p_.in[2]) * static_cast<double>(elem());
-    if (!chosen && plane_bytes >= max_watched_plane_bytes)
+    if (!chosen && p_.spatial_rank == 2 && plane_bytes >= max_watched_plane_bytes)
         return declined(step, "planes of " + std::to_string(static_cast<std::int64_t>(plane_bytes / 1024)) +
                                   " KiB or more: a scan streams each row in before the row code reads it");
     // The watch adds one vector per tap an item loads, the scan one per vector of input: items of few outputs
