@@ -96,6 +96,12 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
             if (byte_rows)
                 return {Isa::avx2, "the core runs 512-bit operations in halves: planar bytes in the 256-bit form's byte rows"};
         }
+        // f32 windows of 5 rows or more (SPP, SPPF): the 256-bit form's separable rows (ncx SPP k9 352-377 us
+        // against 481, SPPF 132 against 142; Zen 4). s32 SPPF ran 1.07x faster on AVX-512.
+        if (compare_bound && p.dtype == DType::f32 && p.spatial_rank == 2 && p.op == OpKind::max_pool &&
+            p.kernel[0] >= 5)
+            return {Isa::avx2, "the core runs 512-bit operations in halves: compare-bound f32 planar windows of 5 "
+                               "rows or more in the 256-bit form's separable rows"};
         if (compare_bound && p.dtype != DType::bf16)
             return {Isa::avx512, "compare-bound planar rows: masked border items and rings in 32 registers"};
         return {Isa::avx2, "the core runs 512-bit operations in halves: memory-bound planar rows (and bf16) run "
@@ -115,6 +121,13 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
     // k3 s2 p1, k3 s1 p1, k2 s2; Zen 4). 32-bit lanes of 10 to 14 channels ran level (0.84-1.21x either way).
     if (traits.splits_512_bit_ops && byte_lanes && run < 64)
         return {Isa::avx2, "the core runs 512-bit operations in halves: byte lanes of fewer channels than a zmm"};
+    // bf16 in a column ring (compare-bound, windows of fewer than 5 rows) widens every tap it loads; the 256-bit
+    // form's separable pixels widen each element once (Inception k3 s1 bf16 nxc 24.8 us against 31.4, Zen 4).
+    const std::int64_t span_h = p.spatial_rank == 2 ? (p.kernel[0] - 1) * p.dilation[0] + 1 : 0;
+    if (traits.splits_512_bit_ops && p.dtype == DType::bf16 && p.op == OpKind::max_pool && compare_bound &&
+        span_h > 1 && span_h < 5)
+        return {Isa::avx2, "the core runs 512-bit operations in halves: bf16 compare-bound channels-last rows in the "
+                           "256-bit form's separable pixels"};
     // Compare-bound 2-D rows whose windows span 5 rows or more: the 256-bit form's separable pixels.
     if (traits.splits_512_bit_ops && p.spatial_rank == 2 && p.op == OpKind::max_pool && p.kernel[0] >= 5 &&
         compare_bound)

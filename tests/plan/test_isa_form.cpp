@@ -85,3 +85,27 @@ TEST(IsaForm, CompareBoundChannelsLastRowsTakeAvx2WhereTheCoreSplits) {
 }
 
 }  // namespace
+
+namespace {
+
+// Rules from tuning on Zen 4 (jit/plan/plan_memory.cpp): f32 planar windows of 5 rows or more take the AVX2
+// form's separable rows (s32 keeps AVX-512); bf16 channels-last rows bound by compares in a column ring's window
+// (fewer than 5 rows) take the AVX2 form's separable pixels; bf16 small planes keep AVX-512's planes in
+// registers only where the AVX2 form's windows are uneven. Every rule only where the core splits.
+TEST(IsaForm, RulesFromTuningWhereTheCoreSplits) {
+    const auto both = [](const char* line, jit::Isa split) {
+        EXPECT_EQ(form_of(line, true), split) << line;
+        EXPECT_EQ(form_of(line, false), jit::Isa::avx512) << line;
+    };
+    both("maxpool dt=f32 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
+    both("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2);
+    both("maxpool dt=s32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx512);
+    both("maxpool dt=bf16 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1", jit::Isa::avx2);
+    both("maxpool dt=bf16 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2", jit::Isa::avx512);  // spans 5 rows
+    both("maxpool dt=bf16 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx512);  // memory-bound
+    both("adaptivemaxpool dt=bf16 layout=ncx src=1x512x13x13 out=7x7", jit::Isa::avx512);
+    both("adaptivemaxpool dt=bf16 layout=ncx src=1x256x13x13 out=6x6", jit::Isa::avx2);
+    both("maxpool dt=bf16 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx2);
+}
+
+}  // namespace

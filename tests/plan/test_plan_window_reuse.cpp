@@ -520,3 +520,26 @@ TEST(PlanWindowReuse, SplitCoresTakeSeparablePixelsForWindowsOfFiveRowsOrMore) {
     }
     EXPECT_FALSE(plan_of(dilated, jit::Isa::avx512).separable.enabled());
 }
+
+// Byte rows stepping 2 rows an output row hold 8 KiB of buffers, the others 16 (jit/plan/plan_reuse.cpp): the
+// stem's 112-wide u8 rows at stride 2 hold fewer output rows a pass than SPPF's at stride 1 would in 16 KiB.
+TEST(PlanWindowReuse, ByteRowsAtStrideTwoHoldEightKibOfBuffers) {
+    const auto buffered_bytes = [](const jit::KernelPlan& plan) {
+        const jit::SeparableRows& sep = plan.separable;
+        return sep.buffered_rows() * (sep.row_lanes() * 1 + sep.maxima_vectors * plan.vector_bytes);
+    };
+    const jit::KernelPlan stem = plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2);
+    ASSERT_TRUE(stem.separable.enabled());
+    ASSERT_EQ(stem.separable.row_step, 2);
+    EXPECT_LE(buffered_bytes(stem), 8 * 1024);
+    jit::PlanOptions sixteen;
+    sixteen.choice.separable_kib = 16;
+    const jit::KernelPlan stem16 = plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                                           jit::Isa::avx2, sixteen);
+    EXPECT_GT(stem16.separable.group_rows, stem.separable.group_rows);
+    const jit::KernelPlan sppf = plan_of("maxpool dt=u8 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2);
+    ASSERT_TRUE(sppf.separable.enabled());
+    EXPECT_EQ(sppf.separable.row_step, 1);
+    EXPECT_EQ(sppf.separable.group_rows,
+              plan_of("maxpool dt=u8 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2, sixteen).separable.group_rows);
+}
