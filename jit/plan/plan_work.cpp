@@ -16,11 +16,14 @@ static double max_ops_per_output_vector(const Problem& p, const KernelPlan& plan
     const auto extent = [&](std::size_t a) -> double {
         if (adaptive && p.out[a] > 4096) return static_cast<double>(p.in[a]) / static_cast<double>(p.out[a]) + 1;
         if (adaptive) {
-            std::int64_t taps = 0;
-            for (std::int64_t o = 0; o < p.out[a]; ++o) taps += outer_taps_of(p, a, o).count;
-            return static_cast<double>(taps) / static_cast<double>(p.out[a]);
+            double taps = 0;
+            for (std::int64_t o = 0; o < p.out[a]; ++o) taps += static_cast<double>(outer_taps_of(p, a, o).count);
+            return taps / static_cast<double>(p.out[a]);
         }
-        return static_cast<double>(std::min(p.kernel[a], p.in[a] + p.pad_begin[a] + p.pad_end[a]));
+        // In doubles throughout: with N or C zero, dims and pads are not bounded by the tensors' bytes.
+        return std::min(static_cast<double>(p.kernel[a]), static_cast<double>(p.in[a]) +
+                                                              static_cast<double>(p.pad_begin[a]) +
+                                                              static_cast<double>(p.pad_end[a]));
     };
     double window = 1;
     for (std::size_t a = 0; a <= width_axis; ++a) window *= extent(a);
@@ -34,6 +37,7 @@ static double max_ops_per_output_vector(const Problem& p, const KernelPlan& plan
 }
 
 void Planner::set_expected_work() {
+    const double in_elements = static_cast<double>(p_.in[0]) * static_cast<double>(p_.in[1]) * static_cast<double>(p_.in[2]);
     const double outputs_per_row = static_cast<double>(p_.out[wa_]);
     double rows = 1;
     for (std::size_t a = 0; a < wa_; ++a) rows *= static_cast<double>(p_.out[a]);
@@ -47,7 +51,7 @@ void Planner::set_expected_work() {
     if (has_whole_plane(plan_)) {
         // One straight loop over each plane, several maxima (and a float plane's NaN sums) in flight: a vector a
         // cycle or better, where planar rows took 1.7 (adaptive 1x256x13x13 to 1x1 f32 ncx, 5408 vectors: 2.5 us).
-        plan_.vector_ops_per_image = channels * static_cast<double>(p_.spatial_in_size()) / lanes;
+        plan_.vector_ops_per_image = channels * in_elements / lanes;
         return;
     }
     // Windows whose taps are the lanes (small adaptive windows): each output one reduction across the lanes.
@@ -60,7 +64,7 @@ void Planner::set_expected_work() {
     // cells under 40 us on Zen 4, a planar operation takes 1.7 channels-last ones.
     if (lanes_are_outputs_) ops *= 1.7;
     // A NaN scan reads every input element once more, a vector of lanes at a time.
-    if (plan_.scan_rows_for_nan) ops += channels * static_cast<double>(p_.spatial_in_size()) / lanes;
+    if (plan_.scan_rows_for_nan) ops += channels * in_elements / lanes;
     plan_.vector_ops_per_image = ops;
 }
 
