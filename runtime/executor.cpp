@@ -72,10 +72,10 @@ public:
     // A column ring or separable pixels: each call walks one block's run of rows (the calls carry their state).
     bool calls_walk_rows() const { return plan_.ring_rows > 0 || plan_.separable.enabled(); }
     // Rows that a call which starts a band of output rows computes before its first output row's maxima are
-    // whole: the ring's or the separable buffers' rows but one.
+    // whole: the ring's or the separable buffers' rows but one (byte pairs buffer nothing).
     std::int64_t refilled_rows() const {
         if (plan_.ring_rows > 0) return plan_.ring_rows - 1;
-        return plan_.separable.enabled() ? plan_.separable.window_rows - 1 : 0;
+        return plan_.separable.enabled() && !plan_.separable.byte_pairs ? plan_.separable.window_rows - 1 : 0;
     }
     // Outputs of a row that a call may compute on their own (1: the kernel computes whole rows only).
     std::int64_t splittable_width() const { return plan_.width_ranges ? p_.out[w_] : 1; }

@@ -66,7 +66,6 @@ void Planner::choose_planar_nan_watch() {
     // Where such planes stay in the caches the watch was faster (VGG pool1's 1x64x224x224, hot in a quiet L3:
     // 1.3x), but a plane that size is seldom still there when its pool runs. 3-D volumes keep the watch (C3D's
     // 1x128x16x56x56 f32, 196 KiB a channel, 1.17-1.23x slower scanned; k1x3x3 over 32x112x112 1.2-1.28x).
-    // (In doubles: with N or C zero the spatial dims are not bounded by the tensor's bytes.)
     const double plane_bytes = static_cast<double>(p_.in[0]) * static_cast<double>(p_.in[1]) *
                                static_cast<double>(p_.in[2]) * static_cast<double>(elem());
     if (!chosen && p_.spatial_rank == 2 && plane_bytes >= max_watched_plane_bytes)

@@ -35,9 +35,10 @@ constexpr std::int64_t column_ring_input_bytes = 16 * 1024;
 // 299 (fewer output rows a pass take a 9-row window's rows more often). A prefetch of each input row 12 KiB
 // ahead in the conversion (what the row code does) made the DRAM-sized stem slower still (16 KiB: 1384 -> 2071).
 constexpr std::int64_t rules_separable_buffer_bytes = 16 * 1024;
-// Byte rows stepping 2 rows an output row: 8 KiB (Zen 4, one thread, u8 ncx, same runs: the stem at batch 16
-// 757 -> 532 us, at batch 1, MobileNet and the audio row 0.98-0.99x; windows at stride 1, whose passes take a
-// window's rows again, keep 16: SPP k9 1.05x and Inception 1.04x slower at 8).
+// Byte rows stepping 2 rows an output row: 8 KiB where they hold two output rows' windows (Zen 4, one thread,
+// u8 ncx, same runs: the stem at batch 16 757 -> 532 us, at batch 1, MobileNet and the audio row 0.98-0.99x;
+// windows at stride 1, whose passes take a window's rows again, keep 16: SPP k9 1.05x and Inception 1.04x slower
+// at 8); wider rows keep 16 KiB rather than leave the byte lanes.
 constexpr std::int64_t byte_rows_stride_2_buffer_bytes = 8 * 1024;
 // Separable pixels: the padded pixel row and the rows of maxima, past L1 (32 KiB on Zen 3) into L2. A pass's
 // rows of maxima beyond its output rows (taps_h - row_step of them) are taken again by the next pass, so more
@@ -441,9 +442,8 @@ void Planner::choose_separable() {
         return declined(step, "masked rows widen byte taps as they load them");
     if (axis_.stride > 2) return declined(step, "width taps more than 2 apart would be gathered");
     const std::int64_t lanes = plan_.lanes, lane_bytes_ = lane_bytes(plan_.compare);
-    const std::int64_t rules_bytes = byte_rows_ && row_step == 2 ? byte_rows_stride_2_buffer_bytes : rules_separable_buffer_bytes;
-    const std::int64_t separable_buffer_bytes =
-        choice().separable_kib > 0 ? std::int64_t{choice().separable_kib} * 1024 : rules_bytes;
+    std::int64_t separable_buffer_bytes =
+        choice().separable_kib > 0 ? std::int64_t{choice().separable_kib} * 1024 : rules_separable_buffer_bytes;
     if (axis_.in > separable_buffer_bytes || axis_.out > separable_buffer_bytes || axis_.pad > separable_buffer_bytes ||
         axis_.kernel > separable_buffer_bytes || axis_.dilation > separable_buffer_bytes)
         return declined(step, "the row does not fit the buffers");
@@ -466,6 +466,10 @@ void Planner::choose_separable() {
     sep.phase_lanes = (most + lanes - 1) / lanes * lanes + lanes;  // a vector of slack for the last stores
     // Each buffered row: its padded input and its maxima. As many output rows a pass as the bytes hold.
     const std::int64_t row_bytes = sep.row_lanes() * lane_bytes_ + sep.maxima_vectors * caps_.vector_bytes;
+    // Byte rows at stride 2 take the smaller buffers where they hold two output rows' windows.
+    if (choice().separable_kib == 0 && byte_rows_ && row_step == 2 &&
+        byte_rows_stride_2_buffer_bytes / row_bytes >= sep.window_rows + row_step)
+        separable_buffer_bytes = byte_rows_stride_2_buffer_bytes;
     const std::int64_t rows = separable_buffer_bytes / row_bytes;
     if (rows < sep.window_rows + row_step)
         return declined(step, "two output rows' buffers would pass " + std::to_string(separable_buffer_bytes) + " bytes");

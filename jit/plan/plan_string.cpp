@@ -72,7 +72,7 @@ std::string to_string(const KernelPlan& plan) {
     if (plan.prefetch_in_items) s << " prefetch_in_items";
     if (plan.stacked_planes) s << " stacked_planes";
     s << " row_runs_h=" << plan.row_runs_h.size() << " rows_per_chunk=" << plan.rows_per_chunk;
-    s << " vector_ops_per_image=" << static_cast<std::int64_t>(plan.vector_ops_per_image);
+    s << " vector_ops_per_image=" << plan.vector_ops_per_image;  // a double: windows may be near 2^122 taps
     const MemoryFacts& m = plan.memory;
     s << " memory=" << (m.rows_contiguous ? "rows" : "-") << (m.planes_contiguous ? ",planes" : "")
       << (m.planes_stack ? ",stack" : "") << " channel_run=" << m.channel_run;

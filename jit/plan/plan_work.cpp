@@ -20,10 +20,10 @@ static double max_ops_per_output_vector(const Problem& p, const KernelPlan& plan
             for (std::int64_t o = 0; o < p.out[a]; ++o) taps += static_cast<double>(outer_taps_of(p, a, o).count);
             return taps / static_cast<double>(p.out[a]);
         }
-        // In doubles throughout: with N or C zero, dims and pads are not bounded by the tensors' bytes.
-        return std::min(static_cast<double>(p.kernel[a]), static_cast<double>(p.in[a]) +
-                                                              static_cast<double>(p.pad_begin[a]) +
-                                                              static_cast<double>(p.pad_end[a]));
+        // The real taps, padding skipped: at most the kernel's, and at most the input's positions a dilation
+        // apart. In doubles: kernels, dilations and pads are each only bounded by 63 bits.
+        const double d = static_cast<double>(std::max<std::int64_t>(p.dilation[a], 1));
+        return std::min(static_cast<double>(p.kernel[a]), std::ceil(static_cast<double>(p.in[a]) / d));
     };
     double window = 1;
     for (std::size_t a = 0; a <= width_axis; ++a) window *= extent(a);
@@ -45,9 +45,8 @@ void Planner::set_expected_work() {
     const double channels = static_cast<double>(p_.channels);
     // Output vectors of one image: channels last, each pixel's channels in whole vectors; planar, each row's
     // outputs in whole vectors.
-    const double vectors = lanes_are_outputs_
-                               ? channels * rows * std::max(1.0, outputs_per_row / lanes)
-                               : rows * outputs_per_row * std::max(1.0, channels / lanes);
+    const double vectors = lanes_are_outputs_ ? channels * rows * std::ceil(outputs_per_row / lanes)
+                                              : rows * outputs_per_row * std::ceil(channels / lanes);
     if (has_whole_plane(plan_)) {
         // One straight loop over each plane, several maxima (and a float plane's NaN sums) in flight: a vector a
         // cycle or better, where planar rows took 1.7 (adaptive 1x256x13x13 to 1x1 f32 ncx, 5408 vectors: 2.5 us).
