@@ -354,7 +354,7 @@ private:
 constexpr std::int64_t tasks_per_thread = 4;
 // The kernel's expected time on one thread: the bytes it moves and the vector max operations the plan counts
 // (KernelPlan::vector_ops_per_image), at rates fitted to the one-thread times of the suite's 59 cells under 40 us
-// on Zen 4 (f32, bf16, u8; ncx and nxc): estimates within 1.3x of the time (rms of the log ratio 0.28). Meant to
+// on Zen 4 (f32, bf16, u8; ncx and nxc): estimates within 1.3x of the time (rms of the log ratio 0.29). Meant to
 // rank short problems, not to time them: DRAM-sized ones run slower than estimated, and get every thread anyway.
 constexpr double expected_bytes_per_ns = 180.0;
 constexpr double expected_vector_ops_per_ns = 3.0;
