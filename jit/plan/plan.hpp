@@ -176,9 +176,10 @@ struct SeparableRows {
     // back as the outputs are stored. Separable rows at stride 2 along the width: a load's even and odd elements
     // are the two phases' next vectors, with no deinterleave.
     bool widened_pairs = false;
-    // Byte rows of 2x2 windows at stride 2 that share no element and all lie inside the input (no padding, no
-    // overhang): each output row straight from its two input rows, no buffers: their maximum, each pair's
-    // maximum in its even byte (a word shift and a max), the even bytes packed.
+    // Byte rows (1-D or 2-D) whose windows all lie inside the input (no padding, no overhang), at stride 2 along
+    // the width with at most 4 width taps and 4 rows: each output row straight from its window's input rows, no
+    // buffers: for each pair of width taps the rows' maximum, each byte pair's maximum in its even byte (a word
+    // shift and a max), merged over the pairs, the even bytes packed.
     bool byte_pairs = false;
     bool enabled() const { return group_rows > 0; }
     // Padded rows (and rows of maxima) a pass holds: the input rows its output rows' windows read.

@@ -123,9 +123,8 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
         return {Isa::avx2, "the core runs 512-bit operations in halves: byte lanes of fewer channels than a zmm"};
     // bf16 in a column ring (compare-bound, windows of fewer than 5 rows) widens every tap it loads; the 256-bit
     // form's separable pixels widen each element once (Inception k3 s1 bf16 nxc 24.8 us against 31.4, Zen 4).
-    const std::int64_t span_h = p.spatial_rank == 2 ? (p.kernel[0] - 1) * p.dilation[0] + 1 : 0;
     if (traits.splits_512_bit_ops && p.dtype == DType::bf16 && p.op == OpKind::max_pool && compare_bound &&
-        span_h > 1 && span_h < 5)
+        p.spatial_rank == 2 && window_spans_at_least(p, 0, 2) && !window_spans_at_least(p, 0, 5))
         return {Isa::avx2, "the core runs 512-bit operations in halves: bf16 compare-bound channels-last rows in the "
                            "256-bit form's separable pixels"};
     // Compare-bound 2-D rows whose windows span 5 rows or more: the 256-bit form's separable pixels.

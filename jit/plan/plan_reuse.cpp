@@ -211,8 +211,7 @@ std::string Planner::separable_pixels_declined() const {
     // (u8 nxc: SPP k9 63-65 us against 74 in the AVX-512 ring and 110 in the AVX2 one, SPPF k5 13.5 against 14.4
     // and 28.6, k3 d2 8.7 against 9.1; bf16 k3 d2 42.6 against 63; f32 k3 d2 51.7 against 59.7); windows of 3
     // rows keep the ring (Inception k3 s1: u8 4.6 us in the ring against 8.2, f32 29.7 against 38.2).
-    const std::int64_t window_span_h = (p_.kernel[0] - 1) * p_.dilation[0] + 1;
-    if (options_.core.splits_512_bit_ops && window_span_h >= 5) return {};
+    if (options_.core.splits_512_bit_ops && window_spans_at_least(p_, 0, 5)) return {};
     const std::int64_t ring_vectors = std::min<std::int64_t>(
         max_vectors, caps_.vector_registers * column_ring_register_eighths / 8 / p_.kernel[0]);
     if (ring_vectors * caps_.vector_bytes >= min_column_ring_block_bytes)
@@ -482,7 +481,6 @@ void Planner::choose_separable() {
     chose(step, std::to_string(sep.group_rows) + " output rows a pass, " + std::to_string(sep.window_rows) +
                     " row maxima each, " + std::to_string(row_step) + " tap strides apart, calls of rows " +
                     std::to_string(interval) + " apart");
-
 }
 
 // Separable rows and pixels take the registers no other role of the plan takes as maxima in flight, beside

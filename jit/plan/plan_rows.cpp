@@ -423,6 +423,13 @@ double reads_per_element(const Problem& p) {
     return reads;
 }
 
+bool window_spans_at_least(const Problem& p, std::size_t a, std::int64_t rows) {
+    if (rows <= 1) return true;
+    const std::int64_t steps = p.kernel[a] - 1, dilation = std::max<std::int64_t>(p.dilation[a], 1);
+    const std::int64_t gap = rows - 1;  // steps * dilation >= gap, as steps >= ceil(gap / dilation)
+    return steps > 0 && steps >= gap / dilation + (gap % dilation != 0);
+}
+
 std::vector<RowRun> row_runs_of(const std::vector<OuterTaps>& taps_h) {
     std::vector<RowRun> runs;
     for (std::size_t o = 0; o < taps_h.size(); ++o) {

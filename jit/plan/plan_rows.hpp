@@ -66,5 +66,8 @@ void index_multipliers(const Problem& p, std::int64_t (&m)[3]);
 i128 window_index_extent(const Problem& p, const std::int64_t (&m)[3]);
 // How many windows read an input element, on average over the interior.
 double reads_per_element(const Problem& p);
+// Whether a window along spatial axis `a` spans at least `rows` input positions ((kernel - 1) * dilation + 1,
+// computed without overflow: kernels and dilations are each only bounded by 63 bits).
+bool window_spans_at_least(const Problem& p, std::size_t a, std::int64_t rows);
 
 }  // namespace pooljit::jit

@@ -3,6 +3,7 @@
 // test_plan_indices.cpp). Every expected value below is worked
 // out by hand from the definitions in jit/plan/plan.hpp and DESIGN.md section 3.
 #include "jit/plan/plan.hpp"
+#include "jit/plan/plan_rows.hpp"
 #include "support/plan_util.hpp"
 #include "support/width_runs_string.hpp"
 
@@ -738,6 +739,29 @@ TEST(PlanChoices, StepsSayWhatTheyChoseOrWhyTheyDeclined) {
             EXPECT_EQ(text.find("avx"), std::string::npos) << text;
             EXPECT_EQ(text.find("AVX"), std::string::npos) << text;
         }
+}
+
+}  // namespace
+
+namespace {
+
+// A window's span along an axis, (k - 1) * d + 1, compared without overflow (kernels and dilations near 2^62).
+TEST(PlanFacts, WindowSpansCompareWithoutOverflow) {
+    const pooljit::Problem dilated = problem_of("maxpool src=1x1x20x20 k=3x3 d=2x1");
+    EXPECT_TRUE(jit::window_spans_at_least(dilated, 0, 5));
+    EXPECT_FALSE(jit::window_spans_at_least(dilated, 0, 6));
+    EXPECT_TRUE(jit::window_spans_at_least(dilated, 1, 3));
+    EXPECT_FALSE(jit::window_spans_at_least(dilated, 1, 4));
+    const pooljit::Problem one = problem_of("maxpool src=1x1x20x20 k=1x2");
+    EXPECT_FALSE(jit::window_spans_at_least(one, 0, 2));
+    EXPECT_TRUE(jit::window_spans_at_least(one, 0, 1));
+    pooljit::Problem huge = dilated;  // a resolved problem's fields set past what a tensor could hold
+    huge.kernel[0] = std::int64_t{1} << 62;
+    huge.dilation[0] = std::int64_t{1} << 62;
+    EXPECT_TRUE(jit::window_spans_at_least(huge, 0, std::numeric_limits<std::int64_t>::max()));
+    huge.kernel[0] = 2;
+    EXPECT_FALSE(jit::window_spans_at_least(huge, 0, std::numeric_limits<std::int64_t>::max()));
+    EXPECT_TRUE(jit::window_spans_at_least(huge, 0, (std::int64_t{1} << 62) + 1));
 }
 
 }  // namespace
