@@ -554,6 +554,7 @@ private:
 
 std::unique_ptr<CompiledKernel> compile(const KernelPlan& plan) {
     if (plan.strategy == Strategy::ncx_planes) return compile_planes(plan);
+    if (plan.byte_planes.enabled()) return compile_byte_planes(plan);
     switch (plan.isa) {
         case Isa::avx512: return std::make_unique<WindowKernel<Avx512Ops>>(plan);
         case Isa::avx2: return std::make_unique<WindowKernel<Avx2Ops>>(plan);

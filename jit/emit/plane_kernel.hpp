@@ -1,4 +1,4 @@
-// The compiler of Strategy::ncx_planes plans (emit_planes.cpp), which compile() hands them to. Internal to jit/.
+// The compilers of planar plans of whole planes that compile() hands to kernels of their own. Internal to jit/.
 #pragma once
 
 #include "jit/emit/kernel.hpp"
@@ -9,5 +9,8 @@ namespace pooljit::jit {
 
 // Throws pooljit::Error (the dispatch reason) when the plan is not an AVX-512 ncx_planes plan it can emit.
 std::unique_ptr<CompiledKernel> compile_planes(const KernelPlan& plan);
+
+// The compiler of plans with byte_planes (emit_byte_planes.cpp): throws pooljit::Error when it cannot emit them.
+std::unique_ptr<CompiledKernel> compile_byte_planes(const KernelPlan& plan);
 
 }  // namespace pooljit::jit

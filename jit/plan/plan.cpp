@@ -30,6 +30,7 @@
 //   choose_separable_accumulators  separable rows and pixels: maxima in flight, the registers left over
 //   set_strides, set_prefetch, set_indices, set_tiling: the facts the code and the executor walk
 //   choose_shared_watch     watched channels-last rows: each input element added to the watch once per call
+//   choose_byte_planes      planar u8/s8 whole planes: the planes' maxima reduced together in byte lanes
 //
 // The steps live by what they decide (jit/planner.hpp declares them and holds the constants that more than one
 // file reads), so each file holds one kind of decision: here, the run order and the plan's basic shape
@@ -149,6 +150,7 @@ KernelPlan Planner::plan() && {
     set_indices();
     set_tiling();
     choose_shared_watch();
+    choose_byte_planes();
     set_expected_work();
     check_choice_honoured();
     return std::move(plan_);
@@ -160,7 +162,7 @@ void Planner::check_choice_honoured() {
     const bool ring = plan_.ring_rows > 0, separable = plan_.separable.enabled();
     if (c.reuse == Reuse::ring && !ring) unhonoured("reuse=ring", "no ring of row maxima serves these rows");
     if (c.reuse == Reuse::separable && !separable) unhonoured("reuse=separable", "no separable buffers serve these rows");
-    if (c.planes == PlanChoice::Switch::on && plan_.strategy != Strategy::ncx_planes)
+    if (c.planes == PlanChoice::Switch::on && plan_.strategy != Strategy::ncx_planes && !plan_.byte_planes.enabled())
         unhonoured("planes=on", "the planes do not fit in registers");
     const bool masked = std::any_of(plan_.fast_segments.begin(), plan_.fast_segments.end(),
                                     [](const Segment& s) { return s.masked; });
@@ -505,7 +507,7 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     try {
         KernelPlan plan = Planner(p, caps_of(isa), options).plan();
         const bool byte_rows = plan.strategy != Strategy::nxc_channels && lane_bytes(plan.compare) == 1;
-        if (!byte_rows || plan.separable.enabled()) return plan;
+        if (!byte_rows || plan.separable.enabled() || plan.byte_planes.enabled()) return plan;
     } catch (const UnhonouredChoice&) {
         const bool bytes = (p.dtype == DType::u8 || p.dtype == DType::s8) && !p.has_indices;
         if (options.no_byte_rows || !bytes) throw;

@@ -48,6 +48,20 @@ struct PlaneGather {
     friend bool operator==(const PlaneGather&, const PlaneGather&) = default;
 };
 
+// Planar u8/s8 windows of the whole plane without indices (global pools, adaptive pools to one bin): each plane
+// read in vectors of `vector_bytes` byte lanes (the last one overlapping the one before where the plane is not a
+// whole number of them: a maximum may read an element twice), and the planes' vectors reduced `vector_bytes` at
+// a time together, each level of the reduction one interleave of two partial vectors and a max, so that one
+// vector ends up holding the maxima of that many consecutive planes in order. A plane's maximum alone would be
+// a reduction across the lanes of its own vector (log2 of the lanes of shuffles and maxes a plane).
+struct BytePlanes {
+    int vector_bytes = 0;       // 16, 32 or 64 (at most the plane's bytes); 0: not this code
+    std::int64_t elements = 0;  // bytes of a plane (one contiguous span)
+    bool enabled() const { return vector_bytes > 0; }
+
+    friend bool operator==(const BytePlanes&, const BytePlanes&) = default;
+};
+
 struct PlanePlan {
     std::int64_t elements = 0;  // input elements of a plane
     std::int64_t outputs = 0;   // output elements of a plane
@@ -357,6 +371,9 @@ struct KernelPlan {
     bool whole_plane_stores_maximum = false;
     // ncx_planes: the gathers that compute one plane (the segments are then only the fallback's description).
     PlanePlan plane;
+    // ncx_width whole planes of u8/s8 without indices: the planes reduced together in byte lanes (the segments and
+    // lanes above then describe the widened whole-plane code the rules would run otherwise).
+    BytePlanes byte_planes;
     // ncx rows of 2-D and 3-D planes: each output row prefetches the input that the rows `prefetch_distance`
     // bytes on will read, `prefetch_bytes` of it (the input rows one output row steps over), so the stream of
     // planes is in flight before the row code (its NaN scan first) reaches it. 0: no prefetch.

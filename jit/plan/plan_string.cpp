@@ -45,6 +45,8 @@ std::string to_string(const KernelPlan& plan) {
           << (plan.fast_segments.front().whole_plane ? " (whole plane)" : "")
           << (plan.loop_whole_plane ? " looped, nan_sums=" + std::to_string(plan.whole_plane_sums) : "")
           << (plan.whole_plane_stores_maximum ? " stores_maximum" : "");
+    if (plan.byte_planes.enabled())
+        s << " byte_planes=" << plan.byte_planes.vector_bytes << "x" << plan.byte_planes.elements;
     if (plan.strategy == Strategy::ncx_planes)
         s << " plane_elements=" << plan.plane.elements << " plane_outputs=" << plan.plane.outputs
           << " plane_registers=" << plan.plane.registers << " plane_gathers=" << plan.plane.gathers.size();

@@ -47,6 +47,13 @@ void Planner::set_expected_work() {
     // outputs in whole vectors.
     const double vectors = lanes_are_outputs_ ? channels * rows * std::ceil(outputs_per_row / lanes)
                                               : rows * outputs_per_row * std::ceil(channels / lanes);
+    if (plan_.byte_planes.enabled()) {
+        // Each plane's vectors (the last one may overlap), then its share of the reduction across planes: an
+        // interleave, another and a max for every plane but one of each group.
+        const double width = plan_.byte_planes.vector_bytes;
+        plan_.vector_ops_per_image = channels * (std::ceil(static_cast<double>(plan_.byte_planes.elements) / width) + 3);
+        return;
+    }
     if (has_whole_plane(plan_)) {
         // One straight loop over each plane, several maxima (and a float plane's NaN sums) in flight: a vector a
         // cycle or better, where planar rows took 1.7 (adaptive 1x256x13x13 to 1x1 f32 ncx, 5408 vectors: 2.5 us).

@@ -92,6 +92,7 @@ private:
     // plan_items.cpp: the shapes, loads and unrolling of the fast copy's items.
     void choose_fast_row();
     void choose_whole_plane();
+    void choose_byte_planes();
     void choose_widened_pairs();
     void choose_even_element_loads();
     void choose_paired_tap_loads();

@@ -57,8 +57,9 @@ bool uses(const KernelPlan& plan, StrategyId id) {
             return std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(),
                                [](const Segment& s) { return s.taps_as_lanes; });
         case StrategyId::whole_plane:
-            return std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(),
-                               [](const Segment& s) { return s.whole_plane; });
+            return !plan.byte_planes.enabled() && std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(),
+                                                              [](const Segment& s) { return s.whole_plane; });
+        case StrategyId::byte_planes: return plan.byte_planes.enabled();
         case StrategyId::planes_in_registers: return plan.strategy == Strategy::ncx_planes;
         case StrategyId::row_ring: return ncx_rows && ring && plan.ring_row_interval == 1 && !plan.has_indices;
         case StrategyId::dilated_row_ring: return ncx_rows && ring && plan.ring_row_interval > 1;
@@ -90,7 +91,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "nxc_segments", "ncx_segments", "computed_windows", "paired_lanes", "gathered_lanes", "looped_width_taps",
     "unrolled_outer_taps", "channel_sweep", "balanced_blocks", "width_ranges", "nan_scan", "nan_watch",
     "planar_nan_watch", "shared_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
-    "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
+    "byte_planes", "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
     "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads", "paired_tap_loads",
     "byte_lanes", "byte_rows", "byte_pairs", "wide_index_lanes", "window_relative_indices", "overhanging_windows", "channel_runs", "row_pitch",
 };
@@ -252,6 +253,19 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=ncx src=2x3x1037 k=1037"},
             {"maxpool layout=ncx src=1x2x37x29 k=37x29"},
             {"maxpool layout=ncx src=1x2x5x9x13 k=5x9x13"}}},
+        // Planes of 16, 32 and 64-byte vectors (and between: the last vector overlaps), a full group of planes and a
+        // short one in one call (70 channels), 1-D, 3-D, an adaptive bin of the whole plane, planes long enough to
+        // loop (a routine for the plane's maximum), s8.
+        {byte_planes, {avx512, avx2}, {
+            {"maxpool dt=u8 layout=ncx src=2x70x7x7 k=7x7"},
+            {"maxpool dt=s8 layout=ncx src=1x33x4x4 k=4x4"},
+            {"maxpool dt=u8 layout=ncx src=1x5x3x7 k=6x10 pb=1x0 pe=2x3"},
+            {"maxpool dt=s8 layout=ncx src=2x40x1037 k=1037"},
+            {"maxpool dt=u8 layout=ncx src=1x130x1024 k=1024"},
+            {"maxpool dt=u8 layout=ncx src=1x3x2x5x7 k=2x5x7"},
+            {"adaptivemaxpool dt=s8 layout=ncx src=1x65x13x13 out=1x1"},
+            {"maxpool dt=u8 layout=ncx src=3x17x64 k=64"},
+            {"maxpool dt=s8 layout=ncx src=1x129x9x9 k=9x9"}}},
         // VGG pool5's shape, borders with ceil rounding and a width dilation, adaptive bins that overlap unevenly
         // and bins smaller than a pixel, 3-D with padding, 1-D, a plane of exactly 16 f32 vectors, empty windows
         // and whole empty rows, an adaptive 3-D output larger than its input.

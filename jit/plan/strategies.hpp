@@ -32,6 +32,7 @@ enum class StrategyId {
     masked_items,             // planar fast rows: border outputs share vectors with interior ones through masks
     taps_as_lanes,            // planar fast rows of few outputs: a window's width taps are the lanes
     whole_plane,              // planar fast rows whose window is the whole plane, read as one span
+    byte_planes,              // planar u8/s8 whole planes: many planes' maxima reduced together in byte lanes
     planes_in_registers,      // small planes loaded into registers, outputs gathered by permutes
     row_ring,                 // planar rows keep the row maxima of overlapping windows along h in registers
     dilated_row_ring,         // the row ring for windows dilated along h (calls of rows dilation/stride apart)

@@ -406,6 +406,8 @@ const Curated curated[] = {
     {"looped_width_taps_1d", "maxpool dt=f32 layout=ncx src=1x3x260 k=200"},
     // 1-D planes are single rows: a channel pitch keeps them one span each (whole planes, planes in registers).
     {"global_pool_1d_whole_plane", "maxpool dt=f32 layout=ncx src=2x3x37 k=37 idx=s32"},
+    {"byte_planes_full_and_short_group", "maxpool dt=u8 layout=ncx src=2x70x7x7 k=7x7"},
+    {"byte_planes_s8_1d", "maxpool dt=s8 layout=ncx src=2x40x100 k=100"},
     {"planes_in_registers_1d", "maxpool dt=f32 layout=ncx src=2x3x37 k=3 s=3 idx=s64"},
 };
 

@@ -1,0 +1,272 @@
+// Byte planes (KernelPlan::byte_planes): planar u8/s8 windows of the whole plane, without indices. A call computes
+// `rows` planes of one image, each one output byte. The planes go in groups of G = byte_planes.vector_bytes:
+//
+//   - each plane of a group is read in vectors of G bytes, the last one overlapping the one before where the
+//     plane is not a whole number of them (a maximum may see an element twice), and maxed into one vector;
+//   - the group's G vectors are reduced together as they come, as a binary counter: two partial vectors of the
+//     same level interleave (bytes, then words, dwords, quadwords, 128-bit lanes) and max into one of the next
+//     level, which holds twice as many planes in half as many lanes each. After log2(G) levels one vector holds
+//     the maxima of the group's planes in order: 3 (G - 1) operations for G outputs, where a reduction across
+//     each plane's own lanes took 2 log2(G) and a store of one byte;
+//   - the vector is stored whole where the group is full and the outputs are consecutive bytes, else byte by
+//     byte from the stack.
+//
+// A call's last group may be short: its missing planes read the call's last plane again (a pointer that stops
+// advancing), and only the real outputs are stored. Nothing is read outside the call's planes.
+#include "jit/emit/plane_kernel.hpp"
+#include "jit/isa/code_pages.hpp"
+
+#include <pooljit/types.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pooljit::jit {
+namespace {
+
+class BytePlaneEmitter : public Xbyak::CodeGenerator {
+public:
+    explicit BytePlaneEmitter(const KernelPlan& plan)
+        : CodeGenerator(4096, Xbyak::AutoGrow, &emit_allocator()), plan_(plan), width_(plan.byte_planes.vector_bytes),
+          elements_(plan.byte_planes.elements), signed_(plan.dtype == DType::s8) {
+        const int most = plan.isa == Isa::avx512 ? 64 : 32;
+        if (plan.strategy != Strategy::ncx_width || (plan.dtype != DType::u8 && plan.dtype != DType::s8) ||
+            plan.has_indices || (width_ != 16 && width_ != 32 && width_ != 64) || width_ > most || elements_ < width_ ||
+            elements_ >= (std::int64_t{1} << 31))
+            throw Error("jit: byte planes need u8/s8 planes without indices, of at least one vector of 16, 32 or "
+                        "64 bytes (64 on AVX-512 only) and less than 2^31 bytes");
+        generate();
+        ready();
+    }
+
+    std::span<const std::uint8_t> code() const { return {getCode(), getSize()}; }
+
+private:
+    using Reg64 = Xbyak::Reg64;
+    using Xmm = Xbyak::Xmm;
+    using Label = Xbyak::Label;
+
+    // General-purpose registers: rdi carries the KernelArgs pointer, then the count of a byte-by-byte store.
+    const Reg64 args_ = rdi, count_ = rdi;
+    const Reg64 src_ = rsi, dst_ = rdx, planes_ = r8, src_step_ = r9, dst_step_ = r10, plane_ = rax, next_ = r11,
+                group_src_step_ = rcx, byte_ = rbx;
+    // Vector registers 0-15 only (VEX encodings serve 16- and 32-byte vectors on both ISAs): the plane's maximum
+    // and its chains take the first ones, the reduction's partial vectors the rest.
+    static constexpr int chains_ = 4, first_level_register_ = chains_ + 1;
+    static constexpr int levels_max_ = 6;
+    static constexpr std::int64_t straight_vectors_ = 16;  // planes of more vectors loop
+
+    Xmm vec(int i) const {
+        if (width_ == 64) return Xbyak::Zmm(i);
+        if (width_ == 32) return Xbyak::Ymm(i);
+        return Xmm(i);
+    }
+    int levels() const {
+        int l = 0;
+        while ((1 << l) < width_) ++l;
+        return l;
+    }
+    void load(const Xmm& to, const Xbyak::Address& from) {
+        if (width_ == 64) vmovdqu64(to, from);
+        else vmovdqu(to, from);
+    }
+    void max(const Xmm& to, const Xmm& a, const Xbyak::Operand& b) {
+        if (signed_) vpmaxsb(to, a, b);
+        else vpmaxub(to, a, b);
+    }
+    Xbyak::Address at(const Reg64& base, std::int64_t offset) { return ptr[base + static_cast<std::int32_t>(offset)]; }
+
+    // to <- a vector whose lanes' maximum is the maximum of the plane at plane_: its whole vectors, then the last
+    // vector's bytes as the plane's last width_ bytes. Chains of maxima for the loads in flight.
+    void plane_maximum(const Xmm& to) {
+        const std::int64_t whole = elements_ / width_;
+        const bool overlap = elements_ % width_ != 0;
+        const std::int64_t loads = whole + (overlap ? 1 : 0);
+        const int chains = static_cast<int>(loads >= 4 ? chains_ : loads >= 2 ? 2 : 1);
+        const Xmm chain[chains_] = {to, vec(1), vec(2), vec(3)};
+        // Load i reads the plane's i-th whole vector, or (the last) its last width_ bytes.
+        const auto offset = [&](std::int64_t i) { return i < whole ? i * width_ : elements_ - width_; };
+        for (int c = 0; c < chains; ++c) load(chain[c], at(plane_, offset(c)));
+        std::int64_t i = chains;
+        if (whole > straight_vectors_) {
+            // A loop over passes of `chains` whole vectors, then the loads left over.
+            const std::int64_t passes = (whole - chains) / chains;
+            Label pass;
+            lea(next_, at(plane_, chains * width_));
+            mov(count_, passes);
+            L(pass);
+            for (int c = 0; c < chains; ++c) max(chain[c], chain[c], at(next_, c * width_));
+            add(next_, static_cast<std::int32_t>(chains * width_));
+            dec(count_);
+            jnz(pass, T_NEAR);
+            i += passes * chains;
+        }
+        for (; i < loads; ++i) max(chain[i % chains], chain[i % chains], at(plane_, offset(i)));
+        for (int c = 1; c < chains; ++c) max(to, to, chain[c]);
+    }
+
+    // Partial vectors a, b of level `level` (a's planes before b's) -> a: one vector of the next level.
+    void combine(int level, const Xmm& a, const Xmm& b) {
+        const Xmm t = vec(chains_);
+        switch (level) {
+            case 0: vpunpcklbw(t, a, b); vpunpckhbw(a, a, b); break;
+            case 1: vpunpcklwd(t, a, b); vpunpckhwd(a, a, b); break;
+            case 2: vpunpckldq(t, a, b); vpunpckhdq(a, a, b); break;
+            case 3: vpunpcklqdq(t, a, b); vpunpckhqdq(a, a, b); break;
+            default:
+                if (width_ == 32) {
+                    // 128-bit lanes: [a.lo, b.lo] and [a.hi, b.hi].
+                    const Xbyak::Ymm ty(t.getIdx()), ay(a.getIdx()), by(b.getIdx());
+                    vperm2i128(ty, ay, by, 0x20);
+                    vperm2i128(ay, ay, by, 0x31);
+                } else {
+                    // 128-bit lanes of zmm: [a0, a2, b0, b2] and [a1, a3, b1, b3].
+                    const Xbyak::Zmm tz(t.getIdx()), az(a.getIdx()), bz(b.getIdx());
+                    vshufi64x2(tz, az, bz, 0x88);
+                    vshufi64x2(az, az, bz, 0xDD);
+                }
+        }
+        max(a, a, t);
+    }
+
+    // One group of width_ planes: their maxima, in order, in the returned register.
+    int emit_group(Label& plane_routine, bool routine) {
+        std::optional<int> pending[levels_max_ + 1];
+        std::vector<int> free_registers;
+        for (int r = 15; r >= first_level_register_; --r) free_registers.push_back(r);
+        const auto take = [&] {
+            const int r = free_registers.back();
+            free_registers.pop_back();
+            return r;
+        };
+        mov(plane_, src_);
+        for (int j = 0; j < width_; ++j) {
+            if (j > 0) {
+                // The next plane, where the call has one: a short last group reads its last plane again.
+                lea(next_, ptr[plane_ + src_step_]);
+                cmp(planes_, j);
+                cmova(plane_, next_);
+            }
+            int v;
+            if (routine) {
+                call(plane_routine);
+                if (pending[0]) {
+                    combine(0, vec(*pending[0]), vec(0));
+                    v = *pending[0];
+                    pending[0].reset();
+                    int level = 1;
+                    for (; pending[level]; ++level) {
+                        combine(level, vec(*pending[level]), vec(v));
+                        free_registers.push_back(v);
+                        v = *pending[level];
+                        pending[level].reset();
+                    }
+                    pending[level] = v;
+                    continue;
+                }
+                v = take();
+                if (width_ == 64) vmovdqa64(vec(v), vec(0));
+                else vmovdqa(vec(v), vec(0));
+            } else {
+                v = take();
+                plane_maximum(vec(v));
+            }
+            int level = 0;
+            for (; pending[level]; ++level) {
+                combine(level, vec(*pending[level]), vec(v));
+                free_registers.push_back(v);
+                v = *pending[level];
+                pending[level].reset();
+            }
+            pending[level] = v;
+        }
+        return *pending[levels()];
+    }
+
+    void generate() {
+        push(rbx);
+        sub(rsp, 64);  // a group's outputs, for a byte-by-byte store
+        mov(src_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src))]);
+        mov(dst_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst))]);
+        mov(planes_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, rows))]);
+        mov(src_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src_row_step))]);
+        mov(dst_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst_row_step))]);
+        imul(group_src_step_, src_step_, width_);
+        // Planes of more than a few vectors share one routine for their maximum; short ones are inline.
+        const bool routine = (elements_ + width_ - 1) / width_ > 4;
+        Label group, byte_by_byte, stored, done, plane_routine;
+        test(planes_, planes_);
+        jle(done, T_NEAR);
+        L(group);
+        const Xmm result = vec(emit_group(plane_routine, routine));
+        cmp(planes_, width_);
+        jb(byte_by_byte, T_NEAR);
+        cmp(dst_step_, 1);
+        jne(byte_by_byte, T_NEAR);
+        if (width_ == 64) vmovdqu64(ptr[dst_], result);
+        else vmovdqu(ptr[dst_], result);
+        jmp(stored, T_NEAR);
+        L(byte_by_byte);
+        if (width_ == 64) vmovdqu64(ptr[rsp], result);
+        else vmovdqu(ptr[rsp], result);
+        mov(count_, width_);
+        cmp(planes_, count_);
+        cmovb(count_, planes_);
+        mov(plane_, dst_);
+        xor_(next_, next_);
+        Label byte_loop;
+        L(byte_loop);
+        movzx(byte_.cvt32(), byte[rsp + next_]);
+        mov(ptr[plane_], byte_.cvt8());
+        add(plane_, dst_step_);
+        inc(next_);
+        cmp(next_, count_);
+        jb(byte_loop);
+        L(stored);
+        add(src_, group_src_step_);
+        imul(next_, dst_step_, width_);
+        add(dst_, next_);
+        sub(planes_, width_);
+        jg(group, T_NEAR);
+        L(done);
+        add(rsp, 64);
+        pop(rbx);
+        vzeroupper();
+        ret();
+        if (routine) {
+            // vec(0) <- the maximum of the plane at plane_ (clobbers vec(1..3), next_, count_).
+            align(16);
+            L(plane_routine);
+            plane_maximum(vec(0));
+            ret();
+        }
+    }
+
+    const KernelPlan& plan_;
+    const int width_;
+    const std::int64_t elements_;
+    const bool signed_;
+};
+
+class BytePlaneKernel final : public CompiledKernel {
+public:
+    explicit BytePlaneKernel(const KernelPlan& plan) : code_{BytePlaneEmitter(plan).code()} {}
+    KernelFn full_block() const override { return code_.function<KernelFn>(0); }
+    KernelFn tail_block() const override { return nullptr; }
+    std::size_t code_size() const override { return code_.code_size(); }
+    std::vector<CodeRegion> code_regions() const override { return {{"full", code_.entry(0), code_.entry_size(0)}}; }
+
+private:
+    ExecutableCode code_;
+};
+
+}  // namespace
+
+std::unique_ptr<CompiledKernel> compile_byte_planes(const KernelPlan& plan) {
+    return std::make_unique<BytePlaneKernel>(plan);
+}
+
+}  // namespace pooljit::jit
