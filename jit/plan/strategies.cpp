@@ -330,7 +330,10 @@ const std::vector<StrategyRow>& strategy_registry() {
             // bf16 pixels in widened pairs, split in their buffers: the padded copy at stride 2 along the width
             // with ceil rounding, SPP's 9x9 (2 vectors a pixel)
             {"maxpool dt=bf16 layout=nxc src=1x32x10x15 k=3x4 s=1x2 d=1x2 pb=1x1 pe=1x2 round=ceil"},
-            {"maxpool dt=bf16 layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4"}}},
+            {"maxpool dt=bf16 layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4"},
+            // bf16 channels that a pair block of 16 leaves a tail of: blocks of 24 (3 vectors) and of 8 that divide
+            {"maxpool dt=bf16 layout=nxc src=2x72x9x11 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool dt=bf16 layout=nxc src=1x40x12x9 k=3x3 pb=1x1 pe=1x1"}}},
         // Border rows around the ring's calls and a channel tail, k2 windows, a width dilation, empty windows at
         // both ends of the rows, a column taller than one ring call (f32: 19 rows a call, bf16: 40), SPP's 9x9
         // window (9 width taps unrolled, 2 vectors a block on AVX-512, 1 on AVX2). Each has a channel tail

@@ -521,6 +521,28 @@ TEST(PlanWindowReuse, SplitCoresTakeSeparablePixelsForWindowsOfFiveRowsOrMore) {
     EXPECT_FALSE(plan_of(dilated, jit::Isa::avx512).separable.enabled());
 }
 
+// bf16 channels of whole vectors that the pair block of 16 leaves a tail of take blocks that divide them for
+// separable pixels (jit/plan/plan_reuse.cpp): 3 vectors where 3 divides, else 1; channels that the block
+// divides keep it, and f32 keeps its tail.
+TEST(PlanWindowReuse, Bf16ChannelsWithATailTakeBlocksThatDivideThem) {
+    const auto plan = [](int channels, const char* dt) {
+        return plan_of("maxpool dt=" + std::string(dt) + " layout=nxc src=1x" + std::to_string(channels) +
+                           "x28x28 k=3x3 pb=1x1 pe=1x1",
+                       jit::Isa::avx2);
+    };
+    for (const int channels : {72, 120, 40}) {
+        SCOPED_TRACE(channels);
+        const jit::KernelPlan p = plan(channels, "bf16");
+        EXPECT_TRUE(p.separable.enabled());
+        EXPECT_EQ(p.channel_tail, 0);
+        EXPECT_EQ(p.channel_block, channels == 40 ? 8 : 24);
+        EXPECT_EQ(channels % p.channel_block, 0);
+    }
+    EXPECT_EQ(plan(48, "bf16").channel_block, 16);
+    const jit::KernelPlan f32 = plan(40, "f32");
+    EXPECT_NE(f32.channel_tail, 0);
+}
+
 // Byte rows stepping 2 rows an output row hold 8 KiB of buffers, the others 16 (jit/plan/plan_reuse.cpp): the
 // stem's 112-wide u8 rows at stride 2 hold fewer output rows a pass than SPPF's at stride 1 would in 16 KiB.
 TEST(PlanWindowReuse, ByteRowsAtStrideTwoHoldEightKibOfBuffers) {
