@@ -52,11 +52,24 @@ std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, ji
 
 }  // namespace
 
-std::shared_ptr<const Implementation> choose_implementation(const Problem& p, jit::Isa cap, const PlanChoice& choice) {
+std::shared_ptr<const Implementation> choose_implementation(const Problem& problem, jit::Isa cap, const PlanChoice& choice) {
     check_plan_choice(choice);
-    if (!choice.is_rules()) return chosen_implementation(p, cap, choice);
+    // Windows one plane deep: the 2-D code over C x D channels plans and runs the problem (executor.hpp).
+    const std::optional<Problem> folded = depth_folded(problem);
+    const Problem& p = folded ? *folded : problem;
+    if (!choice.is_rules()) {
+        auto chosen = chosen_implementation(p, cap, choice);
+        if (!folded) return chosen;
+        auto impl = std::make_shared<Implementation>(*chosen);
+        impl->depth_folded = true;
+        impl->dispatch_log += "planes one deep: planned as " + std::to_string(p.channels) + " channels of 2-D planes\n";
+        return impl;
+    }
     const auto start = std::chrono::steady_clock::now();
     auto impl = std::make_shared<Implementation>();
+    impl->depth_folded = folded.has_value();
+    if (folded)
+        impl->dispatch_log += "planes one deep: planned as " + std::to_string(p.channels) + " channels of 2-D planes\n";
     // The ISA form the rules give the problem first, where the CPU and the cap allow both; then the other.
     std::array<jit::Isa, 2> order{jit::Isa::avx512, jit::Isa::avx2};
     if (cap == jit::Isa::avx512 && jit::cpu_runs(jit::Isa::avx512) && jit::cpu_runs(jit::Isa::avx2)) {
