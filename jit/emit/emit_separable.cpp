@@ -477,7 +477,8 @@ void WindowEmitter<Ops>::emit_byte_rows(Label& done) {
 }
 
 // Byte pairs (SeparableRows::byte_pairs): windows that lie inside the input, at stride 2 along the width with
-// up to 4 contiguous width taps, and window_rows rows (1 in 1-D), so every call's rows have all their taps and a
+// up to 4 contiguous width taps, and window_rows rows (1 in 1-D) in each of window_planes planes (3-D), 4 rows in
+// all at most, so every call's rows have all their taps and a
 // row's windows read its first 2 * (out_width - 1) + kernel_w elements. Each output row, a vector of outputs at a
 // time: for each pair of width taps (2j, 2j + 1) the window rows' maximum of 2 * lanes elements from the
 // outputs' first tap 2j, each byte pair's maximum in its even byte (a word shift right by 8 and a byte max; a
@@ -487,13 +488,20 @@ template <typename Ops>
 void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
     const SeparableRows& sep = plan_.separable;
     const std::int64_t L = plan_.lanes, vb = Ops::vector_bytes, out = plan_.out_width, in = plan_.in_width;
-    const std::int64_t kw = plan_.kernel_w, rows = sep.window_rows, last_group = (kw - 1) / 2 * 2;
+    const std::int64_t kw = plan_.kernel_w, rows = sep.window_rows, planes = sep.window_planes,
+                       last_group = (kw - 1) / 2 * 2;
     const std::vector<int> accs = separable_accumulators();
     const Vmm acc_lo = vec(accs.at(0)), acc_hi = vec(accs.at(1)), fresh = vec(regs_.fresh), t = vec(regs_.scratch);
-    Label all_taps, row_loop;
+    Label all_taps, missing_taps, row_loop;
     cmp(qword[rsp + slot_taps_h], static_cast<std::int32_t>(rows));
-    je(all_taps, T_NEAR);
-    ud2();  // the planner takes byte pairs only where every window has all its rows
+    jne(missing_taps, T_NEAR);
+    if (planes > 1) {
+        cmp(qword[rsp + slot_taps_d], static_cast<std::int32_t>(planes));
+        jne(missing_taps, T_NEAR);
+    }
+    jmp(all_taps, T_NEAR);
+    place(missing_taps);
+    ud2();  // the planner takes byte pairs only where every window has all its rows (and planes)
     place(all_taps);
     mov(d_ptr_, ptr[rsp + slot_rows]);
     mov(row_src_, ptr[rsp + slot_row_src]);
@@ -503,10 +511,12 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
     const auto half_of_group = [&](const Vmm& acc, std::int64_t group, int half, int valid, bool first) {
         const auto at = static_cast<std::int32_t>(group + half * vb);
         mov(h_ptr_, window_);
-        for (std::int64_t r = 0; r < rows; ++r) {
-            if (r > 0) add_imm(h_ptr_, plan_.src_tap_stride_h);
-            ops_.load_value(r == 0 ? fresh : t, ptr[h_ptr_ + at], valid);
-            if (r > 0) ops_.max_fast(fresh, t);
+        for (std::int64_t i = 0; i < planes * rows; ++i) {
+            // Row r of plane d: the next row, or the first row of the next plane.
+            if (i % rows != 0) add_imm(h_ptr_, plan_.src_tap_stride_h);
+            else if (i > 0) add_imm(h_ptr_, plan_.src_tap_stride_d - (rows - 1) * plan_.src_tap_stride_h);
+            ops_.load_value(i == 0 ? fresh : t, ptr[h_ptr_ + at], valid);
+            if (i > 0) ops_.max_fast(fresh, t);
         }
         if (group + 1 < kw) {  // the pair's second tap: each word's odd byte onto its even one
             ops_.shift_words_right_8(t, fresh);

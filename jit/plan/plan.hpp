@@ -190,11 +190,13 @@ struct SeparableRows {
     // back as the outputs are stored. Separable rows at stride 2 along the width: a load's even and odd elements
     // are the two phases' next vectors, with no deinterleave.
     bool widened_pairs = false;
-    // Byte rows (1-D or 2-D) whose windows all lie inside the input (no padding, no overhang), at stride 2 along
-    // the width with at most 4 width taps and 4 rows: each output row straight from its window's input rows, no
-    // buffers: for each pair of width taps the rows' maximum, each byte pair's maximum in its even byte (a word
-    // shift and a max), merged over the pairs, the even bytes packed.
+    // Byte rows (1-D, 2-D or 3-D) whose windows all lie inside the input (no padding, no overhang), at stride 2
+    // along the width with at most 4 width taps and 4 rows (window_rows along h in each of window_planes planes
+    // along d): each output row straight from its window's input rows, no buffers: for each pair of width taps
+    // the rows' maximum, each byte pair's maximum in its even byte (a word shift and a max), merged over the
+    // pairs, the even bytes packed.
     bool byte_pairs = false;
+    std::int64_t window_planes = 1;
     bool enabled() const { return group_rows > 0; }
     // Padded rows (and rows of maxima) a pass holds: the input rows its output rows' windows read.
     std::int64_t buffered_rows() const { return (group_rows - 1) * row_step + window_rows; }

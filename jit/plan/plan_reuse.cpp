@@ -386,23 +386,26 @@ void Planner::choose_planes() {
 // contiguous width taps (k2 s2, the 1-D k3 s2 of audio rows): no padding before the input, no window past its
 // end, along either axis, and at most 4 rows a window.
 bool Planner::byte_pairs_shape() const {
-    if (adaptive_ || p_.spatial_rank > 2 || p_.stride[wa_] != 2 || p_.dilation[wa_] != 1 || p_.kernel[wa_] > 4 ||
-        p_.pad_begin[wa_] != 0)
+    if (adaptive_ || p_.stride[wa_] != 2 || p_.dilation[wa_] != 1 || p_.kernel[wa_] > 4 || p_.pad_begin[wa_] != 0)
         return false;
     const auto inside = [&](std::size_t a) {  // the last window's last tap is inside the input (no overflow: divided)
+        if (p_.pad_begin[a] != 0 || p_.kernel[a] > 4) return false;
         const std::int64_t last_tap = (p_.kernel[a] - 1) * p_.dilation[a];
         return last_tap < p_.in[a] && (p_.out[a] - 1) <= (p_.in[a] - 1 - last_tap) / p_.stride[a];
     };
     if (!inside(wa_)) return false;
-    return p_.spatial_rank == 1 || (p_.pad_begin[0] == 0 && p_.kernel[0] <= 4 && inside(0));
+    if (p_.spatial_rank == 1) return true;
+    if (p_.spatial_rank == 2) return inside(0);
+    // 3-D: the window's rows in each of its planes, at most 4 in all.
+    return inside(0) && inside(1) && p_.kernel[0] * p_.kernel[1] <= 4;
 }
 
 std::string Planner::byte_rows_declined() const {
     if (options_.no_byte_rows) return "the buffers did not take the rows";
     if (p_.has_indices) return "indices take 32-bit lanes";
     if (!caps_.byte_max) return "the ISA has no byte max";
-    if (adaptive_ || p_.spatial_rank > 2 || (p_.spatial_rank == 1 && !byte_pairs_shape()))
-        return "separable rows are 2-D max pools (1-D: windows inside the input at stride 2)";
+    if (adaptive_ || (p_.spatial_rank != 2 && !byte_pairs_shape()))
+        return "separable rows are 2-D max pools (1-D and 3-D: windows inside the input at stride 2)";
     if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::ring)) return "the choice of reuse";
     if (choice().planes == PlanChoice::Switch::on) return "the choice planes=on";
     if (axis_.stride > 2) return "width taps more than 2 apart";
@@ -410,7 +413,7 @@ std::string Planner::byte_rows_declined() const {
     const std::int64_t min_outputs =
         caps_.vector_bytes == 64 && !byte_pairs_shape() ? min_byte_row_outputs_zmm : min_byte_row_outputs_ymm;
     if (axis_.out < min_outputs) return "rows of fewer than " + std::to_string(min_outputs) + " outputs";
-    const std::int64_t rows = p_.spatial_rank == 2 ? p_.out[0] : 1;
+    const std::int64_t rows = p_.spatial_rank >= 2 ? p_.out[wa_ - 1] : 1;  // a call's rows: one plane's
     if (rows < (min_byte_row_plane_outputs + axis_.out - 1) / axis_.out)  // rows * out_w below, no overflow
         return "planes of fewer than " + std::to_string(min_byte_row_plane_outputs) + " outputs";
     if (byte_pairs_shape()) return {};  // every window inside the input: no row along h is empty
@@ -436,8 +439,9 @@ void Planner::choose_separable() {
         !reuse_is(PlanChoice::Reuse::none) && !reuse_is(PlanChoice::Reuse::ring)) {
         SeparableRows direct;
         direct.group_rows = 1;
-        direct.window_rows = p_.spatial_rank == 2 ? p_.kernel[0] : 1;
-        direct.row_step = p_.spatial_rank == 2 ? p_.stride[0] : 1;
+        direct.window_rows = p_.spatial_rank >= 2 ? p_.kernel[wa_ - 1] : 1;
+        direct.window_planes = p_.spatial_rank == 3 ? p_.kernel[0] : 1;
+        direct.row_step = p_.spatial_rank >= 2 ? p_.stride[wa_ - 1] : 1;
         direct.phases = 2;
         direct.maxima_vectors = (axis_.out + plan_.lanes - 1) / plan_.lanes;
         direct.byte_pairs = true;

@@ -422,7 +422,11 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=ncx src=2x3x1001 k=3 s=2"},
             {"maxpool dt=s8 layout=ncx src=1x2x300 k=4 s=2"},
             {"maxpool dt=u8 layout=ncx src=1x2x21x99 k=3x3 s=2x2"},
-            {"maxpool dt=s8 layout=ncx src=1x2x20x80 k=4x1 s=1x2 d=2x1"}}},
+            {"maxpool dt=s8 layout=ncx src=1x2x20x80 k=4x1 s=1x2 d=2x1"},
+            // 3-D: C3D's 2x2x2 at stride 2, windows of 4 planes, of 2 dilated planes and 2 rows, and of rows 1 apart
+            {"maxpool dt=u8 layout=ncx src=1x3x4x9x70 k=2x2x2 s=2x2x2"},
+            {"maxpool dt=s8 layout=ncx src=2x2x10x5x41 k=4x1x3 s=2x1x2 round=ceil"},
+            {"maxpool dt=u8 layout=ncx src=1x2x6x7x66 k=2x2x2 s=1x1x2 d=2x1x1"}}},
         // Windows that reach 2^31 index units in planes of more than 2^31 elements (planned, never run), and the
         // same choice forced on problems small enough to run.
         {wide_index_lanes, {avx512, avx2}, {
