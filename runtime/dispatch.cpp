@@ -8,13 +8,15 @@
 #include <chrono>
 #include <cstdio>
 #include <exception>
+#include <optional>
 
 namespace pooljit::detail {
 
 namespace {
 
 // The code a choice names: its ISA (or the best the CPU and the cap allow), planned and emitted under it.
-std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, jit::Isa cap, const PlanChoice& choice) {
+std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, jit::Isa cap, const PlanChoice& choice,
+                                                            bool depth_folded) {
     const auto start = std::chrono::steady_clock::now();
     jit::Isa isa = choice.isa == PlanChoice::Isa::avx2 ? jit::Isa::avx2 : choice.isa == PlanChoice::Isa::avx512 ? jit::Isa::avx512 : cap;
     // A choice that leaves the ISA form to the rules gets the rules' form (a wisdom entry "threads=2" must not
@@ -32,6 +34,7 @@ std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, ji
         jit::PlanOptions options;
         options.choice = choice;
         options.core = jit::cpu_traits();
+        options.depth_folded = depth_folded;
         jit::KernelPlan plan = jit::make_plan(p, isa, options);
         impl->kernel = jit::compile(plan);
         impl->plan = std::move(plan);
@@ -54,22 +57,13 @@ std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, ji
 
 std::shared_ptr<const Implementation> choose_implementation(const Problem& problem, jit::Isa cap, const PlanChoice& choice) {
     check_plan_choice(choice);
-    // Windows one plane deep: the 2-D code over C x D channels plans and runs the problem (executor.hpp).
-    const std::optional<Problem> folded = depth_folded(problem);
+    // Windows one plane deep: planned (ISA form included) and run as the 2-D planes of C x D channels.
+    const bool fold = jit::folds_depth(problem);
+    const std::optional<Problem> folded = fold ? std::optional(jit::depth_folded(problem)) : std::nullopt;
     const Problem& p = folded ? *folded : problem;
-    if (!choice.is_rules()) {
-        auto chosen = chosen_implementation(p, cap, choice);
-        if (!folded) return chosen;
-        auto impl = std::make_shared<Implementation>(*chosen);
-        impl->depth_folded = true;
-        impl->dispatch_log += "planes one deep: planned as " + std::to_string(p.channels) + " channels of 2-D planes\n";
-        return impl;
-    }
+    if (!choice.is_rules()) return chosen_implementation(p, cap, choice, fold);
     const auto start = std::chrono::steady_clock::now();
     auto impl = std::make_shared<Implementation>();
-    impl->depth_folded = folded.has_value();
-    if (folded)
-        impl->dispatch_log += "planes one deep: planned as " + std::to_string(p.channels) + " channels of 2-D planes\n";
     // The ISA form the rules give the problem first, where the CPU and the cap allow both; then the other.
     std::array<jit::Isa, 2> order{jit::Isa::avx512, jit::Isa::avx2};
     if (cap == jit::Isa::avx512 && jit::cpu_runs(jit::Isa::avx512) && jit::cpu_runs(jit::Isa::avx2)) {
@@ -97,6 +91,7 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& probl
         try {
             jit::PlanOptions options;
             options.core = jit::cpu_traits();
+            options.depth_folded = fold;
             jit::KernelPlan plan = jit::make_plan(p, isa, options);
             impl->kernel = jit::compile(plan);
             impl->plan = std::move(plan);

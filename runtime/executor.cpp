@@ -6,8 +6,6 @@
 // count.
 #include "runtime/executor.hpp"
 
-#include "jit/plan/plan_rows.hpp"
-#include "jit/plan/planner.hpp"
 #include "runtime/dispatch.hpp"
 #include "runtime/threads.hpp"
 
@@ -465,54 +463,15 @@ int threads_worth_waking(const RowRunner& runner, const detail::Implementation& 
 
 }  // namespace
 
-std::optional<Problem> depth_folded(const Problem& p) {
-    if (p.spatial_rank != 3 || p.layout != Layout::ncx || p.block != 1 || p.has_indices) return std::nullopt;
-    const bool one_plane_windows = p.op == OpKind::adaptive_max_pool
-                                       ? p.out[0] == p.in[0]
-                                       : p.kernel[0] == 1 && p.stride[0] == 1 && p.pad_begin[0] == 0 && p.pad_end[0] == 0;
-    if (!one_plane_windows || p.out[0] != p.in[0]) return std::nullopt;
-    // Data of 4 or 8 bytes in rows bound by memory keep their 3-D rows: plain items with the NaN watch, which
-    // ran 5970 us against 6900 as 2-D separable rows (f32 1x64x32x112x112 k1x3x3 s1x2x2 same_upper, Zen 4).
-    if (size_of(p.dtype) >= 4 && jit::reads_per_element(p) < jit::min_reads_of_compare_bound_rows) return std::nullopt;
-    // Channels D planes apart in both tensors, so that channel c's plane d is folded channel c * D + d.
-    if (p.src_strides.c != jit::wrap_mul(p.in[0], p.src_strides.spatial[0]) ||
-        p.dst_strides.c != jit::wrap_mul(p.out[0], p.dst_strides.spatial[0]))
-        return std::nullopt;
-    // C x D channels fit: they are at most the elements of the tensor, unless a plane is empty.
-    if (p.in[1] < 1 || p.in[2] < 1 || p.out[1] < 1 || p.out[2] < 1 ||
-        (p.channels > 0 && p.in[0] > std::numeric_limits<std::int64_t>::max() / p.channels))
-        return std::nullopt;
-    Problem q = p;
-    q.spatial_rank = 2;
-    q.channels = p.channels * p.in[0];
-    const auto shift = [](Problem::Spatial& a, std::int64_t neutral) { a = {a[1], a[2], neutral}; };
-    shift(q.in, 1);
-    shift(q.out, 1);
-    shift(q.kernel, 1);
-    shift(q.stride, 1);
-    shift(q.dilation, 1);
-    shift(q.pad_begin, 0);
-    shift(q.pad_end, 0);
-    for (Problem::Strides* s : {&q.src_strides, &q.dst_strides}) {
-        s->c = s->spatial[0];
-        shift(s->spatial, 0);
-    }
-    q.indices_strides = {};
-    return q;
-}
-
 int execute_problem_split(const Problem& problem, const detail::Implementation& impl, const void* src, void* dst,
                           void* indices, int threads, bool small_problems_split) {
     if (!impl.kernel) {
         reference::execute(problem, src, dst, indices);
         return 1;
     }
-    const std::optional<Problem> folded = impl.depth_folded ? depth_folded(problem) : std::nullopt;
-    if (impl.depth_folded && !folded) {
-        // Folding reads only what the cache key holds, so the implementation's problem folded; never reached.
-        reference::execute(problem, src, dst, indices);
-        return 1;
-    }
+    // Planned for the planes of a 3-D problem: the same fields shifted, a copy and no checks (folds_depth held
+    // at creation and reads only what the cache key holds).
+    const std::optional<Problem> folded = impl.plan.depth_folded ? std::optional(jit::depth_folded(problem)) : std::nullopt;
     const Problem& p = folded ? *folded : problem;
     const RowRunner whole_sweeps(p, impl, src, dst, indices);
     const int requested = threads > 0 ? threads : num_threads();

@@ -16,16 +16,12 @@ namespace pooljit {
 int execute_problem(const Problem& problem, const detail::Implementation& impl, const void* src, void* dst,
                     void* indices);
 
+// A plan made for the planes of a 3-D problem (KernelPlan::depth_folded) runs them: `problem` is always the
+// problem as the caller resolved it.
 // As execute_problem, on `threads` threads (0: set_num_threads' count); with small_problems_split, split for
 // them however few bytes the problem moves, so tests reach every split with small tensors.
 int execute_problem_split(const Problem& problem, const detail::Implementation& impl, const void* src, void* dst,
                           void* indices, int threads, bool small_problems_split);
-
-// A 3-D planar problem without indices whose windows are one plane deep and step one plane (kernel 1 and stride
-// 1 along d, no padding there; adaptive: as many output planes as input planes) is a 2-D problem over C x D
-// channels, where the tensors' channels are D planes apart: that problem, else nothing. Its code is the 2-D
-// code (planar byte rows, separable rows, ...), where 3-D planes took rows of their own. The batch size is kept.
-std::optional<Problem> depth_folded(const Problem& problem);
 
 // The calls of one whole planar tile for Implementation::tile_calls (kernel set); empty where the executor
 // makes each call itself. Its batch size is ignored.

@@ -37,9 +37,6 @@ struct Implementation {
     std::int64_t compile_microseconds = 0;
     // The choice the code was made under; its executor fields (threads, grain) shape each execute's split.
     PlanChoice choice;
-    // The plan and the tile calls are those of depth_folded(problem): a 3-D planar problem whose windows are
-    // one plane deep pooled as 2-D planes, each (channel, plane) a channel (executor.hpp).
-    bool depth_folded = false;
 };
 
 struct PrimitiveState {

@@ -32,12 +32,17 @@ public:
     explicit BytePlaneEmitter(const KernelPlan& plan)
         : CodeGenerator(4096, Xbyak::AutoGrow, &emit_allocator()), plan_(plan), width_(plan.byte_planes.vector_bytes),
           elements_(plan.byte_planes.elements), signed_(plan.dtype == DType::s8) {
-        const int most = plan.isa == Isa::avx512 ? 64 : 32;
+        const BytePlanes& byte_planes = plan.byte_planes;
+        // The loop reads whole vectors chains .. chains * (passes + 1) - 1 of the plane.
+        const int chains = byte_planes.chains;
+        const bool chains_fit = (chains == 1 || chains == 2 || chains == max_chains_) && chains <= byte_planes.loads() &&
+                                byte_planes.loop_passes >= 0 &&
+                                (byte_planes.loop_passes == 0 || chains * (byte_planes.loop_passes + 1) <= byte_planes.whole_vectors());
         if (plan.strategy != Strategy::ncx_width || (plan.dtype != DType::u8 && plan.dtype != DType::s8) ||
-            plan.has_indices || (width_ != 16 && width_ != 32 && width_ != 64) || width_ > most || elements_ < width_ ||
-            elements_ >= (std::int64_t{1} << 31))
+            plan.has_indices || (width_ != 16 && width_ != 32 && width_ != 64) || width_ > plan.vector_bytes || elements_ < width_ ||
+            elements_ >= (std::int64_t{1} << 31) || !chains_fit)
             throw Error("jit: byte planes need u8/s8 planes without indices, of at least one vector of 16, 32 or "
-                        "64 bytes (64 on AVX-512 only) and less than 2^31 bytes");
+                        "64 bytes (at most the ISA's vector) and less than 2^31 bytes, and 1, 2 or 4 chains over the loads");
         generate();
         ready();
     }
@@ -53,11 +58,12 @@ private:
     const Reg64 args_ = rdi, count_ = rdi;
     const Reg64 src_ = rsi, dst_ = rdx, planes_ = r8, src_step_ = r9, dst_step_ = r10, plane_ = rax, next_ = r11,
                 group_src_step_ = rcx, byte_ = rbx;
-    // Vector registers 0-15 only (VEX encodings serve 16- and 32-byte vectors on both ISAs): the plane's maximum
-    // and its chains take the first ones, the reduction's partial vectors the rest.
-    static constexpr int chains_ = 4, first_level_register_ = chains_ + 1;
+    // Vector registers 0-15 only (VEX encodings serve 16- and 32-byte vectors on both ISAs), by role: the shared
+    // routine's result, the plane's further chains of maxima, the interleave's scratch; the reduction's partial
+    // vectors take the rest as they come and go.
+    static constexpr int routine_result_ = 0, first_chain_ = 1, max_chains_ = 4;
+    static constexpr int interleave_scratch_ = first_chain_ + max_chains_ - 1, first_level_register_ = interleave_scratch_ + 1;
     static constexpr int levels_max_ = 6;
-    static constexpr std::int64_t straight_vectors_ = 16;  // planes of more vectors loop
 
     Xmm vec(int i) const {
         if (width_ == 64) return Xbyak::Zmm(i);
@@ -80,29 +86,27 @@ private:
     Xbyak::Address at(const Reg64& base, std::int64_t offset) { return ptr[base + static_cast<std::int32_t>(offset)]; }
 
     // to <- a vector whose lanes' maximum is the maximum of the plane at plane_: its whole vectors, then the last
-    // vector's bytes as the plane's last width_ bytes. Chains of maxima for the loads in flight.
+    // vector's bytes as the plane's last width_ bytes, in the plan's chains and loop.
     void plane_maximum(const Xmm& to) {
-        const std::int64_t whole = elements_ / width_;
-        const bool overlap = elements_ % width_ != 0;
-        const std::int64_t loads = whole + (overlap ? 1 : 0);
-        const int chains = static_cast<int>(loads >= 4 ? chains_ : loads >= 2 ? 2 : 1);
-        const Xmm chain[chains_] = {to, vec(1), vec(2), vec(3)};
+        const BytePlanes& byte_planes = plan_.byte_planes;
+        const std::int64_t whole = byte_planes.whole_vectors(), loads = byte_planes.loads();
+        const int chains = byte_planes.chains;
+        const Xmm chain[max_chains_] = {to, vec(first_chain_), vec(first_chain_ + 1), vec(first_chain_ + 2)};
         // Load i reads the plane's i-th whole vector, or (the last) its last width_ bytes.
         const auto offset = [&](std::int64_t i) { return i < whole ? i * width_ : elements_ - width_; };
         for (int c = 0; c < chains; ++c) load(chain[c], at(plane_, offset(c)));
         std::int64_t i = chains;
-        if (whole > straight_vectors_) {
-            // A loop over passes of `chains` whole vectors, then the loads left over.
-            const std::int64_t passes = (whole - chains) / chains;
+        if (byte_planes.loop_passes > 0) {
+            // Passes of `chains` whole vectors, then the loads left over.
             Label pass;
             lea(next_, at(plane_, chains * width_));
-            mov(count_, passes);
+            mov(count_, byte_planes.loop_passes);
             L(pass);
             for (int c = 0; c < chains; ++c) max(chain[c], chain[c], at(next_, c * width_));
             add(next_, static_cast<std::int32_t>(chains * width_));
             dec(count_);
             jnz(pass, T_NEAR);
-            i += passes * chains;
+            i += byte_planes.loop_passes * chains;
         }
         for (; i < loads; ++i) max(chain[i % chains], chain[i % chains], at(plane_, offset(i)));
         for (int c = 1; c < chains; ++c) max(to, to, chain[c]);
@@ -110,7 +114,7 @@ private:
 
     // Partial vectors a, b of level `level` (a's planes before b's) -> a: one vector of the next level.
     void combine(int level, const Xmm& a, const Xmm& b) {
-        const Xmm t = vec(chains_);
+        const Xmm t = vec(interleave_scratch_);
         switch (level) {
             case 0: vpunpcklbw(t, a, b); vpunpckhbw(a, a, b); break;
             case 1: vpunpcklwd(t, a, b); vpunpckhwd(a, a, b); break;
@@ -132,8 +136,10 @@ private:
         max(a, a, t);
     }
 
-    // One group of width_ planes: their maxima, in order, in the returned register.
-    int emit_group(Label& plane_routine, bool routine) {
+    // One group of width_ planes: their maxima, in order, in the returned register. Each plane's vector enters
+    // the reduction at level 0 and, as a binary counter carries, merges with the partial vector pending at each
+    // level until it finds an empty one.
+    int emit_group(Label& plane_routine) {
         std::optional<int> pending[levels_max_ + 1];
         std::vector<int> free_registers;
         for (int r = 15; r >= first_level_register_; --r) free_registers.push_back(r);
@@ -141,6 +147,22 @@ private:
             const int r = free_registers.back();
             free_registers.pop_back();
             return r;
+        };
+        // The plane's vector in register v (a free register, or the routine's result) enters the reduction.
+        const auto enter = [&](int v) {
+            int level = 0;
+            for (; pending[level]; ++level) {
+                combine(level, vec(*pending[level]), vec(v));
+                if (v != routine_result_) free_registers.push_back(v);
+                v = *pending[level];
+                pending[level].reset();
+            }
+            if (v == routine_result_) {  // pending vectors stay out of the routine's way
+                v = take();
+                if (width_ == 64) vmovdqa64(vec(v), vec(routine_result_));
+                else vmovdqa(vec(v), vec(routine_result_));
+            }
+            pending[level] = v;
         };
         mov(plane_, src_);
         for (int j = 0; j < width_; ++j) {
@@ -150,38 +172,14 @@ private:
                 cmp(planes_, j);
                 cmova(plane_, next_);
             }
-            int v;
-            if (routine) {
+            if (plan_.byte_planes.shared_routine) {
                 call(plane_routine);
-                if (pending[0]) {
-                    combine(0, vec(*pending[0]), vec(0));
-                    v = *pending[0];
-                    pending[0].reset();
-                    int level = 1;
-                    for (; pending[level]; ++level) {
-                        combine(level, vec(*pending[level]), vec(v));
-                        free_registers.push_back(v);
-                        v = *pending[level];
-                        pending[level].reset();
-                    }
-                    pending[level] = v;
-                    continue;
-                }
-                v = take();
-                if (width_ == 64) vmovdqa64(vec(v), vec(0));
-                else vmovdqa(vec(v), vec(0));
+                enter(routine_result_);
             } else {
-                v = take();
+                const int v = take();
                 plane_maximum(vec(v));
+                enter(v);
             }
-            int level = 0;
-            for (; pending[level]; ++level) {
-                combine(level, vec(*pending[level]), vec(v));
-                free_registers.push_back(v);
-                v = *pending[level];
-                pending[level].reset();
-            }
-            pending[level] = v;
         }
         return *pending[levels()];
     }
@@ -195,13 +193,11 @@ private:
         mov(src_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src_row_step))]);
         mov(dst_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst_row_step))]);
         imul(group_src_step_, src_step_, width_);
-        // Planes of more than a few vectors share one routine for their maximum; short ones are inline.
-        const bool routine = (elements_ + width_ - 1) / width_ > 4;
         Label group, byte_by_byte, stored, done, plane_routine;
         test(planes_, planes_);
         jle(done, T_NEAR);
         L(group);
-        const Xmm result = vec(emit_group(plane_routine, routine));
+        const Xmm result = vec(emit_group(plane_routine));
         cmp(planes_, width_);
         jb(byte_by_byte, T_NEAR);
         cmp(dst_step_, 1);
@@ -236,11 +232,11 @@ private:
         pop(rbx);
         vzeroupper();
         ret();
-        if (routine) {
-            // vec(0) <- the maximum of the plane at plane_ (clobbers vec(1..3), next_, count_).
+        if (plan_.byte_planes.shared_routine) {
+            // The routine's result <- the maximum of the plane at plane_ (clobbers the chains, next_, count_).
             align(16);
             L(plane_routine);
-            plane_maximum(vec(0));
+            plane_maximum(vec(routine_result_));
             ret();
         }
     }

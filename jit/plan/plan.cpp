@@ -40,7 +40,8 @@
 // the fast copy's items (choose_fast_row and its whole plane, choose_tap_passes, choose_outer_unroll,
 // choose_widened_pairs, choose_even_element_loads, choose_paired_tap_loads); plan_reuse.cpp, input rows or row maxima kept in registers
 // or buffers for the outputs that read them again (choose_row_ring, choose_separable_pixels, choose_column_ring,
-// choose_planes, choose_separable, choose_separable_accumulators).
+// choose_planes, choose_separable, choose_separable_accumulators); plan_depth.cpp, which 3-D problems are planned
+// as the 2-D planes of their channels (folds_depth, depth_folded).
 #include "jit/plan/plan.hpp"
 
 #include "jit/isa/caps.hpp"
@@ -125,6 +126,11 @@ Planner::Planner(const Problem& p, const IsaCaps& caps, const PlanOptions& optio
 }
 
 KernelPlan Planner::plan() && {
+    if (options_.depth_folded) {
+        plan_.depth_folded = true;
+        chose("depth_fold", "windows one plane deep: the planes of " + std::to_string(p_.channels) +
+                                " channels (C x D) as 2-D planes");
+    }
     choose_lanes();
     choose_nan_scan();
     choose_vector_blocking();

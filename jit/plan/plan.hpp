@@ -57,7 +57,17 @@ struct PlaneGather {
 struct BytePlanes {
     int vector_bytes = 0;       // 16, 32 or 64 (at most the plane's bytes); 0: not this code
     std::int64_t elements = 0;  // bytes of a plane (one contiguous span)
+    // A plane's maximum: its loads (whole vectors, then the overlapping last one) taken in turn by `chains`
+    // running maxima (1, 2 or 4), the whole vectors past the first `chains` in a loop of `loop_passes` passes
+    // of `chains` vectors where there are many (0: straight-line code), in a routine the group's planes share
+    // where a plane takes more than a few loads (shared_routine: one call a plane, not the loads unrolled 16,
+    // 32 or 64 times).
+    int chains = 1;
+    std::int64_t loop_passes = 0;
+    bool shared_routine = false;
     bool enabled() const { return vector_bytes > 0; }
+    std::int64_t whole_vectors() const { return vector_bytes > 0 ? elements / vector_bytes : 0; }
+    std::int64_t loads() const { return whole_vectors() + (vector_bytes > 0 && elements % vector_bytes != 0 ? 1 : 0); }
 
     friend bool operator==(const BytePlanes&, const BytePlanes&) = default;
 };
@@ -376,6 +386,8 @@ struct KernelPlan {
     // ncx_width whole planes of u8/s8 without indices: the planes reduced together in byte lanes (the segments and
     // lanes above then describe the widened whole-plane code the rules would run otherwise).
     BytePlanes byte_planes;
+    // Planned for depth_folded(problem) of a 3-D problem (PlanOptions::depth_folded): the executor runs that.
+    bool depth_folded = false;
     // ncx rows of 2-D and 3-D planes: each output row prefetches the input that the rows `prefetch_distance`
     // bytes on will read, `prefetch_bytes` of it (the input rows one output row steps over), so the stream of
     // planes is in flight before the row code (its NaN scan first) reaches it. 0: no prefetch.
@@ -484,6 +496,9 @@ struct PlanOptions {
     // What the cores do with the ISAs (cpu_traits(), measured once per process; the default where not
     // measured): rules that are right on one class of cores and wrong on another read it.
     CpuTraits core = {};
+    // The problem is depth_folded() of a 3-D one (folds_depth): the plan says so, and the executor runs the
+    // folded problem.
+    bool depth_folded = false;
 
     friend bool operator==(const PlanOptions&, const PlanOptions&) = default;
 };
@@ -494,6 +509,14 @@ class UnhonouredChoice : public Error {
 public:
     using Error::Error;
 };
+
+// Windows one plane deep: a 3-D planar problem without indices whose windows are one plane deep and step one
+// plane (kernel 1, stride 1 and no padding along d; adaptive: as many output planes as input planes), whose
+// tensors keep each channel's D planes together, and whose rows are bound by compares or hold data of 1 or 2
+// bytes, is planned as depth_folded(problem): 2-D planes of C x D channels, served by the 2-D code (byte rows,
+// separable rows). depth_folded keeps the batch size and needs folds_depth (it checks nothing).
+bool folds_depth(const Problem& problem);
+Problem depth_folded(const Problem& problem);
 
 // isa must be avx2 or avx512. Throws pooljit::Error (the dispatch reason) for a plan it will not make, and
 // UnhonouredChoice for a part of options.choice it cannot take.

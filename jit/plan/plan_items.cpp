@@ -126,7 +126,19 @@ void Planner::choose_byte_planes() {
         return declined(step, "planes of fewer than " + std::to_string(min_vector_bytes) + " bytes");
     int bytes = caps_.vector_bytes;
     while (bytes > elements) bytes /= 2;
-    plan_.byte_planes = {bytes, elements};
+    BytePlanes planes;
+    planes.vector_bytes = bytes;
+    planes.elements = elements;
+    // Two chains hide a max's latency behind the loads; four where a plane has four loads or more. A loop
+    // beyond 16 whole vectors (PointNet's 1024 bytes in ymm: 32), a shared routine beyond 4 loads (the code
+    // of a group is then 16 to 64 calls, not 16 to 64 copies of the loads).
+    constexpr std::int64_t max_straight_vectors = 16, max_inline_loads = 4;
+    const std::int64_t loads = planes.loads();
+    planes.chains = loads >= 4 ? 4 : loads >= 2 ? 2 : 1;
+    if (planes.whole_vectors() > max_straight_vectors)
+        planes.loop_passes = (planes.whole_vectors() - planes.chains) / planes.chains;
+    planes.shared_routine = loads > max_inline_loads;
+    plan_.byte_planes = planes;
     plan_.prefetch_distance = plan_.prefetch_bytes = 0;  // a call's planes are one stream the hardware follows
     plan_.compare = p_.dtype == DType::u8 ? CompareType::u8 : CompareType::s8;
     plan_.lanes = bytes;

@@ -46,7 +46,10 @@ std::string to_string(const KernelPlan& plan) {
           << (plan.loop_whole_plane ? " looped, nan_sums=" + std::to_string(plan.whole_plane_sums) : "")
           << (plan.whole_plane_stores_maximum ? " stores_maximum" : "");
     if (plan.byte_planes.enabled())
-        s << " byte_planes=" << plan.byte_planes.vector_bytes << "x" << plan.byte_planes.elements;
+        s << " byte_planes=" << plan.byte_planes.vector_bytes << "x" << plan.byte_planes.elements
+          << " chains=" << plan.byte_planes.chains << " loop_passes=" << plan.byte_planes.loop_passes
+          << (plan.byte_planes.shared_routine ? " shared_routine" : "");
+    if (plan.depth_folded) s << " depth_folded";
     if (plan.strategy == Strategy::ncx_planes)
         s << " plane_elements=" << plan.plane.elements << " plane_outputs=" << plan.plane.outputs
           << " plane_registers=" << plan.plane.registers << " plane_gathers=" << plan.plane.gathers.size();

@@ -765,3 +765,81 @@ TEST(PlanFacts, WindowSpansCompareWithoutOverflow) {
 }
 
 }  // namespace
+
+namespace {
+
+// Windows one plane deep are planned as the 2-D planes of C x D channels (jit::folds_depth, jit::depth_folded)
+// only where the channels are D planes apart, there are no indices, and the rows are bound by compares or hold
+// data of 1 or 2 bytes; the folded problem's planes are the 3-D problem's.
+TEST(PlanFacts, WindowsOnePlaneDeepFoldIntoChannelsWhereTheChannelsAreDPlanesApart) {
+    const pj::Problem i3d = problem_of("maxpool dt=u8 layout=ncx src=2x5x3x20x22 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1");
+    ASSERT_TRUE(jit::folds_depth(i3d));
+    const pj::Problem folded = jit::depth_folded(i3d);
+    EXPECT_EQ(folded.spatial_rank, 2);
+    EXPECT_EQ(folded.channels, 15);
+    EXPECT_EQ(folded.batch, 2);
+    EXPECT_EQ(folded.in, (pj::Problem::Spatial{20, 22, 1}));
+    EXPECT_EQ(folded.out, (pj::Problem::Spatial{10, 11, 1}));
+    EXPECT_EQ(folded.kernel, (pj::Problem::Spatial{3, 3, 1}));
+    EXPECT_EQ(folded.pad_begin, (pj::Problem::Spatial{1, 1, 0}));
+    EXPECT_EQ(folded.src_strides.c, 20 * 22);
+    EXPECT_EQ(folded.src_strides.n, 5 * 3 * 20 * 22);
+    EXPECT_EQ(folded.dst_strides.c, 10 * 11);
+    jit::PlanOptions options;
+    options.depth_folded = true;
+    const jit::KernelPlan plan = jit::make_plan(folded, jit::Isa::avx2, options);
+    EXPECT_TRUE(plan.depth_folded);
+    EXPECT_EQ(jit::lane_bytes(plan.compare), 1);  // the 2-D code: byte rows
+    EXPECT_FALSE(plan_of("maxpool dt=u8 layout=ncx src=2x5x20x22 k=3x3", jit::Isa::avx2).depth_folded);
+    for (const char* text : {"adaptivemaxpool dt=bf16 layout=ncx src=1x3x4x9x13 out=4x3x5",
+                             "maxpool dt=f32 layout=ncx src=1x5x3x20x22 k=1x3x3 pb=0x1x1 pe=0x1x1",
+                             "maxpool dt=bf16 layout=ncx src=1x5x3x20x22 k=1x3x3 s=1x2x2",
+                             "maxpool dt=f32 layout=ncx src=1x5x3x20x22 k=1x3x3 src_strides=7000x1320x440x22x1"}) {
+        SCOPED_TRACE(text);
+        EXPECT_TRUE(jit::folds_depth(problem_of(text)));
+    }
+    // Not folded: 4-byte data in rows bound by memory (their 3-D rows watch for NaN), a window two planes deep,
+    // a stride along d, padding along d, fewer output planes, indices, channels-last, channels apart from their
+    // planes (a gap after each channel), a channel broadcast.
+    for (const char* text : {"maxpool dt=f32 layout=ncx src=1x5x3x20x22 k=1x3x3 s=1x2x2",
+                             "maxpool dt=u8 layout=ncx src=1x5x3x20x22 k=2x3x3",
+                             "maxpool dt=u8 layout=ncx src=1x5x4x20x22 k=1x3x3 s=2x1x1",
+                             "maxpool dt=u8 layout=ncx src=1x5x3x20x22 k=1x3x3 pb=1x0x0 pe=1x0x0",
+                             "adaptivemaxpool dt=f32 layout=ncx src=1x3x4x9x13 out=2x3x5",
+                             "maxpool dt=f32 layout=ncx src=1x5x3x20x22 k=1x3x3 idx=s64",
+                             "maxpool dt=f32 layout=nxc src=1x5x3x20x22 k=1x3x3",
+                             "maxpool dt=f32 layout=ncx src=1x5x3x20x22 k=1x3x3 src_strides=6605x1321x440x22x1",
+                             "maxpool dt=f32 layout=ncx src=1x5x3x20x22 k=1x3x3 src_strides=1320x0x440x22x1"}) {
+        SCOPED_TRACE(text);
+        EXPECT_FALSE(jit::folds_depth(problem_of(text)));
+    }
+}
+
+// Byte planes (jit/plan/plan_items.cpp): the vector is the widest the plane holds, and the plane's loads go to
+// 1, 2 or 4 chains, a loop beyond 16 whole vectors, a shared routine beyond 4 loads.
+TEST(PlanFacts, BytePlanesTakeTheWidestVectorThePlaneHoldsAndChainTheirLoads) {
+    const jit::KernelPlan global = plan_of("maxpool dt=u8 layout=ncx src=16x2048x7x7 k=7x7", jit::Isa::avx512);
+    ASSERT_TRUE(global.byte_planes.enabled());
+    EXPECT_EQ(global.byte_planes.vector_bytes, 32);  // 49 bytes: one ymm and one overlapping it
+    EXPECT_EQ(global.byte_planes.loads(), 2);
+    EXPECT_EQ(global.byte_planes.chains, 2);
+    EXPECT_EQ(global.byte_planes.loop_passes, 0);
+    EXPECT_FALSE(global.byte_planes.shared_routine);
+    const jit::KernelPlan pointnet = plan_of("maxpool dt=s8 layout=ncx src=1x1024x1024 k=1024", jit::Isa::avx2);
+    ASSERT_TRUE(pointnet.byte_planes.enabled());
+    EXPECT_EQ(pointnet.byte_planes.vector_bytes, 32);
+    EXPECT_EQ(pointnet.byte_planes.chains, 4);
+    EXPECT_EQ(pointnet.byte_planes.loop_passes, 7);  // 32 whole vectors: 4, then 7 passes of 4
+    EXPECT_TRUE(pointnet.byte_planes.shared_routine);
+    EXPECT_EQ(plan_of("adaptivemaxpool dt=u8 layout=ncx src=1x256x13x13 out=1x1", jit::Isa::avx512).byte_planes.vector_bytes, 64);
+    EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x3x5x6 k=5x6", jit::Isa::avx2).byte_planes.vector_bytes, 16);
+    // Not byte planes: indices, planes of fewer than 16 bytes, the choice planes=off, wider data.
+    EXPECT_FALSE(plan_of("maxpool dt=u8 layout=ncx src=1x3x7x7 k=7x7 idx=s32").byte_planes.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=u8 layout=ncx src=1x3x3x3 k=3x3").byte_planes.enabled());
+    jit::PlanOptions off;
+    off.choice.planes = pj::PlanChoice::Switch::off;
+    EXPECT_FALSE(plan_of("maxpool dt=u8 layout=ncx src=1x3x7x7 k=7x7", jit::Isa::avx2, off).byte_planes.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=bf16 layout=ncx src=1x3x7x7 k=7x7").byte_planes.enabled());
+}
+
+}  // namespace
