@@ -7,6 +7,7 @@
 #include "runtime/executor.hpp"
 
 #include "runtime/dispatch.hpp"
+#include "runtime/shared_units.hpp"
 #include "runtime/threads.hpp"
 
 #include <tbb/blocked_range.h>
@@ -350,7 +351,8 @@ private:
     int index_axis_ = 0;
 };
 
-// About this many tasks per thread, so that uneven rows and a busy core even out.
+// About this many units of work per thread (PlanChoice::grain overrides), so that uneven rows and a busy or late
+// thread even out.
 constexpr std::int64_t tasks_per_thread = 4;
 // The kernel's expected time on one thread: the bytes it moves and the vector max operations the plan counts
 // (KernelPlan::vector_ops_per_image), at rates fitted to the one-thread times of the suite's 59 cells under 40 us
@@ -358,6 +360,7 @@ constexpr std::int64_t tasks_per_thread = 4;
 // rank short problems, not to time them: DRAM-sized ones run slower than estimated, and get every thread anyway.
 constexpr double expected_bytes_per_ns = 180.0;
 constexpr double expected_vector_ops_per_ns = 3.0;
+constexpr double estimate_error = 1.3;
 // What waking threads costs: a first worker, then each further one. Waking a oneTBB worker and joining it cost
 // 1.2-2.4 us on Zen 4 (2 vCPUs): 1x512x14x14 f32 nxc k2 s2 (expected 5.2 us) ran 4.5 us on one thread and 3.7
 // on two; 1x192x28x28 u8 nxc k3 s1 p1 (Inception, expected 6.6) 3.3 on one and 3.6-4.5 on two, its column ring
@@ -369,28 +372,32 @@ constexpr double further_worker_ns = 500.0;
 // A row split along the width gives each call at least this many outputs.
 constexpr std::int64_t min_piece_outputs = 32;
 
-// The finest split that gives every thread about tasks_per_thread tasks: whole tiles; else output rows (of
+// Runs unit(u) for u in [0, units) on `threads` threads, in shares (detail::SharedUnits); static_partitioner gives
+// share t to the same arena slot on every call, so a thread that runs a primitive again runs the same units, in
+// the same order, and finds their rows in its own caches: dynamic tasks moved rows between cores from call to
+// call (16-core Xeon VM, 16 threads, same run: shares took 0.76x the time of dynamic tasks over the suite's short
+// layers; 1x192x28x28 f32 nxc 29.8 -> 12.0 us, 16x2048x7x7 f32 nxc 35.9 -> 19.1).
+template <class Unit>
+void run_shared(std::int64_t units, int threads, const Unit& unit) {
+    detail::SharedUnits shared(units, threads);
+    tbb::parallel_for(
+        tbb::blocked_range<int>(0, threads, 1),
+        [&](const tbb::blocked_range<int>& r) {
+            for (int t = r.begin(); t != r.end(); ++t) shared.run(t, unit);
+        },
+        tbb::static_partitioner());
+}
+
+// The finest split that gives every thread about tasks_per_thread units: whole tiles; else output rows (of
 // every channel block of an image together, channels last, so the blocks of a row stay in order); else
 // pieces of rows along the width, where the plan computes them (one image of a 1-D signal in few channel
 // blocks is a single tile of a single row).
 void run_parallel(const RowRunner& runner, int threads, int tasks_each) {
     const std::int64_t target = (tasks_each > 0 ? tasks_each : tasks_per_thread) * threads;
     const std::int64_t tiles = runner.tiles(), rows = runner.rows();
-    const auto parallel = [&](std::int64_t units, auto&& unit) {
-        const std::int64_t grain = std::max<std::int64_t>(1, units / target);
-        tbb::parallel_for(
-            tbb::blocked_range<std::int64_t>(0, units, grain),
-            [&](const tbb::blocked_range<std::int64_t>& r) {
-                for (std::int64_t u = r.begin(); u != r.end(); ++u) unit(u);
-            },
-            tbb::simple_partitioner());
-    };
+    const auto parallel = [&](std::int64_t units, auto&& unit) { run_shared(units, threads, unit); };
     if (tiles >= target) {
-        const std::int64_t grain = std::max<std::int64_t>(1, tiles / target);
-        tbb::parallel_for(
-            tbb::blocked_range<std::int64_t>(0, tiles, grain),
-            [&](const tbb::blocked_range<std::int64_t>& r) { runner.run_tiles(r.begin(), r.end()); },
-            tbb::simple_partitioner());
+        parallel(target, [&](std::int64_t u) { runner.run_tiles(tiles * u / target, tiles * (u + 1) / target); });
         return;
     }
     if (runner.blocks_innermost() && runner.channel_blocks() > 1 && !runner.calls_walk_rows() &&
@@ -436,8 +443,10 @@ std::int64_t call_blocks_for(const RowRunner& whole_sweeps, const jit::KernelPla
 
 // The thread count with the least expected time: the kernel's time on one thread (expected_*_per_ns) shared by
 // the threads, plus the work of refilling the rings (or separable buffers) of the bands that row splits make,
-// plus the threads' waking. Short problems stay on one thread; long ones get about sqrt(time / 0.5 us) threads
-// (every thread of 16 from about 128 us on).
+// plus the threads' waking. Leaving one thread has to win by more than the estimate's error (1.3x): on a 16-core
+// Xeon VM, problems estimated at 5-7 us ran 1.2-1.35x slower on 16 threads than on one (Inception u8 nxc 5.0 ->
+// 6.7 us, adaptive 1x512x13x13 to 7x7 f32 nxc 6.0 -> 7.2). Short problems stay on one thread; long ones get
+// about sqrt(time / 0.5 us) threads (every thread of 16 from about 128 us on).
 int threads_worth_waking(const RowRunner& runner, const detail::Implementation& impl, int available) {
     const double one_thread_ns = runner.bytes() / expected_bytes_per_ns + static_cast<double>(runner.images()) *
                                                                              impl.plan.vector_ops_per_image /
@@ -445,7 +454,7 @@ int threads_worth_waking(const RowRunner& runner, const detail::Implementation& 
     const std::int64_t tasks_each = impl.choice.grain > 0 ? impl.choice.grain : tasks_per_thread;
     const double rows = static_cast<double>(runner.rows());
     int best = 1;
-    double best_ns = one_thread_ns;
+    double best_ns = one_thread_ns / estimate_error;
     for (int n = 2; n <= available; ++n) {
         const double wake_ns = first_worker_ns + further_worker_ns * (n - 2);
         if (wake_ns >= best_ns) break;  // only grows from here
