@@ -330,7 +330,8 @@ const std::vector<StrategyRow>& strategy_registry() {
             // bf16 pixels in widened pairs, split in their buffers: the padded copy at stride 2 along the width
             // with ceil rounding, SPP's 9x9 (2 vectors a pixel)
             {"maxpool dt=bf16 layout=nxc src=1x32x10x15 k=3x4 s=1x2 d=1x2 pb=1x1 pe=1x2 round=ceil"},
-            {"maxpool dt=bf16 layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4"},
+            // (bf16 windows of 5 rows or more, without indices, take separable pixels on AVX-512 too)
+            {"maxpool dt=bf16 layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4", {}, {avx512, avx2}},
             // bf16 channels that a pair block of 16 leaves a tail of: blocks of 24 (3 vectors) and of 8 that divide
             {"maxpool dt=bf16 layout=nxc src=2x72x9x11 k=3x3 pb=1x1 pe=1x1"},
             {"maxpool dt=bf16 layout=nxc src=1x40x12x9 k=3x3 pb=1x1 pe=1x1"}}},
@@ -361,9 +362,9 @@ const std::vector<StrategyRow>& strategy_registry() {
             // tap passes over 1200-byte pixels (37 blocks a call and a tail block of one vector): partial maxima
             // reloaded as pairs, windows of 11 width taps in passes of 8 and 3
             {"maxpool dt=bf16 layout=nxc src=2x600x6x22 k=3x11 s=3x11"},
-            // AVX2's separable pixels, the pairs split in their buffers: direct rows with a dilation along h (4
-            // vectors a pixel); AVX-512's plain items
-            {"maxpool dt=bf16 layout=nxc src=2x64x21x12 k=3x3 d=2x1 pb=2x1 pe=2x1"},
+            // AVX2's separable pixels, the pairs split in their buffers: direct rows 2 apart (4 vectors a pixel);
+            // AVX-512's plain items
+            {"maxpool dt=bf16 layout=nxc src=2x64x21x12 k=4x3 s=2x1 pb=1x1 pe=2x1"},
             // separable rows at stride 2, a load's even and odd elements the two phases: the even elements in
             // phase 1 (a pad of 1) and a last load of 9 elements; in phase 0 and a last load of 12; a last load
             // of 2 elements (one vector, deinterleaved) under a dilation

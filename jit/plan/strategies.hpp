@@ -69,6 +69,8 @@ struct StrategyExample {
     std::string_view problem;
     // Choices the planner makes only for problems too large to run, forced on this small one.
     PlanOptions options = {};
+    // The ISAs whose plans choose the row's strategy for this example, where they are not the row's.
+    std::vector<Isa> isas = {};
 };
 
 struct StrategyRow {

@@ -271,8 +271,9 @@ TEST(PlanFacts, NcxRowsOfOneItemWhoseWindowsMoveByOneTapKeepARingOfRowMaxima) {
 
 TEST(PlanFacts, NxcWindowsOverlappingAlongHeightKeepAColumnRing) {
     // SPPF (k5: 5 rows x 4 vectors of f32 channels = 20 registers) and Inception (k3), in f32, bf16 and u8; k2 s1.
+    // (bf16 windows of 5 rows take separable pixels without indices: the test after next.)
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").ring_rows, 5);
-    EXPECT_EQ(plan_of("maxpool dt=bf16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").ring_rows, 5);
+    EXPECT_EQ(plan_of("maxpool dt=bf16 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1").ring_rows, 3);
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1").ring_rows, 3);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x20x20 k=2x2").ring_rows, 2);
     // A call walks at most 16 KiB of one column's input: SPPF f32, 5 taps x 256 bytes a row, 12 rows of input
@@ -519,6 +520,25 @@ TEST(PlanWindowReuse, SplitCoresTakeSeparablePixelsForWindowsOfFiveRowsOrMore) {
         EXPECT_GT(plan_of(sppf, isa).ring_rows, 0);
     }
     EXPECT_FALSE(plan_of(dilated, jit::Isa::avx512).separable.enabled());
+}
+
+// bf16 (taps widened as they load) without indices takes separable pixels for windows spanning 5 rows or more
+// on every core, where f32 keeps the AVX-512 column ring (or, dilated along h, the rows); windows of 3 rows keep
+// the ring, and so does bf16 with indices.
+TEST(PlanWindowReuse, Bf16TakesSeparablePixelsForWindowsOfFiveRowsOrMoreOnEveryCore) {
+    const auto bf16 = [](const std::string& dims) { return "maxpool dt=bf16 layout=nxc src=" + dims; };
+    for (const std::string& dims : {std::string("1x512x20x20 k=5x5 pb=2x2 pe=2x2"),
+                                    std::string("1x256x40x40 k=9x9 pb=4x4 pe=4x4"),
+                                    std::string("1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2")}) {
+        SCOPED_TRACE(dims);
+        for (const jit::Isa isa : {jit::Isa::avx2, jit::Isa::avx512}) EXPECT_TRUE(plan_of(bf16(dims), isa).separable.enabled());
+        EXPECT_FALSE(plan_of("maxpool dt=f32 layout=nxc src=" + dims, jit::Isa::avx512).separable.enabled());
+        EXPECT_FALSE(plan_of(bf16(dims + " idx=s32"), jit::Isa::avx512).separable.enabled());
+    }
+    EXPECT_GT(plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx512).ring_rows, 0);
+    const jit::KernelPlan inception = plan_of(bf16("1x192x28x28 k=3x3 pb=1x1 pe=1x1"), jit::Isa::avx512);
+    EXPECT_FALSE(inception.separable.enabled());
+    EXPECT_GT(inception.ring_rows, 0);
 }
 
 // bf16 channels of whole vectors that the pair block of 16 leaves a tail of take blocks that divide them for
