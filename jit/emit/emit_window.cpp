@@ -85,7 +85,9 @@ void WindowEmitter<Ops>::emit_window_taps(const ItemShape& s, std::int64_t taps,
         if (h_axis) mov(h_count_, ptr[rsp + slot_taps_h]);
         place(h_loop);
         {
-            if (taps >= 0 && (plan_.unroll_width_taps || s.taps_as_lanes)) {
+            if (merges_row_in_chains(s, taps, fast)) {
+                merge_row_in_chains(s, taps);
+            } else if (taps >= 0 && (plan_.unroll_width_taps || s.taps_as_lanes)) {
                 for (std::int64_t t = 0; t < taps; ++t) {
                     if (t + 1 < taps && merges_tap_pairs(s, fast)) {
                         merge_tap_pair(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), static_cast<int>(t));
@@ -127,6 +129,37 @@ void WindowEmitter<Ops>::emit_window_taps(const ItemShape& s, std::int64_t taps,
     }
     place(window_done);
     if constexpr (!Ops::needs_vector_masks) ops_.unpin_masks();
+}
+
+// Fast plain items of plans with row_chains: a kernel row's unrolled width taps in two chains of maxima.
+template <typename Ops>
+bool WindowEmitter<Ops>::merges_row_in_chains(const ItemShape& s, std::int64_t taps, bool fast) const {
+    return plan_.row_chains > 1 && fast && taps >= 2 && plan_.unroll_width_taps && !plan_.has_indices &&
+           !f16() && !s.taps_as_lanes && !s.whole_plane && s.masked == nullptr && !merges_tap_pairs(s, fast);
+}
+
+// The row's taps [0, half) into chain 0 and [half, taps) into chain 1, each started by its first tap's load
+// (the watch adding every load, as merge_tap does), then chain 1 into chain 0 and chain 0 into the accumulator:
+// max_fast keeps its first operand on ties, so each merge keeps the earlier taps' maximum unless a later one is
+// greater, and the row's maximum is the first in scan order (KernelPlan::row_chains).
+template <typename Ops>
+void WindowEmitter<Ops>::merge_row_in_chains(const ItemShape& s, std::int64_t taps) {
+    const std::int64_t half = (taps + 1) / 2;
+    for (std::int64_t t = 0; t < taps; ++t) {
+        const int chain = t < half ? 0 : 1;
+        const bool starts = t == 0 || t == half;
+        for (int v = 0; v < vectors(s); ++v) {
+            const Vmm target = vec(regs_.row_chain[chain * max_vectors + v]);
+            const Vmm loaded = starts ? target : vec(regs_.fresh);
+            load_item_vector(s, v, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), loaded, false, -1, static_cast<int>(t));
+            if (plan_.watch_rows_for_nan && tap_watched(static_cast<int>(t))) ops_.note_nan(vec(next_watch(v)), loaded);
+            if (!starts) ops_.max_fast(target, loaded);
+        }
+    }
+    for (int v = 0; v < vectors(s); ++v) {
+        ops_.max_fast(vec(regs_.row_chain[v]), vec(regs_.row_chain[max_vectors + v]));
+        ops_.max_fast(vec(regs_.acc[v]), vec(regs_.row_chain[v]));
+    }
 }
 
 // Every tap of a window that holds unrolled_taps_d x unrolled_taps_h outer rows of `taps` width taps, in scan

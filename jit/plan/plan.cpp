@@ -27,6 +27,7 @@
 //                           (and the row's room around each segment's first load)
 //   choose_paired_tap_loads planar lanes at stride 2 loaded as stored (or bf16): two neighbouring width taps a
 //                           pair of loads (bf16: one load of whole dwords)
+//   choose_row_chains       channels-last items of at most 2 vectors: each kernel row's taps in two chains
 //   choose_separable_accumulators  separable rows and pixels: maxima in flight, the registers left over
 //   set_strides, set_prefetch, set_indices, set_tiling: the facts the code and the executor walk
 //   choose_shared_watch     watched channels-last rows: each input element added to the watch once per call
@@ -38,7 +39,7 @@
 // set_* facts); plan_nan.cpp, how a float row's fast copy learns it holds no NaN (choose_nan_scan,
 // choose_planar_nan_watch, choose_watch_chains, choose_shared_watch); plan_items.cpp, the shapes and loads of
 // the fast copy's items (choose_fast_row and its whole plane, choose_tap_passes, choose_outer_unroll,
-// choose_widened_pairs, choose_even_element_loads, choose_paired_tap_loads); plan_reuse.cpp, input rows or row maxima kept in registers
+// choose_widened_pairs, choose_even_element_loads, choose_paired_tap_loads, choose_row_chains); plan_reuse.cpp, input rows or row maxima kept in registers
 // or buffers for the outputs that read them again (choose_row_ring, choose_separable_pixels, choose_column_ring,
 // choose_planes, choose_separable, choose_separable_accumulators); plan_depth.cpp, which 3-D problems are planned
 // as the 2-D planes of their channels (folds_depth, depth_folded).
@@ -150,6 +151,7 @@ KernelPlan Planner::plan() && {
     choose_widened_pairs();
     choose_even_element_loads();
     choose_paired_tap_loads();
+    choose_row_chains();
     choose_separable_accumulators();
     set_strides();
     set_prefetch();

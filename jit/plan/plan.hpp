@@ -316,6 +316,13 @@ struct KernelPlan {
     // was one chain of adds (3 cycles each on Zen 3) through the whole row, and on AVX2 the chain, not the loads,
     // bounded the stem's channels-last rows (f32 111 us where s32, without a watch, ran 75).
     int watch_chains = 1;
+    // Fast rows of channels-last items of at most 2 vectors, width taps unrolled: each kernel row's
+    // taps go into two chains of maxima (its first and its second half of taps, each started by a load), merged
+    // in order at the row's end, the row's maximum then into the accumulator: one max an item row on the
+    // accumulator's chain instead of one a tap. A chain keeps its first maximum on ties, and the later chain's
+    // maximum replaces the earlier one's only where greater, so the maximum is the first in scan order, as one
+    // chain's is. 1: one chain.
+    int row_chains = 1;
     // Watched channels-last rows (choose_shared_watch): an input element that several taps of a call read is
     // added to the watch by the first of them only. A width tap below watch_shared_taps_w (counted from the
     // kernel's first tap) reads what a later tap of the previous output of the row read, and a window row below

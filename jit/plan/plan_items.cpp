@@ -239,6 +239,28 @@ void Planner::choose_paired_tap_loads() {
     chose(step, "two width taps from one pair of loads, even and odd elements");
 }
 
+// Channels-last items of 1 or 2 vectors (blocked layouts, few channels): one chain of maxima an item bounded
+// the row by the max's latency (a global 7x7 pool of nCx16c f32: 49 dependent maxima a
+// call of one vector). Each kernel row's taps go into two chains (KernelPlan::row_chains).
+void Planner::choose_row_chains() {
+    constexpr const char* step = "row_chains";
+    if (lanes_are_outputs_ || plan_.strategy != Strategy::nxc_channels) return;
+    if (plan_.vectors_per_block > 2) return declined(step, "the block's vectors are chains enough");
+    if (plan_.kernel_w < min_row_chain_taps)
+        return declined(step, "windows of fewer than " + std::to_string(min_row_chain_taps) + " width taps");
+    if (p_.has_indices) return declined(step, "indices");
+    if (plan_.dtype == DType::f16) return declined(step, "f16 keeps raw bits beside each tap");
+    if (!plan_.unroll_width_taps) return declined(step, "width taps in a loop");
+    if (plan_.widened_pairs) return declined(step, "widened pairs");
+    if (plan_.ring_rows > 0 || plan_.separable.enabled() || plan_.tap_pass_taps > 0)
+        return declined(step, "the fast row is not plain items");
+    KernelPlan candidate = plan_;
+    candidate.row_chains = 2;
+    if (!fits_registers(candidate)) return declined(step, "no registers (" + registers_text(candidate) + ")");
+    plan_.row_chains = 2;
+    chose(step, "2 chains of maxima a kernel row, merged in order");
+}
+
 // Wide pixels: a call of swept blocks whose window taps lie a pixel apart reads them in passes of at most
 // max_unrolled_width_taps taps of one input row across all its blocks. The partial maxima go through the
 // output (a load and a store per block and pass), so only windows of more taps than one pass, at least

@@ -70,6 +70,7 @@ std::string to_string(const KernelPlan& plan) {
     if (plan.watch_rows_for_nan)
         s << " watch_chains=" << plan.watch_chains << " watch_shared=" << plan.watch_shared_rows_h << "x"
           << plan.watch_shared_taps_w;
+    if (plan.row_chains > 1) s << " row_chains=" << plan.row_chains;
     if (plan.widened_pairs) s << " widened_pairs";
     if (plan.even_element_loads) s << " even_element_loads";
     if (plan.even_word_loads) s << " even_word_loads";

@@ -25,6 +25,8 @@ constexpr std::int64_t max_column_ring_width_taps = 16;
 // Channels-last rows read by fewer windows per input element than this are bound by memory (k2 s2, k3 s2, a
 // global pool); k2 s1 and denser windows by compares.
 constexpr double min_reads_of_compare_bound_rows = 4.0;
+// Width taps a window needs for two chains of maxima a kernel row (KernelPlan::row_chains): 2 a chain.
+constexpr std::int64_t min_row_chain_taps = 4;
 // Column rings (channels last): ring_rows x vectors_per_block registers (twice that with indices), five eighths
 // of the register file (20 of AVX-512's 32, beside the accumulators, their indices and 3 to 5 others).
 constexpr int column_ring_register_eighths = 5;
@@ -96,6 +98,7 @@ private:
     void choose_widened_pairs();
     void choose_even_element_loads();
     void choose_paired_tap_loads();
+    void choose_row_chains();
     void choose_tap_passes();
     void choose_outer_unroll();
     std::int64_t most_common_taps(std::size_t axis) const;

@@ -45,6 +45,8 @@ struct VectorRoles {
     // Watched rows: the running sums of the values vector v of the block loads, plan.watch_chains of them taken
     // in turn by its taps: sum c of vector v is watch[c * max_vectors + v].
     int watch[max_vectors * max_watch_chains];
+    // Two chains of maxima a kernel row (plan.row_chains): chain c of vector v is row_chain[c * max_vectors + v].
+    int row_chain[2 * max_vectors] = {-1, -1, -1, -1, -1, -1, -1, -1};
     int fresh = -1, fresh_raw = -1, chan_base = -1, minus_one = -1, scratch = -1, empty_value = -1;
     int pair_hi = -1;  // ncx lanes at stride 2: the second of two loaded vectors (scratch is the first)
     int item_base = -1;  // window-relative indices: the call's base plus the window's index
@@ -74,6 +76,9 @@ struct VectorRoles {
         if (plan.watch_rows_for_nan)
             for (int c = 0; c < plan.watch_chains; ++c)
                 for (int v = 0; v < vectors; ++v) watch[c * max_vectors + v] = used++;
+        if (plan.row_chains > 1)
+            for (int c = 0; c < 2; ++c)
+                for (int v = 0; v < vectors; ++v) row_chain[c * max_vectors + v] = used++;
         fresh = used++;
         if (f16) fresh_raw = used++;
         if (indices) {

@@ -128,7 +128,10 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=nxc src=2x19x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool layout=nxc src=1x70x5x6x7 k=2x3x2 s=1x2x2 d=2x1x2 pb=1x1x0 pe=0x1x1 round=ceil"},
             {"maxpool layout=nxc src=1x9x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil"},
-            {"adaptivemaxpool layout=nxc src=1x18x28x28 out=7x7"}}},
+            {"adaptivemaxpool layout=nxc src=1x18x28x28 out=7x7"},
+            // Blocks of one vector, 5 width taps: each kernel row in two chains of maxima (row_chains; AVX2's
+            // 2 vectors of 16 channels keep one), a partial last block
+            {"maxpool layout=nCx16c src=2x40x9x11 k=3x5 s=2x2 pb=1x2 pe=1x2 round=ceil"}}},
         // Stride 1: contiguous lanes, with borders.
         {ncx_segments, {avx512, avx2}, {
             {"maxpool layout=ncx src=2x3x7x133 k=3x3 s=1x1 pb=1x1 pe=1x1"}}},

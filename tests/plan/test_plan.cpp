@@ -115,6 +115,23 @@ TEST(PlanFacts, ChannelBlocksAndTails) {
     }
 }
 
+// Channels-last items of one or two vectors whose windows span at least 4 width taps take two chains of maxima a kernel row (KernelPlan::row_chains); blocks of more vectors, indices, f16, windows
+// of 3 width taps and rows a ring serves keep one.
+TEST(PlanFacts, ItemsOfFewVectorsTakeTwoChainsOfMaximaARow) {
+    const auto chains = [](const std::string& line, jit::Isa isa) { return plan_of(line, isa).row_chains; };
+    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
+        SCOPED_TRACE(jit::to_string(isa));
+        EXPECT_EQ(chains("maxpool dt=f32 layout=nCx8c src=16x2048x7x7 k=7x7", isa), 2);
+        EXPECT_EQ(chains("maxpool dt=u8 layout=nxc src=1x16x20x20 k=2x6 s=2x1", isa), 2);
+        EXPECT_EQ(chains("maxpool dt=f32 layout=nxc src=16x2048x7x7 k=7x7", isa), 1);
+        EXPECT_EQ(chains("maxpool dt=f32 layout=nCx8c src=16x2048x7x7 k=7x7 idx=s32", isa), 1);
+        EXPECT_EQ(chains("maxpool dt=f16 layout=nCx8c src=16x2048x7x7 k=7x7", isa), 1);
+        EXPECT_EQ(chains("maxpool dt=f32 layout=nCx8c src=16x2048x7x7 k=7x3", isa), 1);
+    }
+    EXPECT_EQ(chains("maxpool dt=f32 layout=nCx16c src=16x2048x7x7 k=7x7", jit::Isa::avx512), 2);
+    EXPECT_EQ(chains("maxpool dt=f32 layout=nCx16c src=2x40x9x11 k=3x5 pb=1x2 pe=1x2", jit::Isa::avx512), 1);  // a ring
+}
+
 TEST(PlanFacts, ChannelsLastRowsBoundByComparesKeepTheirTailBlock) {
     // k3 s1 reads 9 elements an element: blocks stay as they are, 64 + 56.
     const jit::KernelPlan plan = plan_of("maxpool dt=u8 layout=nxc src=1x120x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1", jit::Isa::avx2);
