@@ -425,12 +425,13 @@ void WindowEmitter<Ops>::generate() {
         // The blocks this call sweeps, and the bytes they span (each swept item steps back by those).
         mov(scratch_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, sweep_blocks))]);
         mov(ptr[rsp + slot_sweep_blocks], scratch_);
-        imul(scratch_, scratch_, static_cast<int>(block_lanes_ * elem()));
-        mov(ptr[rsp + slot_sweep_bytes], scratch_);
-        if (plan_.has_indices) {
+        for (const auto& [step, slot] : {std::pair{plan_.sweep_src_step, slot_sweep_bytes},
+                                         std::pair{plan_.sweep_dst_step, slot_sweep_dst_bytes},
+                                         std::pair{plan_.sweep_indices_step, slot_sweep_index_bytes}}) {
+            if (slot == slot_sweep_index_bytes && !plan_.has_indices) continue;
             mov(scratch_, ptr[rsp + slot_sweep_blocks]);
-            imul(scratch_, scratch_, static_cast<int>(block_lanes_ * index_elem()));
-            mov(ptr[rsp + slot_sweep_index_bytes], scratch_);
+            mul_imm(scratch_, step);
+            mov(ptr[rsp + slot], scratch_);
         }
     }
     // The args pointer is not needed any more: rdi becomes the row's source base.

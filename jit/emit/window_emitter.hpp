@@ -89,7 +89,8 @@ private:
                          slot_out_end = 312, slot_scan_steps = 320, slot_ring_fill = 328, slot_column_indices = 336,
                          slot_passes_left = 344, slot_sweep_blocks = 352, slot_sweep_bytes = 360,
                          slot_sweep_index_bytes = 368, slot_sep_dst = 376, slot_sep_indices = 384,
-                         slot_sep_index_base = 392, slot_sep_channel_base = 400, frame_bytes = 408;
+                         slot_sep_index_base = 392, slot_sep_channel_base = 400, slot_sweep_dst_bytes = 408,
+                         frame_bytes = 424;
     // A multiple of 16 plus 8: rsp 16-byte aligned after the return address and the six pushes, so the gather
     // area sits where its vectors do not split cache lines.
     static_assert(frame_bytes % 16 == 8);
@@ -298,7 +299,6 @@ private:
             body();
             return;
         }
-        const std::int64_t block_bytes = block_lanes_ * elem(), block_index_bytes = block_lanes_ * index_elem();
         const std::int64_t channel_step = wrap_mul(block_lanes_, plan_.channel_index_stride);
         const bool step_channel_base = plan_.has_indices && channel_step != 0;
         const auto set_channel_base = [&](int slot) {
@@ -314,9 +314,9 @@ private:
         }
         place(loop);
         body();
-        add_imm(window_, block_bytes);
-        add_imm(dst_, block_bytes);
-        if (plan_.has_indices) add_imm(indices_, block_index_bytes);
+        add_imm(window_, plan_.sweep_src_step);
+        add_imm(dst_, plan_.sweep_dst_step);
+        if (plan_.has_indices) add_imm(indices_, plan_.sweep_indices_step);
         if (step_channel_base) {
             mov(scratch_, ptr[rsp + slot_sweep_channel_base]);
             add_imm(scratch_, channel_step);
@@ -326,7 +326,7 @@ private:
         dec(qword[rsp + slot_sweep_left]);
         jnz(loop, T_NEAR);
         sub(window_, ptr[rsp + slot_sweep_bytes]);
-        sub(dst_, ptr[rsp + slot_sweep_bytes]);
+        sub(dst_, ptr[rsp + slot_sweep_dst_bytes]);
         if (plan_.has_indices) sub(indices_, ptr[rsp + slot_sweep_index_bytes]);
         if (step_channel_base) set_channel_base(slot_channel_index_base);
     }

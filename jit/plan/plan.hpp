@@ -290,6 +290,9 @@ struct KernelPlan {
     // channels are read in address order (block by block over a row, the pixels' strided slices fell into a
     // few L1 sets when the pixel is a power of two bytes). The tail block is a call of its own.
     std::int64_t channel_sweep = 1;
+    // Swept calls: the bytes from one swept block to the next in src, dst and indices: a block's bytes where the
+    // channels are consecutive, the channel block's stride in blocked layouts (set_strides).
+    std::int64_t sweep_src_step = 0, sweep_dst_step = 0, sweep_indices_step = 0;
     // nxc: the channels split into equal blocks, none full, in place of full blocks and a tail block
     // (Planner::balance_channel_blocks).
     bool balanced_blocks = false;

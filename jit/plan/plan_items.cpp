@@ -279,6 +279,7 @@ void Planner::choose_tap_passes() {
     if (sweep_bytes < min_tap_pass_sweep_bytes)
         return declined(step, "the call's pixel spans " + std::to_string(sweep_bytes) + " bytes");
     if (adaptive_ || plan_.computed_windows) return declined(step, "the windows are not runs of segments");
+    if (channels_apart()) return declined(step, "the swept blocks lie apart");
     if (window_taps <= max_unrolled_width_taps) return declined(step, "a window is one pass");
     if (axis_.kernel < min_tap_pass_width_taps)
         return declined(step, "passes of " + std::to_string(axis_.kernel) + " width taps");

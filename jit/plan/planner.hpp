@@ -99,6 +99,7 @@ private:
     void choose_even_element_loads();
     void choose_paired_tap_loads();
     void choose_row_chains();
+    std::string blocked_sweep_declined() const;
     void choose_tap_passes();
     void choose_outer_unroll();
     std::int64_t most_common_taps(std::size_t axis) const;
