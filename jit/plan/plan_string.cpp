@@ -70,6 +70,8 @@ std::string to_string(const KernelPlan& plan) {
     if (plan.watch_rows_for_nan)
         s << " watch_chains=" << plan.watch_chains << " watch_shared=" << plan.watch_shared_rows_h << "x"
           << plan.watch_shared_taps_w;
+    if (plan.channel_sweep > 1)
+        s << " sweep_steps=" << plan.sweep_src_step << "/" << plan.sweep_dst_step << "/" << plan.sweep_indices_step;
     if (plan.row_chains > 1) s << " row_chains=" << plan.row_chains;
     if (plan.widened_pairs) s << " widened_pairs";
     if (plan.even_element_loads) s << " even_element_loads";
