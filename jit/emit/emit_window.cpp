@@ -86,7 +86,7 @@ void WindowEmitter<Ops>::emit_window_taps(const ItemShape& s, std::int64_t taps,
         place(h_loop);
         {
             if (merges_row_in_chains(s, taps, fast)) {
-                merge_row_in_chains(s, taps);
+                merge_row_in_chains(s, taps, false);
             } else if (taps >= 0 && (plan_.unroll_width_taps || s.taps_as_lanes)) {
                 for (std::int64_t t = 0; t < taps; ++t) {
                     if (t + 1 < taps && merges_tap_pairs(s, fast)) {
@@ -143,7 +143,7 @@ bool WindowEmitter<Ops>::merges_row_in_chains(const ItemShape& s, std::int64_t t
 // max_fast keeps its first operand on ties, so each merge keeps the earlier taps' maximum unless a later one is
 // greater, and the row's maximum is the first in scan order (KernelPlan::row_chains).
 template <typename Ops>
-void WindowEmitter<Ops>::merge_row_in_chains(const ItemShape& s, std::int64_t taps) {
+void WindowEmitter<Ops>::merge_row_in_chains(const ItemShape& s, std::int64_t taps, bool first_row) {
     const std::int64_t half = (taps + 1) / 2;
     for (std::int64_t t = 0; t < taps; ++t) {
         const int chain = t < half ? 0 : 1;
@@ -158,7 +158,10 @@ void WindowEmitter<Ops>::merge_row_in_chains(const ItemShape& s, std::int64_t ta
     }
     for (int v = 0; v < vectors(s); ++v) {
         ops_.max_fast(vec(regs_.row_chain[v]), vec(regs_.row_chain[max_vectors + v]));
-        ops_.max_fast(vec(regs_.acc[v]), vec(regs_.row_chain[v]));
+        // A window's first row in straight-line code: the accumulator holds the lowest value (or the first tap),
+        // which the row's maximum replaces or ties.
+        if (first_row) vmovaps(vec(regs_.acc[v]), vec(regs_.row_chain[v]));
+        else ops_.max_fast(vec(regs_.acc[v]), vec(regs_.row_chain[v]));
     }
 }
 
@@ -181,7 +184,9 @@ void WindowEmitter<Ops>::merge_unrolled_window(const ItemShape& s, std::int64_t 
                     prefetcht0(ptr[h_ptr_ + static_cast<std::int32_t>(plan_.prefetch_distance + offset)]);
             // Full windows (plan.watch_shared_rows_h is 0 otherwise): row h is the kernel's row h.
             window_row_h_ = fast && rows_d == 1 ? h : -1;
-            for (std::int64_t t = 0; t < taps; ++t) {
+            const bool chains = merges_row_in_chains(s, taps, fast);
+            if (chains) merge_row_in_chains(s, taps, d == 0 && h == 0);
+            for (std::int64_t t = 0; t < (chains ? 0 : taps); ++t) {
                 // The window's first tap: every lane's first real tap in a plain item (the lowest value it would
                 // be merged with changes nothing: the first maximum is kept on ties either way).
                 first_tap_moves_ = fast && d == 0 && h == 0 && t == 0 && !indices && !f16() && s.masked == nullptr &&

@@ -424,7 +424,7 @@ private:
     void emit_window_taps(const ItemShape& s, std::int64_t taps, bool fast);
     void merge_unrolled_window(const ItemShape& s, std::int64_t taps, bool fast);
     bool merges_row_in_chains(const ItemShape& s, std::int64_t taps, bool fast) const;
-    void merge_row_in_chains(const ItemShape& s, std::int64_t taps);
+    void merge_row_in_chains(const ItemShape& s, std::int64_t taps, bool first_row);
     void emit_segment(const Segment& seg);
     void emit_segment_in_range(const Segment& seg);
     void emit_row();

@@ -347,6 +347,7 @@ void Planner::choose_separable_pixels() {
     plan_.separable = sep;
     plan_.ring_row_interval = interval;
     plan_.width_ranges = false;  // a call computes whole rows
+    plan_.channel_sweep = 1;     // a call's buffers hold one block (memory-bound rows take them only by choice)
     chose(step, std::to_string(sep.group_rows) + " output rows a pass, " + std::to_string(sep.window_rows) +
                     " rows of maxima each, pixels of " + std::to_string(plan_.vectors_per_block * caps_.vector_bytes) + " bytes");
 }

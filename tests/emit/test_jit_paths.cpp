@@ -261,6 +261,37 @@ std::vector<std::uint8_t> integer_ties(const pj::TensorDesc& d, std::mt19937_64&
     return src;
 }
 
+// Row chains (KernelPlan::row_chains): items of one or two vectors with 4 width taps or more take each kernel row
+// in two chains of maxima, merged in order, in the rows the run-time loop walks (the 49 taps of a 7x7 window) and
+// in those the straight-line window code walks (3x5, 2x6, 1x9). Inputs of signed zeros, -1 and the lowest value
+// (ties everywhere: each window's first zero in scan order must win, with its own bits), then the same with three
+// NaNs (integers: ties of a few values); compared with the reference.
+TEST_P(JitIsa, RowChainsKeepTheFirstMaximumOfTies) {
+    int chained = 0;
+    for (const char* dt : {"f32", "bf16", "f64", "s32", "u8"})
+        for (const char* shape : {"layout=nCx16c src=2x40x7x7 k=7x7", "layout=nCx8c src=1x24x9x11 k=3x5 s=2x2 pb=1x2 pe=1x2 round=ceil",
+                                  "layout=nxc src=1x16x20x20 k=2x6 s=2x1", "layout=nCx16c src=1x16x6x30 k=1x9 s=1x3"}) {
+            const std::string line = std::string("maxpool dt=") + dt + " " + shape;
+            SCOPED_TRACE(line);
+            if (plan_on(isa(), pj::test::resolve_line(line)).row_chains == 2) ++chained;
+            const pj::Primitive q = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
+            std::mt19937_64 rng(17);
+            const std::string d(dt);
+            const bool is_float = d == "f32" || d == "bf16" || d == "f64";
+            std::vector<std::uint8_t> src = is_float ? tie_input(q.src_desc(), rng) : integer_ties(q.src_desc(), rng);
+            expect_reference_on(isa(), line, src);
+            if (!is_float) continue;
+            const std::size_t elem = element_bytes(q.src_desc());
+            for (int k = 0; k < 3; ++k) {
+                const std::uint64_t bits = special_bits(q.src_desc().dtype, 5);
+                std::memcpy(src.data() + static_cast<std::size_t>(rng() % (src.size() / elem)) * elem, &bits, elem);
+            }
+            expect_reference_on(isa(), line, src);
+        }
+    EXPECT_GT(chained, 8);
+}
+
+
 // Separable pixels' output rows in pairs (paired_output_rows): the maximum of rows 1 .. k - 1 of the first row's
 // window taken once, the first row's row merged before it and the second's last row after it; width windows in
 // pairs a dilation apart the same way (paired_width_windows: a width dilation of 2 over direct rows, and over

@@ -335,13 +335,13 @@ TEST(ChannelsLastStridePlans, PlanExactlyLikeDenseNxc) {
 // memory, a whole block-plane away); fewer channels than a block (1x5x300) are one call of all C, inside the
 // first block. The tail is what C leaves of whole call blocks. Neighbouring pixels are a block apart:
 // src_step_w = B elements. Calls sweep several blocks, a block's stride apart, only where a call's block is the
-// layout's, the rows are bound by memory, the blocks' planes small (7x7, 7x9) and no NaN scan reads the call's
-// channels as one run; the others one block a call (channel_sweep 1).
+// layout's, the rows are bound by memory, the blocks' planes small (7x7, 7x9: not 64x64) and no NaN scan reads
+// the call's channels as one run; the others one block a call (channel_sweep 1).
 TEST(BlockedPlans, ChannelsLastCallsInsideOneBlock) {
     for (const char* layout : {"nCx8c", "nCx16c"})
         for (const char* dt : {"f32", "f64", "bf16", "u8", "s64"})
             for (const char* shape : {"src=2x20x9x9 k=3x3 pb=1x1 pe=1x1", "src=1x48x7x7 k=7x7 idx=s32",
-                                      "src=2x200x7x9 k=2x2 s=2x2", "src=1x5x300 k=3 s=2"})
+                                      "src=2x200x7x9 k=2x2 s=2x2", "src=1x5x300 k=3 s=2", "src=1x32x64x64 k=2x2 s=2x2"})
                 for (const jit::Isa isa : jit_isas) {
                     const std::string line = std::string("maxpool dt=") + dt + " layout=" + layout + " " + shape;
                     SCOPED_TRACE(line + " on " + jit::to_string(isa));
@@ -355,13 +355,16 @@ TEST(BlockedPlans, ChannelsLastCallsInsideOneBlock) {
                     else
                         EXPECT_EQ(plan.channel_block, p.channels);
                     const std::string_view dims(shape);
-                    const bool memory_bound_small_planes =
-                        dims.find("k=2x2") != std::string_view::npos || dims.find("k=7x7") != std::string_view::npos;
+                    const bool memory_bound_small_planes =  // 64x64 planes of a block span 32-512 KiB
+                        dims.find("x7x9 ") != std::string_view::npos || dims.find("x7x7 ") != std::string_view::npos;
                     if (memory_bound_small_planes && plan.channel_block == p.block && !(plan.is_float && plan.scan_rows_for_nan)) {
                         EXPECT_GT(plan.channel_sweep, 1);
                         const std::int64_t elem = static_cast<std::int64_t>(pj::size_of(p.dtype));
                         EXPECT_EQ(plan.sweep_src_step, p.src_strides.c * elem);
                         EXPECT_EQ(plan.sweep_dst_step, p.dst_strides.c * elem);
+                        if (p.has_indices)
+                            EXPECT_EQ(plan.sweep_indices_step,
+                                      p.indices_strides.c * static_cast<std::int64_t>(pj::size_of(p.index_dtype)));
                     } else {
                         EXPECT_EQ(plan.channel_sweep, 1);
                     }
