@@ -66,7 +66,7 @@ std::uint64_t special_bits(pj::DType dtype, int kind) {
     return 0;
 }
 
-std::size_t element_bytes(const pj::TensorDesc& d) { return pj::casegen::byte_size({d.dtype, d.layout, {1, 1, 1, 1}}); }
+std::size_t element_bytes(const pj::TensorDesc& d) { return pj::size_of(d.dtype); }
 
 // A float input of ties: each element -inf, -1, -0 or +0 (15 in 16, the window's first zero in scan order must
 // win with its own bits) or 1, drawn from rng.
