@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -17,7 +18,8 @@ class SharedUnits {
 public:
     SharedUnits(std::int64_t units, int threads)
         : threads_(threads), units_(units), step_(units / max_slots + 1), slots_((units + step_ - 1) / step_),
-          shares_(std::make_unique<Share[]>(static_cast<std::size_t>(threads))) {
+          heap_(threads > inline_shares ? std::make_unique<Share[]>(static_cast<std::size_t>(threads)) : nullptr),
+          shares_(heap_ ? heap_.get() : inline_.data()) {
         for (int t = 0; t < threads; ++t)
             shares_[t].range.store(pack(slots_ * t / threads, slots_ * (t + 1) / threads), std::memory_order_relaxed);
     }
@@ -40,6 +42,8 @@ private:
         std::atomic<std::uint64_t> range{0};
     };
     static constexpr std::int64_t max_slots = std::int64_t{1} << 31;
+    // Shares held in the object up to this many threads: a call allocates nothing of its own.
+    static constexpr int inline_shares = 64;
     static std::uint64_t pack(std::int64_t front, std::int64_t back) {
         return static_cast<std::uint64_t>(front) | static_cast<std::uint64_t>(back) << 32;
     }
@@ -61,7 +65,9 @@ private:
 
     int threads_;
     std::int64_t units_, step_, slots_;
-    std::unique_ptr<Share[]> shares_;
+    std::array<Share, inline_shares> inline_;
+    std::unique_ptr<Share[]> heap_;
+    Share* shares_;
 };
 
 }  // namespace pooljit::detail

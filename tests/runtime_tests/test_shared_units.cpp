@@ -28,7 +28,7 @@ std::vector<int> runs_per_unit(std::int64_t units, const std::vector<std::atomic
 // Shares run on an arena of as many threads as the host has, up to one a share: with more shares than threads,
 // the runners that come first steal from the shares of those that come late.
 TEST(SharedUnits, EveryUnitRunsOnceWhicheverThreadsCome) {
-    for (const int threads : {1, 2, 3, 7, 16}) {
+    for (const int threads : {1, 2, 3, 7, 16, 100}) {  // 100: beyond the shares held in the object
         for (const std::int64_t units : {0, 1, 2, 5, 16, 63, 1000}) {
             for (int round = 0; round < 20; ++round) {
                 std::vector<std::atomic<int>> counts(static_cast<std::size_t>(units));
