@@ -8,6 +8,12 @@
 #include <limits>
 
 namespace pooljit::jit {
+namespace {
+
+// The 2-byte channel volume from which memory-bound 3-D rows stay unfolded (folds_depth).
+constexpr double min_unfolded_volume_bytes = 64 * 1024;
+
+}  // namespace
 
 bool folds_depth(const Problem& p) {
     if (p.spatial_rank != 3 || p.layout != Layout::ncx || p.block != 1 || p.has_indices) return false;
@@ -17,7 +23,16 @@ bool folds_depth(const Problem& p) {
     if (!one_plane_windows || p.out[0] != p.in[0]) return false;
     // Data of 4 or 8 bytes in rows bound by memory keep their 3-D rows: plain items with the NaN watch, which
     // ran 5970 us against 6900 as 2-D separable rows (f32 1x64x32x112x112 k1x3x3 s1x2x2 same_upper, Zen 4).
-    if (size_of(p.dtype) >= 4 && reads_per_element(p) < min_reads_of_compare_bound_rows) return false;
+    // 2-byte data too where a channel's volume passes 64 KiB: Zen 3, one thread, bf16 k1x3x3 s1x2x2, unfolded
+    // against folded, lowest of 4 alternating rounds: 1x64x32x112x112 (784 KiB a channel) 5770 us against 8619,
+    // 1x32x16x112x112 (392 KiB) 1128 against 1677, 1x32x8x112x112 (196 KiB) 524 against 601, 1x64x16x56x56
+    // (98 KiB) 667 against 806, k1x2x2 s1x2x2 over 392 KiB 568 against 1156; 1x16x8x56x56 (49 KiB) ran 0.97-1.30x
+    // the folded time in three runs, so smaller volumes fold. f16 ran level (0.95-1.04x).
+    const double volume_bytes = static_cast<double>(p.in[0]) * static_cast<double>(p.in[1]) *
+                                static_cast<double>(p.in[2]) * static_cast<double>(size_of(p.dtype));
+    if ((size_of(p.dtype) >= 4 || (size_of(p.dtype) == 2 && volume_bytes >= min_unfolded_volume_bytes)) &&
+        reads_per_element(p) < min_reads_of_compare_bound_rows)
+        return false;
     // Channels D planes apart in both tensors, so that channel c's plane d is folded channel c * D + d.
     if (p.src_strides.c != wrap_mul(p.in[0], p.src_strides.spatial[0]) ||
         p.dst_strides.c != wrap_mul(p.out[0], p.dst_strides.spatial[0]))

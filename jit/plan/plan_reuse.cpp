@@ -51,8 +51,9 @@ constexpr std::int64_t separable_pixel_buffer_bytes = 64 * 1024;
 constexpr std::int64_t separable_index_buffer_bytes = 48 * 1024;
 // Separable pixels (channels last), blocks of a cache line's storage a pixel (each input line read whole by one
 // call), where the column ring's registers would hold fewer than min_column_ring_block_bytes of a block's
-// channels a row; integer data only over pixels whose storage is a multiple of separable_pixel_bytes_multiple,
-// whose block columns fell into a few L1 sets (measured in choose_separable_pixels).
+// channels a row; integer data in windows of fewer than 5 rows only over pixels whose storage is a multiple of
+// separable_pixel_bytes_multiple, whose block columns fell into a few L1 sets (measured in
+// separable_pixels_declined).
 constexpr std::int64_t cache_line_bytes = 64;
 constexpr std::int64_t min_column_ring_block_bytes = 128;
 constexpr std::int64_t separable_pixel_bytes_multiple = 1024;
@@ -221,9 +222,14 @@ std::string Planner::separable_pixels_declined() const {
         max_vectors, caps_.vector_registers * column_ring_register_eighths / 8 / p_.kernel[0]);
     if (ring_vectors * caps_.vector_bytes >= min_column_ring_block_bytes)
         return "the column ring holds " + std::to_string(ring_vectors * caps_.vector_bytes) + " bytes of channels a row";
-    if (!plan_.is_float && !p_.has_indices && p_.channels % (separable_pixel_bytes_multiple / elem()) != 0)
-        return "integer pixels of " + std::to_string(p_.channels * elem()) + " bytes keep the column ring (not a multiple of " +
-               std::to_string(separable_pixel_bytes_multiple) + ")";
+    // Integers over smaller pixels keep the ring for windows of fewer than 5 rows only: on Zen 3 (one thread,
+    // the tuner's interleaved times) windows spanning 5 rows or more ran faster as separable pixels over pixels of
+    // any size (u8 nxc SPP k9 90 us against 164 in the ring, SPPF 23.1 against 41.5, k3 d2 12.4 against 15.4; s32
+    // k3 d2 77 against 89), as on the split cores above; Inception's 3 rows kept the ring (u8 11.3 against 11.7).
+    if (!plan_.is_float && !p_.has_indices && !window_spans_at_least(p_, 0, 5) &&
+        p_.channels % (separable_pixel_bytes_multiple / elem()) != 0)
+        return "integer pixels of " + std::to_string(p_.channels * elem()) + " bytes in windows of fewer than 5 rows keep "
+               "the column ring (not a multiple of " + std::to_string(separable_pixel_bytes_multiple) + ")";
     return {};
 }
 

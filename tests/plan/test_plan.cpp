@@ -667,7 +667,7 @@ namespace {
 
 // Windows one plane deep are planned as the 2-D planes of C x D channels (jit::folds_depth, jit::depth_folded)
 // only where the channels are D planes apart, there are no indices, and the rows are bound by compares or hold
-// data of 1 or 2 bytes; the folded problem's planes are the 3-D problem's.
+// data of 1 byte, or of 2 over channel volumes under 64 KiB; the folded problem's planes are the 3-D problem's.
 TEST(PlanFacts, WindowsOnePlaneDeepFoldIntoChannelsWhereTheChannelsAreDPlanesApart) {
     const pj::Problem i3d = problem_of("maxpool dt=u8 layout=ncx src=2x5x3x20x22 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1");
     ASSERT_TRUE(jit::folds_depth(i3d));
@@ -695,10 +695,13 @@ TEST(PlanFacts, WindowsOnePlaneDeepFoldIntoChannelsWhereTheChannelsAreDPlanesApa
         SCOPED_TRACE(text);
         EXPECT_TRUE(jit::folds_depth(problem_of(text)));
     }
-    // Not folded: 4-byte data in rows bound by memory (their 3-D rows watch for NaN), a window two planes deep,
+    // Not folded: 4-byte data in rows bound by memory (their 3-D rows watch for NaN), 2-byte data there over
+    // channel volumes of 64 KiB or more (16 x 64 x 64 x 2 bytes: 128 KiB), a window two planes deep,
     // a stride along d, padding along d, fewer output planes, indices, channels-last, channels apart from their
     // planes (a gap after each channel), a channel broadcast.
     for (const char* text : {"maxpool dt=f32 layout=ncx src=1x5x3x20x22 k=1x3x3 s=1x2x2",
+                             "maxpool dt=bf16 layout=ncx src=1x4x16x64x64 k=1x3x3 s=1x2x2",
+                             "maxpool dt=f16 layout=ncx src=1x4x16x64x64 k=1x2x2 s=1x2x2",
                              "maxpool dt=u8 layout=ncx src=1x5x3x20x22 k=2x3x3",
                              "maxpool dt=u8 layout=ncx src=1x5x4x20x22 k=1x3x3 s=2x1x1",
                              "maxpool dt=u8 layout=ncx src=1x5x3x20x22 k=1x3x3 pb=1x0x0 pe=1x0x0",

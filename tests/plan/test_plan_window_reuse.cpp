@@ -288,8 +288,9 @@ TEST(PlanFacts, NxcWindowsOverlappingAlongHeightKeepAColumnRing) {
     EXPECT_EQ(dilated.ring_call_rows, 1);
     // With indices of data narrower than 32 bits, an index vector beside each row maximum: SPPF takes 2 vectors
     // of channels per block (5 rows x 2 x 2 = 20 registers), k3 3 vectors, k2 all 4.
-    const auto ring_and_vectors = [](const std::string& line, jit::Isa isa = jit::Isa::avx512) {
-        const jit::KernelPlan plan = plan_of(line, isa);
+    const auto ring_and_vectors = [](const std::string& line, jit::Isa isa = jit::Isa::avx512,
+                                     const jit::PlanOptions& options = {}) {
+        const jit::KernelPlan plan = plan_of(line, isa, options);
         return std::pair{plan.ring_rows, plan.vectors_per_block};
     };
     EXPECT_EQ(ring_and_vectors("maxpool dt=bf16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64"), std::pair(std::int64_t{5}, 2));
@@ -312,12 +313,14 @@ TEST(PlanFacts, NxcWindowsOverlappingAlongHeightKeepAColumnRing) {
     // vectors (18 of the ring's 20 registers, not 24); AVX2's 16 registers hold SPPF's 5 rows of s32 in 2
     // vectors (the ring's 10 registers); SPP's 9x9 window, its 9 width taps unrolled for the ring, in 1 vector on AVX2 (9 of
     // the ring's 10 registers) and 2 on AVX-512 (18 of 20). A width of 17 taps is not unrolled: no ring. (On
-    // AVX2 float SPPF and SPP take separable pixels; integers over pixels of less than 1 KiB keep the ring.)
+    // AVX2 SPPF and SPP take separable pixels by the rules, so the ring is asked for there.)
+    jit::PlanOptions ring;
+    ring.choice.reuse = pooljit::PlanChoice::Reuse::ring;
     EXPECT_EQ(ring_and_vectors("maxpool dt=f32 layout=nxc src=1x512x20x20 k=6x5 pb=2x2 pe=3x2"), std::pair(std::int64_t{6}, 3));
-    EXPECT_EQ(ring_and_vectors("maxpool dt=s32 layout=nxc src=1x192x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2),
+    EXPECT_EQ(ring_and_vectors("maxpool dt=s32 layout=nxc src=1x192x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2, ring),
               std::pair(std::int64_t{5}, 2));
     const std::string spp = "maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4";
-    EXPECT_EQ(ring_and_vectors("maxpool dt=s32 layout=nxc src=1x192x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2),
+    EXPECT_EQ(ring_and_vectors("maxpool dt=s32 layout=nxc src=1x192x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2, ring),
               std::pair(std::int64_t{9}, 1));
     EXPECT_EQ(ring_and_vectors(spp), std::pair(std::int64_t{9}, 2));
     EXPECT_TRUE(plan_of(spp).unroll_width_taps);
@@ -503,7 +506,8 @@ TEST(PlanFacts, NcxRowsOfFewOutputsTakeTheWindowsTapsAsLanes) {
 
 // Cores that split 512-bit operations (PlanOptions::core): windows spanning 5 rows or more take separable pixels
 // over the column ring on both forms, integer pixels of any size too; windows of 3 rows keep the ring. Other
-// cores keep the ring for integer pixels that are not a multiple of 1 KiB, and AVX-512 keeps it where its
+// cores take them in the AVX2 form for windows of 5 rows or more, integers included, keep the ring there for
+// windows of 3 rows over integer pixels that are not a multiple of 1 KiB, and keep AVX-512's ring where its
 // registers hold a wide block.
 TEST(PlanWindowReuse, SplitCoresTakeSeparablePixelsForWindowsOfFiveRowsOrMore) {
     jit::PlanOptions split;
@@ -516,10 +520,19 @@ TEST(PlanWindowReuse, SplitCoresTakeSeparablePixelsForWindowsOfFiveRowsOrMore) {
         EXPECT_TRUE(plan_of(sppf, isa, split).separable.enabled());
         EXPECT_TRUE(plan_of(dilated, isa, split).separable.enabled());
         EXPECT_FALSE(plan_of(inception, isa, split).separable.enabled());
-        EXPECT_FALSE(plan_of(sppf, isa).separable.enabled());
-        EXPECT_GT(plan_of(sppf, isa).ring_rows, 0);
+        EXPECT_FALSE(plan_of(inception, isa).separable.enabled());
+        EXPECT_GT(plan_of(inception, isa).ring_rows, 0);
     }
+    EXPECT_FALSE(plan_of(sppf, jit::Isa::avx512).separable.enabled());
+    EXPECT_GT(plan_of(sppf, jit::Isa::avx512).ring_rows, 0);
     EXPECT_FALSE(plan_of(dilated, jit::Isa::avx512).separable.enabled());
+    for (const char* integers : {"maxpool dt=u8 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2",
+                                 "maxpool dt=s8 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=1x1 pe=1x1",
+                                 "maxpool dt=s32 layout=nxc src=1x96x40x40 k=9x9 pb=4x4 pe=4x4",
+                                 "maxpool dt=s64 layout=nxc src=1x64x20x20 k=5x5 pb=2x2 pe=2x2"}) {
+        SCOPED_TRACE(integers);
+        EXPECT_TRUE(plan_of(integers, jit::Isa::avx2).separable.enabled());
+    }
 }
 
 // bf16 (taps widened as they load) without indices takes separable pixels for windows spanning 5 rows or more
