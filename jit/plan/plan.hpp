@@ -523,8 +523,9 @@ public:
 // Windows one plane deep: a 3-D planar problem without indices whose windows are one plane deep and step one
 // plane (kernel 1, stride 1 and no padding along d; adaptive: as many output planes as input planes), whose
 // tensors keep each channel's D planes together, and whose rows are bound by compares or hold data of 1 byte
-// (or of 2 in a channel volume under 64 KiB), is planned as depth_folded(problem): 2-D planes of C x D channels, served by the 2-D code (byte rows,
-// separable rows). depth_folded keeps the batch size and needs folds_depth (it checks nothing).
+// (or of 2 in a channel volume under 64 KiB), is planned as depth_folded(problem): 2-D planes of C x D channels,
+// served by the 2-D code (byte rows, separable rows). depth_folded keeps the batch size and needs folds_depth
+// (it checks nothing).
 bool folds_depth(const Problem& problem);
 Problem depth_folded(const Problem& problem);
 
