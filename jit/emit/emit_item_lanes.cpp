@@ -30,6 +30,10 @@ void WindowEmitter<Ops>::load_item_vector(const ItemShape& s, int v, const Reg64
     };
     const std::int64_t first_lane = std::int64_t{v} * plan_.lanes;
     const int capacity = register_lanes();
+    if (const std::int64_t back = back_read_bytes(s, v); back > 0 && !raw) {
+        ops_.load_value(dst, at(base, offset + first_lane * elem() - back), capacity);
+        return;
+    }
     if (s.lane_step == 1 || s.lanes == 1) {  // one lane: no neighbour to gather
         load(dst, at(base, offset + first_lane * elem()), s.whole_register_loads ? capacity : valid(s, v),
              masked ? lane_bits(s, v, tap) : 0);
@@ -161,6 +165,12 @@ void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::i
             merge_loaded_values(v, vec(regs_.fresh), fast, tap);
             merge_loaded_values(v + 1, vec(regs_.scratch), fast, tap);
             ++v;
+            continue;
+        }
+        if (folds_tap_load(s, v, fast, tap)) {
+            const Address a = at(base, offset + std::int64_t{v} * plan_.lanes * elem() - back_read_bytes(s, v));
+            if (first_tap_moves_) ops_.load_value(vec(regs_.acc[v]), a, register_lanes());
+            else ops_.max_fast_earlier(vec(regs_.acc[v]), a, vec(regs_.fresh));
             continue;
         }
         load_item_vector(s, v, base, offset, vec(regs_.fresh), false, -1, tap);
@@ -385,6 +395,12 @@ void WindowEmitter<Ops>::store_item(const ItemShape& s) {
                                     valid(s, v) + valid(s, v + 1));
             ++v;
             continue;
+        }
+        if constexpr (Ops::needs_vector_masks) {
+            if (back_read_bytes(s, v) > 0) {
+                ops_.store_value_top(at(dst_, first_lane * elem()), value_reg(v), vec(regs_.scratch), valid(s, v));
+                continue;  // (no indices: KernelPlan::tail_back_reads)
+            }
         }
         ops_.store_value(at(dst_, first_lane * elem()), value_reg(v), vec(regs_.scratch), valid(s, v));
         if (!plan_.has_indices) continue;

@@ -250,7 +250,8 @@ void WindowEmitter<Ops>::emit_segment(const Segment& seg) {
         emit_segment_in_range(seg);
         return;
     }
-    const ItemShape s = shape_of(seg);
+    ItemShape s = shape_of(seg);
+    s.tail_reads_back = tail_reads_back(seg);
     if (seg.taps == 0) {
         repeat(seg.repeat, [&] {
             for_each_channel_block([&] { store_empty_item(s); });
@@ -289,7 +290,8 @@ void WindowEmitter<Ops>::emit_segment(const Segment& seg) {
 template <typename Ops>
 void WindowEmitter<Ops>::emit_segment_in_range(const Segment& seg) {
     if (!nxc_) throw Error("jit: width ranges are for channels-last rows");
-    const ItemShape s = shape_of(seg);
+    ItemShape s = shape_of(seg);
+    s.tail_reads_back = tail_reads_back(seg);
     Label loop, skip;
     const Reg64& first = tap_ptr_;
     mov(first, ptr[rsp + slot_out_begin]);

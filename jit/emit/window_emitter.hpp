@@ -42,6 +42,9 @@ struct ItemShape {
     bool element_before_later_loads = false;  // Segment::element_before_later_loads
     bool element_before_first_load = false;   // Segment::element_before_first_load
     bool element_after_first_load = false;    // Segment::element_after_first_load
+    // Channels last (KernelPlan::tail_back_reads): the partial vector loads the whole register that ends at the
+    // block's last channel, its lanes at the register's top; the bytes before it lie inside the input.
+    bool tail_reads_back = false;
 };
 
 template <typename Ops>
@@ -137,6 +140,32 @@ private:
     bool widened_pair(const ItemShape& s, int v) const {
         return plan_.widened_pairs && s.lane_step == 1 && !s.taps_as_lanes && s.masked == nullptr && !s.whole_plane &&
                v % 2 == 0 && v + 1 < vectors(s);
+    }
+    // Channels last: whether the segment's items read their partial vector back from its last channel, where the
+    // block holds a register's bytes or the segment's first real tap has that many bytes of the row before it.
+    bool tail_reads_back(const Segment& seg) const {
+        if (!nxc_ || !plan_.tail_back_reads || seg.taps <= 0 || block_lanes_ % plan_.lanes == 0) return false;
+        const std::int64_t before = Ops::vector_bytes - (block_lanes_ % plan_.lanes) * elem() -
+                                    (block_lanes_ / plan_.lanes) * plan_.lanes * elem();
+        if (before <= 0) return true;
+        return seg.first_position >= 0 && plan_.src_step_w > 0 &&
+               seg.first_position >= (before + plan_.src_step_w - 1) / plan_.src_step_w;
+    }
+    // Vector v of the item reads back (ItemShape::tail_reads_back): its load starts this many bytes before
+    // its first lane's element (0: it does not).
+    std::int64_t back_read_bytes(const ItemShape& s, int v) const {
+        if (!s.tail_reads_back || valid(s, v) >= register_lanes()) return 0;
+        return Ops::vector_bytes - valid(s, v) * elem();
+    }
+    // Fast values of whole vectors that load as stored (integer lanes as wide as the data, no indices): the load
+    // folds into the max, which halves the macro-ops a tap. Integer ties have equal bits, so the memory operand
+    // may win them; floats keep the separate load (a tie of +0 and -0 must keep the accumulator's).
+    bool folds_tap_load(const ItemShape& s, int v, bool fast, int tap) const {
+        if (!fast || plan_.has_indices || plan_.is_float || f16() || plan_.compare == CompareType::s64) return false;
+        if (size_of(plan_.dtype) != static_cast<std::size_t>(lane_bytes(plan_.compare))) return false;
+        if (s.taps_as_lanes || (s.masked != nullptr && tap >= 0)) return false;
+        if (s.lane_step != 1 && s.lanes != 1) return false;
+        return s.whole_register_loads || valid(s, v) == register_lanes() || back_read_bytes(s, v) > 0;
     }
     // Elements a widened pair of vectors v and v + 1 loads (whole registers where the plan keeps them in the row).
     int pair_valid(const ItemShape& s, int v) const {

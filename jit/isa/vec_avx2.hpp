@@ -311,6 +311,24 @@ public:
         }
     }
 
+    // The top `valid` lanes of a register of data as stored (a channel tail read back from its last channel) ->
+    // `valid` elements at dst: the high half's last bytes in one store, the rest shifted down and stored in
+    // pieces. value is kept.
+    void store_value_top(const Xbyak::Address& dst, const Vmm& value, const Vmm& scratch, int valid) {
+        const int bytes = valid * lane_bytes(format_.compare);
+        const Xbyak::Xmm low(value.getIdx()), moved(scratch.getIdx());
+        if (bytes >= 16) {
+            g_.vextracti128(g_.xword[dst.getRegExp() + (bytes - 16)], value, 1);
+            if (bytes == 16) return;
+            g_.vpsrldq(moved, low, static_cast<std::uint8_t>(32 - bytes));
+            xmm_to_memory(dst.getRegExp(), moved, bytes - 16);
+        } else {
+            g_.vextracti128(moved, value, 1);
+            g_.vpsrldq(moved, moved, static_cast<std::uint8_t>(16 - bytes));
+            xmm_to_memory(dst.getRegExp(), moved, bytes);
+        }
+    }
+
     // Final indices of `valid` lanes: spatial part (idx) + the call's base (base, broadcast) + per-lane offsets
     // (table, 64-bit entries with 64-bit index lanes or s64 indices, else 32-bit), -1 on fix lanes when `fix`.
     void store_indices(const LaneAddress& dst, const LaneAddress& table, const Vmm& idx, const Vmm& base,

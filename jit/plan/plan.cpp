@@ -156,6 +156,7 @@ KernelPlan Planner::plan() && {
     choose_row_chains();
     choose_separable_accumulators();
     set_strides();
+    choose_tail_back_reads();
     set_prefetch();
     set_indices();
     set_tiling();

@@ -349,6 +349,12 @@ struct KernelPlan {
     // width taps two at a time from one pair of loads, the even elements for the first tap and the odd ones
     // for the second (IsaCaps::paired_tap_loads). Half the loads of a tap by tap merge, in the same tap order.
     bool paired_tap_loads = false;
+    // Channels last without opmasks, values loaded as stored (no widening, no raw bits, no indices): a block's
+    // partial last vector loads a whole register that ends at the block's last channel, where the bytes before
+    // it are the block's own or, in a segment whose first real tap is far enough into the row, the pixels
+    // before it (Segment::first_position); its lanes sit at the register's top and are stored from there. Where
+    // a masked load took each tap (vpmaskmovd runs about one a cycle on Zen 3, a folded max two).
+    bool tail_back_reads = false;
     // Channels last, calls sweeping many channel blocks (the pixel's channels span more than a few cache lines),
     // no indices: each window is computed in passes of at most this many width taps of one input row, every
     // pass over all the call's blocks, the partial maxima kept in the output. Each pass reads as many address-

@@ -77,6 +77,7 @@ std::string to_string(const KernelPlan& plan) {
     if (plan.even_element_loads) s << " even_element_loads";
     if (plan.even_word_loads) s << " even_word_loads";
     if (plan.paired_tap_loads) s << " paired_tap_loads";
+    if (plan.tail_back_reads) s << " tail_back_reads";
     if (plan.prefetch_in_items) s << " prefetch_in_items";
     if (plan.stacked_planes) s << " stacked_planes";
     s << " row_runs_h=" << plan.row_runs_h.size() << " rows_per_chunk=" << plan.rows_per_chunk;

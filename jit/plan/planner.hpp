@@ -98,6 +98,7 @@ private:
     void choose_widened_pairs();
     void choose_even_element_loads();
     void choose_paired_tap_loads();
+    void choose_tail_back_reads();
     void choose_row_chains();
     std::string blocked_sweep_declined() const;
     void choose_tap_passes();

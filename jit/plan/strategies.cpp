@@ -72,6 +72,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::even_element_loads:
             return plan.even_element_loads && any_segment(plan, [](const Segment& s) { return lanes_of_outputs_at(s, true); });
         case StrategyId::paired_tap_loads: return plan.paired_tap_loads;
+        case StrategyId::tail_back_reads: return plan.tail_back_reads;
         case StrategyId::byte_lanes: return nxc && lane_bytes(plan.compare) == 1;
         case StrategyId::byte_rows: return ncx_rows && plan.separable.enabled() && lane_bytes(plan.compare) == 1;
         case StrategyId::byte_pairs: return ncx_rows && plan.separable.byte_pairs;
@@ -92,7 +93,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "unrolled_outer_taps", "channel_sweep", "balanced_blocks", "width_ranges", "nan_scan", "nan_watch",
     "planar_nan_watch", "shared_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
     "byte_planes", "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
-    "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads", "paired_tap_loads",
+    "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads", "paired_tap_loads", "tail_back_reads",
     "byte_lanes", "byte_rows", "byte_pairs", "wide_index_lanes", "window_relative_indices", "overhanging_windows", "channel_runs", "row_pitch",
 };
 
@@ -397,6 +398,20 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=bf16 layout=ncx src=2x2x9x6 k=2x2 s=2x2 round=ceil"},
             {"maxpool dt=bf16 layout=ncx src=1x2x4x40 k=2x2 s=2x2"},
             {"maxpool dt=bf16 layout=ncx src=1x3x41 k=3 s=2 pb=1 pe=1"}}},
+        // Channels last without opmasks, a partial vector read back from its last channel: pixels narrower than
+        // a register (k2 s2 without padding splits off the first item, whose tap has no pixel before it; 7 s8
+        // channels need 4 pixels of room), a tail after a whole vector, floats (NaN policies from the run), 64-bit
+        // lanes, 1-D and 3-D.
+        {tail_back_reads, {avx2}, {
+            {"maxpool dt=u8 layout=nxc src=2x24x17x19 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=u8 layout=nxc src=2x20x17x19 k=2x2 s=2x2"},
+            {"maxpool dt=s8 layout=nxc src=2x7x9x23 k=2x3 s=1x2 d=1x2 pb=0x1 pe=1x2 round=ceil"},
+            {"maxpool dt=u8 layout=nxc src=2x40x12x13 k=3x3 s=2x2"},
+            {"maxpool dt=f32 layout=nxc src=2x20x11x13 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=f32 layout=nxc src=2x5x11x13 k=2x2 s=2x2"},
+            {"maxpool dt=s64 layout=nxc src=2x5x11x13 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=u8 layout=nxc src=1x24x40 k=3 s=2"},
+            {"maxpool dt=u8 layout=nxc src=1x24x5x6x9 k=2x2x3 s=1x2x2 pb=0x1x1 pe=1x1x1"}}},
         {byte_lanes, {avx512, avx2}, {
             {"maxpool dt=u8 layout=nxc src=2x70x7x9 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool dt=s8 layout=nxc src=1x130x9x9 k=3x3 pb=1x1 pe=1x1"}}},

@@ -44,6 +44,7 @@ enum class StrategyId {
     widened_pairs,            // bf16 items: two vectors a load, split into even and odd elements as f32
     even_element_loads,       // planar lanes at stride 2 of bf16, u8, s8: one load, the even elements widened in place
     paired_tap_loads,         // planar lanes at stride 2 loaded as stored or bf16: two neighbouring width taps a pair of loads
+    tail_back_reads,          // channels last without opmasks: a partial vector loads the register ending at its last channel
     byte_lanes,               // u8/s8 channels last compared in their own bytes
     byte_rows,                // u8/s8 planar rows in their own bytes, through separable rows
     byte_pairs,               // byte rows of 2x2 windows at stride 2 inside the input, straight from the input rows
