@@ -196,9 +196,11 @@ void WindowEmitter<Ops>::emit_column_ring(Label& other_calls, Label& done) {
         mov(scratch_, ptr[rsp + slot_channel_index_base]);
         ops_.broadcast_gpr(vec(regs_.chan_base), scratch_, plan_.wide_index_math);
     }
-    const ItemShape s = single_output_shape();
     const std::int64_t index_bytes_per_output = plan_.indices_out_stride_w;
     for (const Segment& seg : plan_.segments) {
+        // The ring's rows and the store keep the lanes where the loads put them (ItemShape::tail_reads_back).
+        ItemShape s = single_output_shape();
+        s.tail_reads_back = tail_reads_back(seg);
         // Per column, at the call's first row: d_ptr_, its output; window_, its window's first tap;
         // window_index_, that tap's spatial index; slot_column_indices, its index output.
         Label column, row;

@@ -5,6 +5,7 @@
 // status 1, and so does XNNPACK's output differing from pooljit's.
 #include "buffers.hpp"
 #include "check.hpp"
+#include "interleave.hpp"
 #include "machine.hpp"
 #include "onednn.hpp"
 #include "problems.hpp"
@@ -57,6 +58,7 @@ struct Options {
     std::string wisdom;             // --wisdom FILE: loaded first; the rules are timed beside each chosen plan
     bool regret = false;            // --regret: tune each problem, time the winner and the rules
     double budget_ms = 100;         // --budget-ms: the tuner's budget per problem
+    int interleave = 0;             // --interleave CALLS: after the table, every problem's calls in turn
 };
 
 using Clock = std::chrono::steady_clock;
@@ -355,6 +357,12 @@ int main(int argc, char** argv) {
                  "how far the rules are from the best pooljit does on this CPU");
     app.add_option("--budget-ms", options.budget_ms, "the tuner's budget per problem (with --regret)")
         ->check(CLI::Range(1.0, 60000.0));
+    app.add_option("--interleave", options.interleave,
+                   "after the table, time CALLS single calls of each problem's pooljit execute, the problems in turn, "
+                   "and print each one's lowest call: ratios between problems that hold where the machine's speed "
+                   "drifts")
+        ->check(CLI::Range(1, 1000000))
+        ->type_name("CALLS");
     app.add_option("--sppf", options.sppf,
                    "time YOLOv5's SPPF block on an NxCxHxW input (e.g. 1x512x20x20), in each --dtype and --layout "
                    "(default f32, nxc): the three k5 pools in place in the concat buffer against three dense pools, "
@@ -525,6 +533,16 @@ int main(int argc, char** argv) {
         fmt::print(table_out, "XNNPACK MISMATCH on {} problem{}: XNNPACK's output differs from pooljit's (the notes under "
                               "the rows marked '!' say where); run with --check to see whether pooljit agrees with the "
                               "reference\n", xnnpack_mismatches, xnnpack_mismatches == 1 ? "" : "s");
+    }
+    if (options.interleave > 0) {
+        try {
+            const std::vector<InterleavedTime> times =
+                time_interleaved(cases, options.interleave, options.seed, options.buffer_offset);
+            print_interleaved(table_out, cases, times, options.interleave, label_width);
+        } catch (const std::exception& e) {
+            fmt::print(table_out, "interleaved: not timed: {}\n", e.what());
+            ++errors;
+        }
     }
     if (threads > 1) fmt::print(table_out, "spin capacity at {} threads at the end: {:.2f}\n", threads, spin_capacity(threads, 20.0, 5));
     if (uncached_hits) fmt::print(table_out, "* in 'hit us': no cache hit was counted while timing repeated creates (cache disabled or "
