@@ -61,7 +61,7 @@ void WindowEmitter<Ops>::separable_copy_pixels(int count) {
         for (int v = 0; v < V; v += per_load) {
             const Address from = at(window_, wrap_mul(i, plan_.src_step_w) + v * vector_storage);
             if (per_load == 2) ops_.load_widened_pair(acc(i * V + v), acc(i * V + v + 1), from, 2 * static_cast<int>(L));
-            else ops_.load_value(acc(i * V + v), from, static_cast<int>(L));
+            else ops_.load_value(acc(i * V + v), from, separable_pixel_lanes(v));
             for (int k = v; k < v + per_load; ++k)
                 vmovups(ptr[indices_ + static_cast<std::int32_t>(i * position + k * Ops::vector_bytes)], acc(i * V + k));
         }
@@ -129,7 +129,11 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
         throw Error("jit: separable pixels are channels-last 2-D values, one full block a call");
     const int V = plan_.vectors_per_block;
     const std::int64_t L = plan_.lanes, vb = Ops::vector_bytes, pixel = std::int64_t{V} * vb;
-    if (block_lanes_ != std::int64_t{V} * L) throw Error("jit: separable pixels fill whole registers with channels");
+    if (block_lanes_ != std::int64_t{V} * L &&
+        (block_lanes_ > std::int64_t{V} * L || block_lanes_ <= std::int64_t{V - 1} * L ||
+         sep.widened_pairs || plan_.is_float))
+        throw Error("jit: separable pixels fill whole registers with channels, or end in a partial integer vector copied "
+                    "into the padded row");
     const std::int64_t padded_bytes = separable_pixels_padded_bytes(), maxima_bytes = sep.maxima_vectors * vb;
     const std::int64_t vector_storage = L * elem();  // input bytes of one vector of channels
     const std::vector<int> accs = separable_accumulators();
@@ -176,7 +180,8 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
                     ops_.load_widened_pair(to(0), to(1), at(window_, wrap_mul(position, plan_.src_step_w) + v * vector_storage),
                                            2 * static_cast<int>(L));
                 else if (direct)
-                    ops_.load_value(to(0), at(window_, wrap_mul(position, plan_.src_step_w) + v * vector_storage), static_cast<int>(L));
+                    ops_.load_value(to(0), at(window_, wrap_mul(position, plan_.src_step_w) + v * vector_storage),
+                                    separable_pixel_lanes(v));
                 else
                     for (int k = 0; k < per_load; ++k)
                         vmovups(to(k), ptr[window_ + static_cast<std::int32_t>(position * pixel + (v + k) * vb)]);
@@ -284,7 +289,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
                     if (per_load == 2)
                         ops_.store_widened_pair(to, acc((first + i) * V + v), acc((first + i) * V + v + 1), 2 * static_cast<int>(L));
                     else
-                        ops_.store_value(to, acc((first + i) * V + v), vec(regs_.scratch), static_cast<int>(L));
+                        ops_.store_value(to, acc((first + i) * V + v), vec(regs_.scratch), separable_pixel_lanes(v));
                 }
         };
         const auto merge_outputs = [&](int count) {

@@ -151,6 +151,10 @@ private:
         return seg.first_position >= 0 && plan_.src_step_w > 0 &&
                seg.first_position >= (before + plan_.src_step_w - 1) / plan_.src_step_w;
     }
+    // Separable pixels: the channels of the block's vector v (the last may be partial: integer pixels copied).
+    int separable_pixel_lanes(int v) const {
+        return static_cast<int>(std::min<std::int64_t>(plan_.lanes, block_lanes_ - std::int64_t{v} * plan_.lanes));
+    }
     // Vector v of the item reads back (ItemShape::tail_reads_back): its load starts this many bytes before
     // its first lane's element (0: it does not).
     std::int64_t back_read_bytes(const ItemShape& s, int v) const {

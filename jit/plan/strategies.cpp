@@ -338,7 +338,12 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=bf16 layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4", {}, {avx512, avx2}},
             // bf16 channels that a pair block of 16 leaves a tail of: blocks of 24 (3 vectors) and of 8 that divide
             {"maxpool dt=bf16 layout=nxc src=2x72x9x11 k=3x3 pb=1x1 pe=1x1"},
-            {"maxpool dt=bf16 layout=nxc src=1x40x12x9 k=3x3 pb=1x1 pe=1x1"}}},
+            {"maxpool dt=bf16 layout=nxc src=1x40x12x9 k=3x3 pb=1x1 pe=1x1"},
+            // integer pixels of one block ending in a partial vector: SPPF's shape over 24 u8 channels (direct rows,
+            // the partial vector masked), s8 at stride 2 along h with 20 channels, s32 over 13 (copied rows)
+            {"maxpool dt=u8 layout=nxc src=2x24x20x20 k=5x5 pb=2x2 pe=2x2"},
+            {"maxpool dt=s8 layout=nxc src=2x20x21x13 k=5x3 s=2x1 pb=2x1 pe=2x1"},
+            {"maxpool dt=s32 layout=nxc src=1x13x12x11 k=5x5 s=1x2 pb=2x2 pe=2x2"}}},
         // Border rows around the ring's calls and a channel tail, k2 windows, a width dilation, empty windows at
         // both ends of the rows, a column taller than one ring call (f32: 19 rows a call, bf16: 40), SPP's 9x9
         // window (9 width taps unrolled, 2 vectors a block on AVX-512, 1 on AVX2). Each has a channel tail
