@@ -330,6 +330,36 @@ void run_planar_narrow_shapes(const char* isa) {
             }
 }
 
+// Channels last whose blocks end in a partial vector: AVX2 loads it as the whole register that ends at its last
+// channel, reading the bytes before the block (the pixel before it in the row, where the block is narrower than
+// a register): the row's first outputs (no padding: their first tap is the row's first pixel), tiny pixels (3
+// and 7 channels need several pixels of room), a dilation, 1-D rows, the column ring, separable pixels over one
+// partial block (SPPF's shape), a tail after whole vectors; every data type, next to both guards.
+void run_channel_tail_shapes(const char* isa) {
+    GuardRunner runner(isa);
+    constexpr std::array<const char*, 9> shapes = {
+        "maxpool layout=nxc src=2x20x6x8 k=2x2 s=2x2",
+        "maxpool layout=nxc src=1x7x5x9 k=3x3",
+        "maxpool layout=nxc src=1x3x4x11 k=2x3 d=1x2",
+        "maxpool layout=nxc src=2x24x13 k=3 s=2",
+        "maxpool layout=nxc src=1x24x7x9 k=3x3 pb=1x1 pe=1x1",
+        "maxpool layout=nxc src=1x20x9x9 k=5x5 pb=2x2 pe=2x2",
+        "maxpool layout=nxc src=1x40x9x7 k=5x5 pb=2x2 pe=2x2",
+        "maxpool layout=nxc src=1x13x6x7 k=3x3 s=2x2 pb=1x1 pe=1x1",
+        "maxpool layout=nxc src=1x70x5x6 k=3x3 s=2x2",
+    };
+    std::uint64_t seed = 0x7A110000u;
+    for (const char* shape : shapes)
+        for (pj::DType dtype : all_dtypes) {
+            std::string line(shape);
+            line.insert(line.find(' '), std::string(" dt=") + pj::to_string(dtype));
+            pj::AnyPoolDesc desc = pj::parse_problem(line);
+            if (auto* max_pool = std::get_if<pj::MaxPoolDesc>(&desc); max_pool && seed % 4 == 0)
+                max_pool->nan = pj::NanPolicy::ignore;
+            runner.run(desc, ++seed);
+        }
+}
+
 }  // namespace
 
 // The harness itself: one byte past the end, or one before the start, must fault.
@@ -371,6 +401,14 @@ TEST(GuardPages, PlanarNarrowShapesAvx512) {
 TEST(GuardPages, PlanarNarrowShapesAvx2) {
     POOLJIT_SKIP_UNLESS_CPU_RUNS(pooljit::jit::Isa::avx2);
     run_planar_narrow_shapes("avx2");
+}
+TEST(GuardPages, ChannelTailShapesAvx512) {
+    POOLJIT_SKIP_UNLESS_CPU_RUNS(pooljit::jit::Isa::avx512);
+    run_channel_tail_shapes("avx512");
+}
+TEST(GuardPages, ChannelTailShapesAvx2) {
+    POOLJIT_SKIP_UNLESS_CPU_RUNS(pooljit::jit::Isa::avx2);
+    run_channel_tail_shapes("avx2");
 }
 TEST(GuardPages, OverhangShapesAvx2) {
     POOLJIT_SKIP_UNLESS_CPU_RUNS(pooljit::jit::Isa::avx2);
