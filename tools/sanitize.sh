@@ -2,7 +2,10 @@
 # The sanitizer configurations, after tools/test.sh (which installs the packages):
 #   asan  build-asan/: the whole project with AddressSanitizer + UndefinedBehaviorSanitizer (LeakSanitizer at
 #         exit), every ctest test but the consumer projects (label consumer: they build pooljit again without
-#         sanitizers), then pooljit-fuzz for POOLJIT_FUZZ_SECONDS (default 180) when it is built.
+#         sanitizers), then pooljit-fuzz for POOLJIT_FUZZ_SECONDS (default 90) when it is built:
+#         tools/test.sh fuzzes for a minute at full speed before it (1530 cases/s on a 2-vCPU Zen 3; under ASan
+#         187/s). There the CI run took 525 s of tools/test.sh and 1218 s of this script with 180 s of fuzzing:
+#         90 s brings the whole to about 27.5 minutes.
 #   tsan  build-tsan/: the library and test_stress with ThreadSanitizer; the stress test runs twice: with
 #         oneTBB out of the picture (POOLJIT_NUM_THREADS=1) and no suppressions, then whole, with
 #         tests/hardening/tsan.supp hiding the reports inside the uninstrumented libtbb.
@@ -15,7 +18,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 jobs=${POOLJIT_SANITIZE_JOBS:-$(nproc)}
-fuzz_seconds=${POOLJIT_FUZZ_SECONDS:-180}
+fuzz_seconds=${POOLJIT_FUZZ_SECONDS:-90}
 fuzz_seed=${POOLJIT_FUZZ_SEED:-$(date +%Y%m%d)}
 tsan_iterations=${POOLJIT_STRESS_ITERATIONS:-1000}
 
