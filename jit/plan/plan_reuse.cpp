@@ -343,8 +343,9 @@ void Planner::choose_separable_pixels() {
     // channels alone. Zen 3 (AVX2, u8 SPPF k5 over 20x20, one thread, lowest of 3000 calls in turn): 24 channels
     // 1.87 us in the column ring, 1.35 copied, 1.32 in direct rows, where 32 take 1.14.
     const std::int64_t whole_lanes = std::int64_t{plan_.vectors_per_block} * plan_.lanes;
-    const bool partial_pixel = plan_.channel_block == p_.channels && plan_.channel_tail == 0 && !plan_.is_float &&
-                               !p_.has_indices && plan_.channel_block < whole_lanes &&
+    // (Measured on AVX2 only: AVX-512's opmasked tails keep the ring or the row code.)
+    const bool partial_pixel = !caps_.opmasks && plan_.channel_block == p_.channels && plan_.channel_tail == 0 &&
+                               !plan_.is_float && !p_.has_indices && plan_.channel_block < whole_lanes &&
                                plan_.channel_block > whole_lanes - plan_.lanes && !plan_.separable.widened_pairs &&
                                size_of(p_.dtype) == static_cast<std::size_t>(lane_bytes(plan_.compare));
     if (!partial_pixel && (plan_.channel_block != whole_lanes || p_.channels % plan_.channel_block != 0))
