@@ -148,8 +148,9 @@ private:
         const std::int64_t before = Ops::vector_bytes - (block_lanes_ % plan_.lanes) * elem() -
                                     (block_lanes_ / plan_.lanes) * plan_.lanes * elem();
         if (before <= 0) return true;
-        return seg.first_position >= 0 && plan_.src_step_w > 0 &&
-               seg.first_position >= (before + plan_.src_step_w - 1) / plan_.src_step_w;
+        // Pixels of room the read needs, rounded up without an add that a stride near 2^63 would overflow.
+        const std::int64_t step = plan_.src_step_w;
+        return seg.first_position >= 0 && step > 0 && seg.first_position >= before / step + (before % step != 0 ? 1 : 0);
     }
     // Separable pixels: the channels of the block's vector v (the last may be partial: integer pixels copied).
     int separable_pixel_lanes(int v) const {

@@ -169,6 +169,7 @@ public:
     // Without indices and raw bits, NaN-free input: acc <- max(acc, the vector at a), ties taking the memory's.
     // Callers go through their taps last to first, so a tie keeps the earliest tap, as max_fast's first to last
     // does; the load folds into the max (s64's compare and blend load it into fresh first).
+    // Integer callers may go in any order (equal integers have equal bits: the row code's folded taps).
     void max_fast_earlier(const Vmm& acc, const Xbyak::Address& a, const Vmm& fresh) {
         if (format_.compare == CompareType::s64) {
             g_.vmovdqu(fresh, a);

@@ -103,6 +103,7 @@ public:
     // Without indices and raw bits, NaN-free input: acc <- max(acc, the vector at a), ties taking the memory's.
     // Callers go through their taps last to first, so a tie keeps the earliest tap, as max_fast's first to last
     // does; the load folds into the max.
+    // Integer callers may go in any order (equal integers have equal bits: the row code's folded taps).
     void max_fast_earlier(const Vmm& acc, const Xbyak::Address& a, const Vmm&) {
         max_keeping_second(g_, format_.compare, acc, acc, a);
     }
