@@ -241,7 +241,8 @@ void Planner::choose_paired_tap_loads() {
 
 // Channels last on a trait without opmasks: a partial vector of channels loads a whole register ending at its
 // last channel (KernelPlan::tail_back_reads) in the plain items of the row code and the column ring, whose
-// rows keep the lanes where the loads put them; separable pixels and tap passes keep their lanes in order, and indices, f16's raw bits and widened loads keep the masked load.
+// rows keep the lanes where the loads put them; separable pixels and tap passes keep their lanes in order, and
+// indices, f16's raw bits and widened loads keep the masked load.
 // Zen 3 (AVX2, one thread, u8 k3 s2 p1 over 56x56, min of 2000 calls): 24 channels ran 1.5x the time of 32
 // with a vpmaskmovd a tap.
 void Planner::choose_tail_back_reads() {
@@ -271,9 +272,10 @@ void Planner::choose_tail_back_reads() {
         std::vector<Segment> segments;
         segments.reserve(plan_.segments.size() + 1);
         for (const Segment& s : plan_.segments) {
-            const std::int64_t near = s.taps > 0 && s.item_step > 0 && s.first_position >= 0 && s.first_position < positions
-                                          ? (positions - s.first_position + s.item_step - 1) / s.item_step
-                                          : 0;
+            // Items short of `positions`, rounded up without an add (an item step may reach 2^63).
+            const bool near_start = s.taps > 0 && s.item_step > 0 && s.first_position >= 0 && s.first_position < positions;
+            const std::int64_t short_by = near_start ? positions - s.first_position : 0;
+            const std::int64_t near = near_start ? short_by / s.item_step + (short_by % s.item_step != 0 ? 1 : 0) : 0;
             if (near <= 0 || near >= s.repeat) {
                 segments.push_back(s);
                 continue;
