@@ -334,10 +334,12 @@ void run_planar_narrow_shapes(const char* isa) {
 // channel, reading the bytes before the block (the pixel before it in the row, where the block is narrower than
 // a register): the row's first outputs (no padding: their first tap is the row's first pixel), tiny pixels (3
 // and 7 channels need several pixels of room), a dilation, 1-D rows, the column ring, separable pixels over one
-// partial block (SPPF's shape), a tail after whole vectors; every data type, next to both guards.
+// partial block (SPPF's shape), a tail after whole vectors, separable pixels over whole blocks and a tail (of 10
+// and 12 f32 channels in 2 vectors, of 8 in fewer vectors than a block, of 4 read back from the block before
+// it; a copied row at stride 2 along the width); every data type, next to both guards.
 void run_channel_tail_shapes(const char* isa) {
     GuardRunner runner(isa);
-    constexpr std::array<const char*, 10> shapes = {
+    constexpr std::array<const char*, 14> shapes = {
         "maxpool layout=nxc src=2x20x6x8 k=2x2 s=2x2",
         "maxpool layout=nxc src=1x7x5x9 k=3x3",
         "maxpool layout=nxc src=1x3x4x11 k=2x3 d=1x2",
@@ -347,6 +349,10 @@ void run_channel_tail_shapes(const char* isa) {
         "maxpool layout=nxc src=1x40x9x7 k=5x5 pb=2x2 pe=2x2",
         "maxpool layout=nxc src=1x13x6x7 k=3x3 s=2x2 pb=1x1 pe=1x1",
         "maxpool layout=nxc src=1x70x5x6 k=3x3 s=2x2",
+        "maxpool layout=nxc src=2x42x7x6 k=5x5 pb=2x2 pe=2x2",
+        "maxpool layout=nxc src=1x60x6x5 k=3x3 d=2x2 pb=2x2 pe=2x2",
+        "maxpool layout=nxc src=1x36x9x11 k=5x3 s=1x2 pb=2x1 pe=2x1",
+        "maxpool layout=nxc src=1x120x6x6 k=5x5 pb=2x2 pe=2x2",
         // a width of one pixel whose stride is near 2^63 (a stride of an extent-1 axis adds nothing to the extent):
         // the room the read-back needs, counted in those pixels, must not overflow to none
         "maxpool layout=nxc src=1x20x4x1 k=2x1 src_strides=80x1x20x9223372036854775797",

@@ -42,7 +42,7 @@ void WindowEmitter<Ops>::store_separable_padding() {
     for (std::int64_t p = 0; p < sep.row_lanes(); ++p) {
         if (p == sep.pad_lanes) p = std::min(sep.row_lanes(), sep.pad_lanes + plan_.in_width);
         if (p == sep.row_lanes()) break;
-        for (int v = 0; v < plan_.vectors_per_block; ++v)
+        for (int v = 0; v < separable_block_vectors(); ++v)
             vmovups(ptr[tap_ptr_ + static_cast<std::int32_t>(p * position + v * Ops::vector_bytes)], vec(regs_.empty_value));
     }
 }
@@ -52,16 +52,18 @@ void WindowEmitter<Ops>::store_separable_padding() {
 // latency).
 template <typename Ops>
 void WindowEmitter<Ops>::separable_copy_pixels(int count) {
-    const int V = plan_.vectors_per_block;
+    const int V = separable_block_vectors();
     const std::int64_t L = plan_.lanes, position = separable_position_bytes(), vector_storage = L * elem();
-    const std::vector<int> accs = separable_accumulators();
+    std::vector<int> accs = separable_accumulators();
+    accs.resize(accs.size() / static_cast<std::size_t>(V) * static_cast<std::size_t>(V));
     const auto acc = [&](int i) { return vec(accs[static_cast<std::size_t>(i)]); };
     const int per_load = plan_.separable.widened_pairs ? 2 : 1;
     for (int i = 0; i < count; ++i)
         for (int v = 0; v < V; v += per_load) {
-            const Address from = at(window_, wrap_mul(i, plan_.src_step_w) + v * vector_storage);
+            const std::int64_t back = separable_back_read_bytes(v);
+            const Address from = at(window_, wrap_mul(i, plan_.src_step_w) + v * vector_storage - back);
             if (per_load == 2) ops_.load_widened_pair(acc(i * V + v), acc(i * V + v + 1), from, 2 * static_cast<int>(L));
-            else ops_.load_value(acc(i * V + v), from, separable_pixel_lanes(v));
+            else ops_.load_value(acc(i * V + v), from, back > 0 ? static_cast<int>(L) : separable_pixel_lanes(v));
             for (int k = v; k < v + per_load; ++k)
                 vmovups(ptr[indices_ + static_cast<std::int32_t>(i * position + k * Ops::vector_bytes)], acc(i * V + k));
         }
@@ -125,18 +127,22 @@ template <typename Ops>
 void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) {
     const SeparableRows& sep = plan_.separable;
     if (!nxc_ || plan_.has_indices || f16() || plan_.spatial_rank != 2 || sep.phases != 1 || sep.row_step < 1 ||
-        block_lanes_ != plan_.channel_block || sweep_ != 1)
-        throw Error("jit: separable pixels are channels-last 2-D values, one full block a call");
-    const int V = plan_.vectors_per_block;
+        (block_lanes_ != plan_.channel_block && !(sep.partial_tail && block_lanes_ == plan_.channel_tail)) ||
+        sweep_ != 1)
+        throw Error("jit: separable pixels are channels-last 2-D values, one block (or a partial tail) a call");
+    const int V = separable_block_vectors();
     const std::int64_t L = plan_.lanes, vb = Ops::vector_bytes, pixel = std::int64_t{V} * vb;
     if (block_lanes_ != std::int64_t{V} * L &&
-        (block_lanes_ > std::int64_t{V} * L || block_lanes_ <= std::int64_t{V - 1} * L ||
-         sep.widened_pairs || plan_.is_float))
-        throw Error("jit: separable pixels fill whole registers with channels, or end in a partial integer vector copied "
-                    "into the padded row");
+        (block_lanes_ > std::int64_t{V} * L || block_lanes_ <= std::int64_t{V - 1} * L || sep.widened_pairs))
+        throw Error("jit: separable pixels fill whole registers with channels, or end in a partial vector loaded as "
+                    "it is");
+    if (sep.partial_reads_back && !Ops::needs_vector_masks)
+        throw Error("jit: separable pixels read a partial vector back on a trait without opmasks only");
     const std::int64_t padded_bytes = separable_pixels_padded_bytes(), maxima_bytes = sep.maxima_vectors * vb;
     const std::int64_t vector_storage = L * elem();  // input bytes of one vector of channels
-    const std::vector<int> accs = separable_accumulators();
+    // A tail of fewer vectors than the plan's takes as many of the accumulators as hold whole blocks of its own.
+    std::vector<int> accs = separable_accumulators();
+    accs.resize(accs.size() / static_cast<std::size_t>(V) * static_cast<std::size_t>(V));
     const auto acc = [&](int i) { return vec(accs[static_cast<std::size_t>(i)]); };
     // Pixels (or outputs) a step takes: the plan's accumulators are a whole number of blocks.
     const int unroll = static_cast<int>(accs.size()) / V;
@@ -180,8 +186,10 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
                     ops_.load_widened_pair(to(0), to(1), at(window_, wrap_mul(position, plan_.src_step_w) + v * vector_storage),
                                            2 * static_cast<int>(L));
                 else if (direct)
-                    ops_.load_value(to(0), at(window_, wrap_mul(position, plan_.src_step_w) + v * vector_storage),
-                                    separable_pixel_lanes(v));
+                    ops_.load_value(to(0),
+                                    at(window_, wrap_mul(position, plan_.src_step_w) + v * vector_storage -
+                                                    separable_back_read_bytes(v)),
+                                    separable_back_read_bytes(v) > 0 ? static_cast<int>(L) : separable_pixel_lanes(v));
                 else
                     for (int k = 0; k < per_load; ++k)
                         vmovups(to(k), ptr[window_ + static_cast<std::int32_t>(position * pixel + (v + k) * vb)]);
@@ -261,7 +269,10 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
                 for (const std::int64_t x : direct_row_unwatched_pixels(plan_.width_runs, plan_.dilation_w, plan_.pad_w,
                                                                         std::numeric_limits<std::size_t>::max()))
                     for (int v = 0; v < V; ++v) {
-                        ops_.load_value(fresh, at(row_src_, wrap_mul(x, plan_.src_step_w) + v * vector_storage), static_cast<int>(L));
+                        ops_.load_value(fresh,
+                                        at(row_src_, wrap_mul(x, plan_.src_step_w) + v * vector_storage -
+                                                         separable_back_read_bytes(v)),
+                                        separable_back_read_bytes(v) > 0 ? static_cast<int>(L) : separable_pixel_lanes(v));
                         ops_.note_nan(vec(regs_.plane_sum), fresh);
                     }
         } else {
@@ -286,10 +297,17 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
             for (int i = 0; i < count; ++i)
                 for (int v = 0; v < V; v += per_load) {
                     const Address to = at(row_dst, wrap_mul(i, plan_.dst_out_stride_w) + v * vector_storage);
-                    if (per_load == 2)
+                    if (per_load == 2) {
                         ops_.store_widened_pair(to, acc((first + i) * V + v), acc((first + i) * V + v + 1), 2 * static_cast<int>(L));
-                    else
-                        ops_.store_value(to, acc((first + i) * V + v), vec(regs_.scratch), separable_pixel_lanes(v));
+                        continue;
+                    }
+                    if constexpr (Ops::needs_vector_masks) {
+                        if (separable_back_read_bytes(v) > 0) {
+                            ops_.store_value_top(to, acc((first + i) * V + v), vec(regs_.scratch), separable_pixel_lanes(v));
+                            continue;
+                        }
+                    }
+                    ops_.store_value(to, acc((first + i) * V + v), vec(regs_.scratch), separable_pixel_lanes(v));
                 }
         };
         const auto merge_outputs = [&](int count) {

@@ -463,8 +463,11 @@ void WindowEmitter<Ops>::generate() {
 // rows one at a time, to `done`.
 template <typename Ops>
 void WindowEmitter<Ops>::emit_row_code(Label& row_loop, Label& empty_row, Label& row_done, Label& done) {
-    // Channels last, the tail block's calls run the row code (the buffers hold whole blocks).
-    if (plan_.separable.enabled() && nxc_ && block_lanes_ == plan_.channel_block) {
+    // Channels last, the tail block's calls run the row code (the buffers hold whole blocks), unless the plan
+    // takes its partial vector into them (separable.partial_tail).
+    const bool separable_block =
+        block_lanes_ == plan_.channel_block || (plan_.separable.partial_tail && block_lanes_ == plan_.channel_tail);
+    if (plan_.separable.enabled() && nxc_ && separable_block) {
         if (plan_.has_indices) emit_separable_pixel_indices(row_loop, done);
         else emit_separable_pixels(row_loop, done);
     }

@@ -152,9 +152,20 @@ private:
         const std::int64_t step = plan_.src_step_w;
         return seg.first_position >= 0 && step > 0 && seg.first_position >= before / step + (before % step != 0 ? 1 : 0);
     }
-    // Separable pixels: the channels of the block's vector v (the last may be partial: integer pixels copied).
+    // Separable pixels: the vectors of the call's block (a tail's may be fewer than the plan's).
+    int separable_block_vectors() const {
+        return nxc_ ? static_cast<int>((block_lanes_ + plan_.lanes - 1) / plan_.lanes) : plan_.vectors_per_block;
+    }
+    // Separable pixels: the channels of the block's vector v (the last may be partial, loaded and stored masked).
     int separable_pixel_lanes(int v) const {
         return static_cast<int>(std::min<std::int64_t>(plan_.lanes, block_lanes_ - std::int64_t{v} * plan_.lanes));
+    }
+    // Separable pixels: vector v loads the whole register that ends at its last channel, this many bytes before
+    // its first (0: it loads as it is; SeparableRows::partial_reads_back).
+    std::int64_t separable_back_read_bytes(int v) const {
+        const int lanes = separable_pixel_lanes(v);
+        if (!plan_.separable.partial_reads_back || lanes >= plan_.lanes) return 0;
+        return (plan_.lanes - lanes) * elem();
     }
     // Vector v of the item reads back (ItemShape::tail_reads_back): its load starts this many bytes before
     // its first lane's element (0: it does not).
@@ -435,7 +446,7 @@ private:
     // Bytes of one position of the padded row: a pixel of the block's compare lanes, then (with indices) a vector of
     // its index lanes.
     std::int64_t separable_position_bytes() const {
-        return (plan_.vectors_per_block + (plan_.has_indices ? 1 : 0)) * std::int64_t{Ops::vector_bytes};
+        return (separable_block_vectors() + (plan_.has_indices ? 1 : 0)) * std::int64_t{Ops::vector_bytes};
     }
     std::int64_t separable_pixels_padded_bytes() const;
     void store_separable_padding();

@@ -207,6 +207,15 @@ struct SeparableRows {
     // pairs, the even bytes packed.
     bool byte_pairs = false;
     std::int64_t window_planes = 1;
+    // Separable pixels over whole blocks and a channel tail of as many vectors or fewer, the last of them
+    // perhaps partial (plan.channel_tail): the tail's calls take the buffers too, a pixel of the tail's vectors,
+    // where they would run the row code.
+    bool partial_tail = false;
+    // The partial vector (of the only block, or of the tail) loads the whole register that ends at the block's
+    // last channel, where the pixel's channels before it fill the rest (a block of a register's bytes or more,
+    // or a tail after whole blocks of contiguous channels): its lanes sit at the register's top, lane-wise through
+    // the buffers, and are stored from there (no masked load a tap).
+    bool partial_reads_back = false;
     bool enabled() const { return group_rows > 0; }
     // Padded rows (and rows of maxima) a pass holds: the input rows its output rows' windows read.
     std::int64_t buffered_rows() const { return (group_rows - 1) * row_step + window_rows; }

@@ -267,8 +267,8 @@ void Planner::choose_tail_back_reads() {
     const std::int64_t before = std::max(bytes_before(plan_.channel_block), bytes_before(plan_.channel_tail));
     std::int64_t split_items = 0;
     if (before > 0 && plan_.src_step_w > 0) {
-        const std::int64_t step = plan_.src_step_w;  // (rounded up without an add: strides reach 2^63)
-        const std::int64_t positions = before / step + (before % step != 0 ? 1 : 0);
+        const std::int64_t pixel_step = plan_.src_step_w;  // (rounded up without an add: strides reach 2^63)
+        const std::int64_t positions = before / pixel_step + (before % pixel_step != 0 ? 1 : 0);
         std::vector<Segment> segments;
         segments.reserve(plan_.segments.size() + 1);
         for (const Segment& s : plan_.segments) {

@@ -233,6 +233,20 @@ std::string Planner::separable_pixels_declined() const {
     return {};
 }
 
+// Separable pixels over a block of `lanes` channels that does not fill its `vectors` vectors (data loaded as
+// stored, without indices, on a trait without opmasks): the only block, whose last vector is partial, or the tail
+// after whole blocks, in as many vectors or fewer. A partial vector loads the whole register that ends at its
+// last channel where the pixel's channels before it fill the rest (SeparableRows::partial_reads_back), else
+// masked. Zen 3 (AVX2, one thread, lowest of 3000 calls in turn): u8 SPPF k5 over 20x20 at 24 channels 1.87 us in
+// the column ring, 1.35 copied, 1.32 in direct rows, where 32 take 1.14. PARTIAL_TAIL_FIGURES
+// (Measured on AVX2 only: AVX-512's opmasked tails keep the ring or the row code.)
+bool Planner::separable_block_fits(std::int64_t lanes, int vectors) const {
+    const std::int64_t whole = std::int64_t{vectors} * plan_.lanes;
+    if (lanes == whole) return true;
+    return !caps_.opmasks && !p_.has_indices && !plan_.separable.widened_pairs &&
+           size_of(p_.dtype) == static_cast<std::size_t>(lane_bytes(plan_.compare)) && lanes > 0 && lanes < whole;
+}
+
 // Separable pixels of `vectors` vectors a pixel: the padded row of the block's pixels and the buffered rows of
 // maxima on the stack, within separable_pixel_buffer_bytes (with indices separable_index_buffer_bytes; group_rows
 // 0: they do not fit). Sizes are bounded before they are multiplied. Windows along the width that are empty read
@@ -290,9 +304,11 @@ int Planner::separable_pixel_vectors() const {
     // where a line's do not fit the registers.
     const std::int64_t window_rows = std::min(p_.kernel[0], p_.out[0]);
     for (int vectors = most; vectors >= 1; --vectors) {
-        // Else the tail's calls run the row code; a call's block stays inside a run of consecutive channels.
-        const bool whole_blocks = p_.channels % (vectors * plan_.lanes) == 0 &&
-                                  (memory_.channel_run >= p_.channels || memory_.channel_run % (vectors * plan_.lanes) == 0);
+        // Else the tail's calls run the row code (but a tail of as many vectors, its last partial); a call's block
+        // stays inside a run of consecutive channels.
+        const std::int64_t block = std::int64_t{vectors} * plan_.lanes, tail = p_.channels % block;
+        const bool whole_blocks = (tail == 0 || separable_block_fits(tail, vectors)) &&
+                                  (memory_.channel_run >= p_.channels || memory_.channel_run % block == 0);
         KernelPlan candidate = plan_;
         candidate.vectors_per_block = vectors;
         candidate.separable = separable_pixels_of(vectors);
@@ -338,19 +354,23 @@ void Planner::choose_separable_pixels() {
                                         " channels, which divide them, for separable pixels (no tail block)");
         }
     }
-    // Integer pixels of one block whose last vector is partial: the copy into the padded row, or a direct row,
-    // loads that vector as it is (its lanes past the channels are never stored), and the stores write its
-    // channels alone. Zen 3 (AVX2, u8 SPPF k5 over 20x20, one thread, lowest of 3000 calls in turn): 24 channels
-    // 1.87 us in the column ring, 1.35 copied, 1.32 in direct rows, where 32 take 1.14.
+    // A block whose last vector is partial (the only block), or a tail after whole blocks (separable_block_fits):
+    // the copy into the padded row, or a direct row, loads a partial vector as it is or read back (its lanes past
+    // the channels are never stored), and the stores write its channels alone.
     const std::int64_t whole_lanes = std::int64_t{plan_.vectors_per_block} * plan_.lanes;
-    // (Measured on AVX2 only: AVX-512's opmasked tails keep the ring or the row code.)
-    const bool partial_pixel = !caps_.opmasks && plan_.channel_block == p_.channels && plan_.channel_tail == 0 &&
-                               !plan_.is_float && !p_.has_indices && plan_.channel_block < whole_lanes &&
-                               plan_.channel_block > whole_lanes - plan_.lanes && !plan_.separable.widened_pairs &&
-                               size_of(p_.dtype) == static_cast<std::size_t>(lane_bytes(plan_.compare));
-    if (!partial_pixel && (plan_.channel_block != whole_lanes || p_.channels % plan_.channel_block != 0))
+    const bool partial_pixel = plan_.channel_block == p_.channels && plan_.channel_tail == 0 &&
+                               plan_.channel_block > whole_lanes - plan_.lanes && plan_.channel_block < whole_lanes &&
+                               separable_block_fits(plan_.channel_block, plan_.vectors_per_block);
+    const bool partial_tail = plan_.channel_block == whole_lanes && plan_.channel_tail > 0 &&
+                              separable_block_fits(plan_.channel_tail, plan_.vectors_per_block);
+    if (!partial_pixel && !partial_tail &&
+        (plan_.channel_block != whole_lanes || p_.channels % plan_.channel_block != 0))
         return declined(step, "the blocks are not whole vectors of channels (a tail would run the row code)");
-    const SeparableRows sep = separable_pixels_of(plan_.vectors_per_block);
+    SeparableRows sep = separable_pixels_of(plan_.vectors_per_block);
+    sep.partial_tail = partial_tail;
+    const bool partial_vector = (partial_pixel ? plan_.channel_block : plan_.channel_tail) % plan_.lanes != 0;
+    sep.partial_reads_back = partial_vector && ((partial_pixel && plan_.channel_block >= plan_.lanes) ||
+                                                (partial_tail && !channels_apart()));
     if (!sep.enabled())
         return declined(step, "two output rows' buffers would pass " +
                                   std::to_string(p_.has_indices ? separable_index_buffer_bytes : separable_pixel_buffer_bytes) +

@@ -64,7 +64,8 @@ std::string to_string(const KernelPlan& plan) {
           << plan.separable.maxima_vectors << "/" << plan.separable.row_step << " acc=" << plan.separable.accumulators
           << (plan.separable.paired_width_windows ? " paired" : "")
           << (plan.separable.paired_output_rows ? " paired_rows" : "")
-          << (plan.separable.direct_rows ? " direct_rows" : "")
+          << (plan.separable.direct_rows ? " direct_rows" : "") << (plan.separable.partial_tail ? " partial_tail" : "")
+          << (plan.separable.partial_reads_back ? " partial_reads_back" : "")
           << (plan.separable.widened_pairs ? " widened_pairs" : "")
           << (plan.separable.byte_pairs ? " byte_pairs" : "");
     if (plan.watch_rows_for_nan)

@@ -115,6 +115,7 @@ private:
     std::string separable_pixels_declined() const;
     SeparableRows separable_pixels_of(int vectors) const;
     int separable_pixel_vectors() const;
+    bool separable_block_fits(std::int64_t lanes, int vectors) const;
     void choose_separable_pixels();
     void choose_planes();
     void choose_separable();

@@ -343,19 +343,34 @@ const std::vector<StrategyRow>& strategy_registry() {
             // the partial vector masked), s8 at stride 2 along h with 20 channels, s32 over 13 (copied rows)
             {"maxpool dt=u8 layout=nxc src=2x24x20x20 k=5x5 pb=2x2 pe=2x2"},
             {"maxpool dt=s8 layout=nxc src=2x20x21x13 k=5x3 s=2x1 pb=2x1 pe=2x1"},
-            {"maxpool dt=s32 layout=nxc src=1x13x12x11 k=5x5 s=1x2 pb=2x2 pe=2x2"}}},
+            {"maxpool dt=s32 layout=nxc src=1x13x12x11 k=5x5 s=1x2 pb=2x2 pe=2x2"},
+            // AVX2: whole blocks and a channel tail: f32's tail of 10 in 2 vectors (the partial one read back, k5x4
+            // with ceil rounding, 9x9), s32's tail of one whole vector (fewer than a block's 2), u8's tail of 56 in
+            // SPPF's shape, f64's tail of 2 in one vector (read back from the block before it), and f32's only
+            // block of 3 channels (masked)
+            {"maxpool dt=f32 layout=nxc src=1x42x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil", {}, {avx2}},
+            {"maxpool dt=f32 layout=nxc src=1x42x14x13 k=9x9 pb=4x4 pe=4x4", {}, {avx2}},
+            {"maxpool dt=s32 layout=nxc src=2x40x13x12 k=5x5 pb=2x2 pe=2x2", {}, {avx2}},
+            {"maxpool dt=u8 layout=nxc src=1x120x12x11 k=5x5 pb=2x2 pe=2x2", {}, {avx2}},
+            {"maxpool dt=f64 layout=nxc src=1x10x12x9 k=3x3 d=2x2 pb=2x2 pe=2x2", {}, {avx2}},
+            {"maxpool dt=f32 layout=nxc src=2x3x15x14 k=9x9 pb=4x4 pe=4x4", {}, {avx2}}}},
         // Border rows around the ring's calls and a channel tail, k2 windows, a width dilation, empty windows at
         // both ends of the rows, a column taller than one ring call (f32: 19 rows a call, bf16: 40), SPP's 9x9
         // window (9 width taps unrolled, 2 vectors a block on AVX-512, 1 on AVX2). Each has a channel tail
-        // (AVX2's float blocks of whole vectors take separable pixels).
+        // (AVX2's float blocks take separable pixels with their tails, and so do its integer ones in windows of 5
+        // rows or more: the bf16 twins keep the ring there).
         {column_ring, {avx512, avx2}, {
-            {"maxpool layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1"},
-            {"maxpool layout=nxc src=1x42x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil"},
+            {"maxpool layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1", {}, {avx512}},
+            {"maxpool dt=bf16 layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x42x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil", {}, {avx512}},
+            {"maxpool dt=bf16 layout=nxc src=1x42x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil"},
             {"maxpool layout=nxc src=1x20x9x8 k=2x2"},
-            {"maxpool layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2"},
-            {"maxpool layout=nxc src=1x24x9x6 k=4x2 pb=1x3 pe=1x3"},
-            {"maxpool layout=nxc src=1x66x70x6 k=3x3 pb=1x1 pe=1x1"},
-            {"maxpool layout=nxc src=1x42x14x13 k=9x9 pb=4x4 pe=4x4"}}},
+            {"maxpool layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2", {}, {avx512}},
+            {"maxpool dt=bf16 layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2"},
+            {"maxpool layout=nxc src=1x24x9x6 k=4x2 pb=1x3 pe=1x3", {}, {avx512}},
+            {"maxpool layout=nxc src=1x66x70x6 k=3x3 pb=1x1 pe=1x1", {}, {avx512}},
+            {"maxpool dt=bf16 layout=nxc src=1x66x70x6 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool layout=nxc src=1x42x14x13 k=9x9 pb=4x4 pe=4x4", {}, {avx512}}}},
         // Beside 8- and 16-bit data.
         {column_ring_indices, {avx512}, {
             {"maxpool dt=bf16 layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1 idx=s64"},
