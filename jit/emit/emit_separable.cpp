@@ -476,99 +476,146 @@ void WindowEmitter<Ops>::emit_byte_rows(Label& done) {
     jmp(done, T_NEAR);
 }
 
-// Byte pairs (SeparableRows::byte_pairs): windows that lie inside the input, at stride 2 along the width with
+// Byte pairs (SeparableRows::byte_pairs): windows that end inside the input, at stride 2 along the width with
 // up to 4 contiguous width taps, and window_rows rows (1 in 1-D) in each of window_planes planes (3-D), 4 rows in
-// all at most, so every call's rows have all their taps and a
-// row's windows read its first 2 * (out_width - 1) + kernel_w elements. Each output row, a vector of outputs at a
-// time: for each pair of width taps (2j, 2j + 1) the window rows' maximum of 2 * lanes elements from the
-// outputs' first tap 2j, each byte pair's maximum in its even byte (a word shift right by 8 and a byte max; a
-// lone last tap takes the even byte as loaded), merged over the pairs; the even bytes packed. No load passes
-// the row's end. Rows step by the call's steps, whatever rows they are.
+// all at most. A row's windows read from 2 * o - pad_w to their last tap, inside the row. Each output row, a
+// vector of outputs at a time: for each pair of width taps (2j, 2j + 1) the window rows' maximum of 2 * lanes
+// elements from the outputs' first tap 2j, each byte pair's maximum in its even byte (a word shift right by 8 and a
+// byte max; a lone last tap takes the even byte as loaded), merged over the pairs; the even bytes packed. No load
+// passes the row's end or starts before the row: where the first outputs' windows start in the padding (AVX2), the
+// load starts at the row and the rows' maximum moves up by the padding's bytes, the empty value shifted in. 1-D
+// and 2-D calls take the rows their windows have (fewer at a border: a body for each count); 3-D calls have every
+// row and plane. Rows step by the call's steps, whatever rows they are.
 template <typename Ops>
 void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
     const SeparableRows& sep = plan_.separable;
     const std::int64_t L = plan_.lanes, vb = Ops::vector_bytes, out = plan_.out_width, in = plan_.in_width;
     const std::int64_t kw = plan_.kernel_w, rows = sep.window_rows, planes = sep.window_planes,
-                       last_group = (kw - 1) / 2 * 2;
+                       last_group = (kw - 1) / 2 * 2, pad = plan_.pad_w;
+    if (pad < 0 || pad > kw - 1 || (pad > 0 && planes > 1))
+        throw Error("jit: byte pairs start at most a window's taps but one before the row, in 1-D and 2-D");
     const std::vector<int> accs = separable_accumulators();
     const Vmm acc_lo = vec(accs.at(0)), acc_hi = vec(accs.at(1)), fresh = vec(regs_.fresh), t = vec(regs_.scratch);
-    Label all_taps, missing_taps, row_loop;
-    cmp(qword[rsp + slot_taps_h], static_cast<std::int32_t>(rows));
-    jne(missing_taps, T_NEAR);
-    if (planes > 1) {
-        cmp(qword[rsp + slot_taps_d], static_cast<std::int32_t>(planes));
-        jne(missing_taps, T_NEAR);
-    }
-    jmp(all_taps, T_NEAR);
-    place(missing_taps);
-    ud2();  // the planner takes byte pairs only where every window has all its rows (and planes)
-    place(all_taps);
-    mov(d_ptr_, ptr[rsp + slot_rows]);
-    mov(row_src_, ptr[rsp + slot_row_src]);
-    mov(dst_, ptr[rsp + slot_row_dst]);
-    // One half (`half` 0 or 1, `valid` bytes) of tap group `group` over the window rows into `acc`; first: acc is
-    // set, not merged.
-    const auto half_of_group = [&](const Vmm& acc, std::int64_t group, int half, int valid, bool first) {
-        const auto at = static_cast<std::int32_t>(group + half * vb);
-        mov(h_ptr_, window_);
-        for (std::int64_t i = 0; i < planes * rows; ++i) {
-            // Row r of plane d: the next row, or the first row of the next plane.
-            if (i % rows != 0) add_imm(h_ptr_, plan_.src_tap_stride_h);
-            else if (i > 0) add_imm(h_ptr_, plan_.src_tap_stride_d - (rows - 1) * plan_.src_tap_stride_h);
-            ops_.load_value(i == 0 ? fresh : t, ptr[h_ptr_ + at], valid);
-            if (i > 0) ops_.max_fast(fresh, t);
-        }
-        if (group + 1 < kw) {  // the pair's second tap: each word's odd byte onto its even one
-            ops_.shift_words_right_8(t, fresh);
-            ops_.max_fast(fresh, t);
-        }
-        if (first) vmovaps(acc, fresh);
-        else ops_.max_fast(acc, fresh);
-    };
-    // `outputs` outputs from window_ (their first tap in the window's first row) to indices_; `first_output`: the
-    // first one's position, or -1 in the loop (full vectors, every load whole).
-    const auto chunk = [&](std::int64_t outputs, std::int64_t first_output) {
-        for (std::int64_t group = 0; group <= last_group; group += 2) {
-            // Bytes the group reads: 2 * outputs from its first tap, never past the row's end.
-            std::int64_t bytes = 2 * outputs;
-            if (first_output >= 0) bytes = std::min(bytes, in - (2 * first_output + group));
-            const int lo_valid = static_cast<int>(std::min(bytes, L)), hi_valid = static_cast<int>(bytes - lo_valid);
-            half_of_group(acc_lo, group, 0, lo_valid, group == 0);
-            if (hi_valid > 0) half_of_group(acc_hi, group, 1, hi_valid, group == 0);
-            else if (group == 0) vmovaps(acc_hi, acc_lo);  // lanes past the outputs: never stored
-        }
-        ops_.even_bytes(fresh, acc_lo, acc_hi);
-        ops_.store_value(ptr[indices_], fresh, t, static_cast<int>(outputs));
-    };
-    // Whole vectors while every group's loads of 2 * lanes bytes stay in the row; the rest straight, exact.
-    std::int64_t full = out / L;
-    if (in - last_group < 2 * L) full = 0;
-    else full = std::min(full, (in - last_group - 2 * L) / (2 * L) + 1);
-    place(row_loop);
-    mov(window_, row_src_);
-    mov(indices_, dst_);
-    if (full > 0) {
-        Label chunks;
-        mov(tap_count_, full);
-        place(chunks);
-        chunk(L, -1);
-        add(window_, static_cast<std::int32_t>(2 * vb));
-        add(indices_, static_cast<std::int32_t>(vb));
-        dec(tap_count_);
-        jnz(chunks, T_NEAR);
-    }
-    for (std::int64_t first = full * L; first < out; first += L) {
-        chunk(std::min(L, out - first), first);
-        if (first + L < out) {
+    const Vmm empty = vec(regs_.empty_value);
+    Label missing_taps;
+    // The body of calls whose windows have `rows_now` rows.
+    const auto body = [&](std::int64_t rows_now) {
+        Label row_loop;
+        mov(d_ptr_, ptr[rsp + slot_rows]);
+        mov(row_src_, ptr[rsp + slot_row_src]);
+        mov(dst_, ptr[rsp + slot_row_dst]);
+        // One half (`half` 0 or 1) of tap group `group` over the window rows into `acc`; first: acc is set, not
+        // merged. Its bytes start at `x` in the row (2 * o - pad + group + half * lanes; ignored in the loop, where
+        // every load is whole), `valid` of them. Bytes before the row (`lead`): the loads start at the row and the
+        // maximum moves up by them, the empty value below; a short load inside the row (shifted_pair_loads) reads
+        // the whole register, from the row's start or ending at the half's last byte, and moves the bytes into
+        // place.
+        const auto half_of_group = [&](const Vmm& acc, std::int64_t group, int half, std::int64_t x, int valid,
+                                       bool exact, bool first) {
+            const int lead = exact ? static_cast<int>(std::max<std::int64_t>(0, -x)) : 0;
+            int loaded = valid - lead, back = 0;
+            if (exact && sep.shifted_pair_loads) {
+                if (lead > 0) {
+                    if (L <= in) loaded = static_cast<int>(L);  // from the row's start
+                } else if (valid < L && x + valid - L >= 0) {
+                    back = static_cast<int>(L) - valid;
+                    loaded = static_cast<int>(L);
+                }
+            }
+            const auto at = static_cast<std::int32_t>(group + half * vb + lead - back);
+            mov(h_ptr_, window_);
+            for (std::int64_t i = 0; i < planes * rows_now; ++i) {
+                // Row r of plane d: the next row, or the first row of the next plane.
+                if (i % rows_now != 0) add_imm(h_ptr_, plan_.src_tap_stride_h);
+                else if (i > 0) add_imm(h_ptr_, plan_.src_tap_stride_d - (rows_now - 1) * plan_.src_tap_stride_h);
+                ops_.load_value(i == 0 ? fresh : t, ptr[h_ptr_ + at], loaded);
+                if (i > 0) ops_.max_fast(fresh, t);
+            }
+            if (lead > 0) ops_.shift_bytes_up(fresh, lead, empty, t);
+            if (back > 0) ops_.shift_bytes_down(fresh, back, t);
+            if (group + 1 < kw) {  // the pair's second tap: each word's odd byte onto its even one
+                ops_.shift_words_right_8(t, fresh);
+                ops_.max_fast(fresh, t);
+            }
+            if (first) vmovaps(acc, fresh);
+            else ops_.max_fast(acc, fresh);
+        };
+        // `outputs` outputs from window_ (their first tap's position in the window's first row, 2 * o - pad) to
+        // indices_; `first_output`: the first one, or -1 in the loop (full vectors, every load whole and inside).
+        const auto chunk = [&](std::int64_t outputs, std::int64_t first_output) {
+            const bool exact = first_output >= 0;
+            for (std::int64_t group = 0; group <= last_group; group += 2) {
+                // Bytes the group reads: 2 * outputs from its first tap, never past the row's end nor before its start.
+                const std::int64_t x = exact ? 2 * first_output - pad + group : 0;
+                const std::int64_t bytes = exact ? std::min(2 * outputs, in - x) : 2 * outputs;
+                const int lo_valid = static_cast<int>(std::min(bytes, L)), hi_valid = static_cast<int>(bytes - lo_valid);
+                half_of_group(acc_lo, group, 0, x, lo_valid, exact, group == 0);
+                if (hi_valid > 0) half_of_group(acc_hi, group, 1, x + L, hi_valid, exact, group == 0);
+                else if (group == 0) vmovaps(acc_hi, acc_lo);  // lanes past the outputs: never stored
+            }
+            ops_.even_bytes(fresh, acc_lo, acc_hi);
+            ops_.store_value(ptr[indices_], fresh, t, static_cast<int>(outputs));
+        };
+        // Whole vectors from the first chunk that starts inside the row, while every group's loads of 2 * lanes
+        // bytes stay in it; the chunks before and after straight, exact.
+        const std::int64_t chunks = (out + L - 1) / L, first_full = pad > 0 ? 1 : 0;
+        std::int64_t full = 0;  // chunks c in [first_full, first_full + full): 2cL - pad + last_group + 2L <= in
+        if (in + pad - last_group - 2 * L >= 0)
+            full = std::max<std::int64_t>(0, std::min(out / L, (in + pad - last_group - 2 * L) / (2 * L) + 1) - first_full);
+        place(row_loop);
+        mov(window_, row_src_);
+        if (pad > 0) sub(window_, static_cast<std::int32_t>(pad));  // (the padding's address: never loaded)
+        mov(indices_, dst_);
+        for (std::int64_t c = 0; c < first_full; ++c) {
+            chunk(std::min(L, out - c * L), c * L);
             add(window_, static_cast<std::int32_t>(2 * vb));
             add(indices_, static_cast<std::int32_t>(vb));
         }
+        if (full > 0) {
+            Label vectors;
+            mov(tap_count_, full);
+            place(vectors);
+            chunk(L, -1);
+            add(window_, static_cast<std::int32_t>(2 * vb));
+            add(indices_, static_cast<std::int32_t>(vb));
+            dec(tap_count_);
+            jnz(vectors, T_NEAR);
+        }
+        for (std::int64_t c = first_full + full; c < chunks; ++c) {
+            chunk(std::min(L, out - c * L), c * L);
+            if (c + 1 < chunks) {
+                add(window_, static_cast<std::int32_t>(2 * vb));
+                add(indices_, static_cast<std::int32_t>(vb));
+            }
+        }
+        add(row_src_, ptr[rsp + slot_src_row_step]);
+        add(dst_, ptr[rsp + slot_dst_row_step]);
+        dec(d_ptr_);
+        jnz(row_loop, T_NEAR);
+        jmp(done, T_NEAR);
+    };
+    if (planes > 1) {
+        Label all_taps;
+        cmp(qword[rsp + slot_taps_h], static_cast<std::int32_t>(rows));
+        jne(missing_taps, T_NEAR);
+        cmp(qword[rsp + slot_taps_d], static_cast<std::int32_t>(planes));
+        jne(missing_taps, T_NEAR);
+        body(rows);
+    } else {
+        // Calls of fewer rows (windows starting above the first row) branch to their own body.
+        for (std::int64_t r = 1; r < rows; ++r) {
+            Label next;
+            cmp(qword[rsp + slot_taps_h], static_cast<std::int32_t>(r));
+            jne(next, T_NEAR);
+            body(r);
+            place(next);
+        }
+        cmp(qword[rsp + slot_taps_h], static_cast<std::int32_t>(rows));
+        jne(missing_taps, T_NEAR);
+        body(rows);
     }
-    add(row_src_, ptr[rsp + slot_src_row_step]);
-    add(dst_, ptr[rsp + slot_dst_row_step]);
-    dec(d_ptr_);
-    jnz(row_loop, T_NEAR);
-    jmp(done, T_NEAR);
+    place(missing_taps);
+    ud2();  // the planner takes byte pairs only where every window has a real row (3-D: all its rows and planes)
 }
 
 template void WindowEmitter<Avx512Ops>::emit_byte_pairs(Label&);

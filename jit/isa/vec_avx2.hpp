@@ -422,6 +422,18 @@ public:
 
     // dst <- each 16-bit word of src shifted right by 8: a byte pair's second (odd) byte in the first's place.
     void shift_words_right_8(const Vmm& dst, const Vmm& src) { g_.vpsrlw(dst, src, 8); }
+    // Byte lanes: dst's bytes moved up by `count` (1 to 15) across the whole register, fill's low bytes in the
+    // first `count` (a row's padding before its first element); scratch is clobbered.
+    void shift_bytes_up(const Vmm& dst, int count, const Vmm& fill, const Vmm& scratch) {
+        g_.vperm2i128(scratch, fill, dst, 0x20);  // fill's low half, then dst's low half
+        g_.vpalignr(dst, dst, scratch, static_cast<std::uint8_t>(16 - count));
+    }
+    // Byte lanes: dst's bytes moved down by `count` (1 to 31) across the whole register (the bytes above: zero or
+    // unspecified); scratch is clobbered.
+    void shift_bytes_down(const Vmm& dst, int count, const Vmm& scratch) {
+        g_.vperm2i128(scratch, dst, dst, 0x81);  // dst's high half, then zero
+        g_.vpalignr(dst, scratch, dst, static_cast<std::uint8_t>(count));
+    }
     // Byte lanes: even <- the even bytes of the pair (lo, hi), in order; lo and hi are left with each 16-byte
     // lane's evens gathered before its odds.
     void even_bytes(const Vmm& even, const Vmm& lo, const Vmm& hi) {

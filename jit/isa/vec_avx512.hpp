@@ -337,6 +337,14 @@ public:
     }
     // dst <- each 16-bit word of src shifted right by 8: a byte pair's second (odd) byte in the first's place.
     void shift_words_right_8(const Vmm& dst, const Vmm& src) { g_.vpsrlw(dst, src, 8); }
+    // Byte pairs whose windows start in the padding are planned on traits without opmasks only
+    // (Planner::padded_byte_pairs_allowed).
+    void shift_bytes_up(const Vmm&, int, const Vmm&, const Vmm&) {
+        throw Error("jit:avx512: byte pairs starting in the padding are not planned with opmasks");
+    }
+    void shift_bytes_down(const Vmm&, int, const Vmm&) {
+        throw Error("jit:avx512: shifted byte pair loads are not planned with opmasks");
+    }
     // Byte lanes: even <- the even bytes of the pair (lo, hi), in order (each word truncated to its low byte);
     // lo is clobbered.
     void even_bytes(const Vmm& even, const Vmm& lo, const Vmm& hi) {

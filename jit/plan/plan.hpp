@@ -207,6 +207,10 @@ struct SeparableRows {
     // pairs, the even bytes packed.
     bool byte_pairs = false;
     std::int64_t window_planes = 1;
+    // Byte pairs on a trait without opmasks: a half vector of a row's bytes that would be loaded short (at the
+    // row's end, or after the padding before it) loads the whole register inside the row and moves its bytes
+    // into place (two shuffles), where a load of 17 to 31 bytes took up to six operations.
+    bool shifted_pair_loads = false;
     // Separable pixels over whole blocks and a channel tail of as many vectors or fewer, the last of them
     // perhaps partial (plan.channel_tail): the tail's calls take the buffers too, a pixel of the tail's vectors,
     // where they would run the row code.

@@ -427,15 +427,19 @@ void Planner::choose_planes() {
 // whole-plane and register code). The row code does not serve byte lanes: a plan whose later steps leave separable rows is made again
 // with widened lanes (make_plan).
 // 1-D and 2-D max pools whose windows lie inside the input, at stride 2 along the width with at most 4
-// contiguous width taps (k2 s2, the 1-D k3 s2 of audio rows): no padding before the input, no window past its
-// end, along either axis, and at most 4 rows a window.
+// contiguous width taps (k2 s2, the 1-D k3 s2 of audio rows): no window past the input's end, along either axis,
+// and at most 4 rows a window. No padding before the input either, except on a trait without opmasks (AVX2) in 1-D
+// and 2-D (padded_byte_pairs): there a window may start in the padding before the row (the first outputs' loads
+// shift the empty value in) and before the first row (calls of the rows a window has), each window keeping a real
+// tap. 3-D: every window inside.
 bool Planner::byte_pairs_shape() const {
-    if (adaptive_ || p_.stride[wa_] != 2 || p_.dilation[wa_] != 1 || p_.kernel[wa_] > 4 || p_.pad_begin[wa_] != 0)
-        return false;
+    if (adaptive_ || p_.stride[wa_] != 2 || p_.dilation[wa_] != 1 || p_.kernel[wa_] > 4) return false;
+    const bool pads_allowed = padded_byte_pairs_allowed();
     const auto inside = [&](std::size_t a) {  // the last window's last tap is inside the input (no overflow: divided)
-        if (p_.pad_begin[a] != 0 || p_.kernel[a] > 4) return false;
-        const std::int64_t last_tap = (p_.kernel[a] - 1) * p_.dilation[a];
-        return last_tap < p_.in[a] && (p_.out[a] - 1) <= (p_.in[a] - 1 - last_tap) / p_.stride[a];
+        const std::int64_t pad = p_.pad_begin[a], last_tap = (p_.kernel[a] - 1) * p_.dilation[a];
+        if ((pad != 0 && !pads_allowed) || p_.kernel[a] > 4 || pad > last_tap) return false;
+        // (out - 1) * stride - pad + last_tap <= in - 1
+        return last_tap - pad < p_.in[a] && (p_.out[a] - 1) <= (p_.in[a] - 1 + pad - last_tap) / p_.stride[a];
     };
     if (!inside(wa_)) return false;
     if (p_.spatial_rank == 1) return true;
@@ -443,6 +447,10 @@ bool Planner::byte_pairs_shape() const {
     // 3-D: the window's rows in each of its planes, at most 4 in all.
     return inside(0) && inside(1) && p_.kernel[0] * p_.kernel[1] <= 4;
 }
+
+// Byte pairs whose windows start in the padding: 1-D and 2-D on a trait without opmasks, which shifts the empty
+// value into the first outputs' loads (measured there; AVX-512 keeps the separable rows' buffers).
+bool Planner::padded_byte_pairs_allowed() const { return !caps_.opmasks && p_.spatial_rank <= 2; }
 
 std::string Planner::byte_rows_declined() const {
     if (options_.no_byte_rows) return "the buffers did not take the rows";
@@ -489,6 +497,7 @@ void Planner::choose_separable() {
         direct.phases = 2;
         direct.maxima_vectors = (axis_.out + plan_.lanes - 1) / plan_.lanes;
         direct.byte_pairs = true;
+        direct.shifted_pair_loads = padded_byte_pairs_allowed();
         plan_.separable = direct;
         plan_.ring_row_interval = 1;
         return chose("byte_pairs", "each output row straight from its window's input rows, no buffers");

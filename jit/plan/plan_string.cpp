@@ -67,7 +67,8 @@ std::string to_string(const KernelPlan& plan) {
           << (plan.separable.direct_rows ? " direct_rows" : "") << (plan.separable.partial_tail ? " partial_tail" : "")
           << (plan.separable.partial_reads_back ? " partial_reads_back" : "")
           << (plan.separable.widened_pairs ? " widened_pairs" : "")
-          << (plan.separable.byte_pairs ? " byte_pairs" : "");
+          << (plan.separable.byte_pairs ? " byte_pairs" : "")
+          << (plan.separable.shifted_pair_loads ? " shifted_pair_loads" : "");
     if (plan.watch_rows_for_nan)
         s << " watch_chains=" << plan.watch_chains << " watch_shared=" << plan.watch_shared_rows_h << "x"
           << plan.watch_shared_taps_w;

@@ -116,6 +116,7 @@ private:
     SeparableRows separable_pixels_of(int vectors) const;
     int separable_pixel_vectors() const;
     bool separable_block_fits(std::int64_t lanes, int vectors) const;
+    bool padded_byte_pairs_allowed() const;
     void choose_separable_pixels();
     void choose_planes();
     void choose_separable();

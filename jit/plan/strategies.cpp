@@ -465,7 +465,16 @@ const std::vector<StrategyRow>& strategy_registry() {
             // 3-D: C3D's 2x2x2 at stride 2, windows of 4 planes, of 2 dilated planes and 2 rows, and of rows 1 apart
             {"maxpool dt=u8 layout=ncx src=1x3x4x9x70 k=2x2x2 s=2x2x2"},
             {"maxpool dt=s8 layout=ncx src=2x2x10x5x41 k=4x1x3 s=2x1x2 round=ceil"},
-            {"maxpool dt=u8 layout=ncx src=1x2x6x7x66 k=2x2x2 s=1x1x2 d=2x1x1"}}},
+            {"maxpool dt=u8 layout=ncx src=1x2x6x7x66 k=2x2x2 s=1x1x2 d=2x1x1"},
+            // AVX2 (no opmasks): windows that start in the padding before the row (the empty value shifted into the
+            // first outputs' loads) and above the first row (calls of fewer rows): the stem's rows (a first chunk
+            // and a short last one read back from the row's end), MobileNet's s8 rows (the empty value -128), a
+            // row shorter than a register, 3 bytes of padding before a 1-D row, dilated rows under padding
+            {"maxpool dt=u8 layout=ncx src=1x2x16x112 k=3x3 s=2x2 pb=1x1 pe=1x1", {}, {avx2}},
+            {"maxpool dt=s8 layout=ncx src=2x2x12x150 k=3x3 s=2x2 pb=1x1 pe=1x1", {}, {avx2}},
+            {"maxpool dt=s8 layout=ncx src=1x2x14x22 k=3x3 s=2x2 pb=1x1 pe=1x1", {}, {avx2}},
+            {"maxpool dt=s8 layout=ncx src=1x2x300 k=4 s=2 pb=3 pe=0", {}, {avx2}},
+            {"maxpool dt=u8 layout=ncx src=1x2x20x80 k=3x2 s=2x2 d=2x1 pb=2x1 pe=0x0", {}, {avx2}}}},
         // Windows that reach 2^31 index units in planes of more than 2^31 elements (planned, never run), and the
         // same choice forced on problems small enough to run.
         {wide_index_lanes, {avx512, avx2}, {
