@@ -443,7 +443,8 @@ bool Planner::byte_pairs_shape() const {
     };
     if (!inside(wa_)) return false;
     if (p_.spatial_rank == 1) return true;
-    if (p_.spatial_rank == 2) return inside(0);
+    // (Rows of fewer taps run as calls of their own where the executor tabulates the rows' taps.)
+    if (p_.spatial_rank == 2) return inside(0) && (p_.pad_begin[0] == 0 || p_.out[0] <= max_table_rows);
     // 3-D: the window's rows in each of its planes, at most 4 in all.
     return inside(0) && inside(1) && p_.kernel[0] * p_.kernel[1] <= 4;
 }
