@@ -595,15 +595,17 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
         jmp(done, T_NEAR);
     };
     if (planes > 1) {
-        Label all_taps;
         cmp(qword[rsp + slot_taps_h], static_cast<std::int32_t>(rows));
         jne(missing_taps, T_NEAR);
         cmp(qword[rsp + slot_taps_d], static_cast<std::int32_t>(planes));
         jne(missing_taps, T_NEAR);
         body(rows);
     } else {
-        // Calls of fewer rows (windows starting above the first row) branch to their own body.
+        // Calls of fewer rows (windows starting above the first row: the counts the plan's row table holds)
+        // branch to their own body.
         for (std::int64_t r = 1; r < rows; ++r) {
+            const auto has_count = [&](const OuterTaps& taps) { return taps.count == r; };
+            if (std::none_of(plan_.taps_h.begin(), plan_.taps_h.end(), has_count)) continue;
             Label next;
             cmp(qword[rsp + slot_taps_h], static_cast<std::int32_t>(r));
             jne(next, T_NEAR);

@@ -245,8 +245,9 @@ std::string Planner::separable_pixels_declined() const {
 bool Planner::separable_block_fits(std::int64_t lanes, int vectors) const {
     const std::int64_t whole = std::int64_t{vectors} * plan_.lanes;
     if (lanes == whole) return true;
-    return !caps_.opmasks && !p_.has_indices && !plan_.separable.widened_pairs &&
-           size_of(p_.dtype) == static_cast<std::size_t>(lane_bytes(plan_.compare)) && lanes > 0 && lanes < whole;
+    // (Data loaded as stored: never bf16's widened pairs.)
+    return !caps_.opmasks && !p_.has_indices && size_of(p_.dtype) == static_cast<std::size_t>(lane_bytes(plan_.compare)) &&
+           lanes > 0 && lanes < whole;
 }
 
 // Separable pixels of `vectors` vectors a pixel: the padded row of the block's pixels and the buffered rows of
