@@ -362,9 +362,10 @@ TEST(BlockedPlans, ChannelsLastCallsInsideOneBlock) {
                         const std::int64_t elem = static_cast<std::int64_t>(pj::size_of(p.dtype));
                         EXPECT_EQ(plan.sweep_src_step, p.src_strides.c * elem);
                         EXPECT_EQ(plan.sweep_dst_step, p.dst_strides.c * elem);
-                        if (p.has_indices)
+                        if (p.has_indices) {
                             EXPECT_EQ(plan.sweep_indices_step,
                                       p.indices_strides.c * static_cast<std::int64_t>(pj::size_of(p.index_dtype)));
+                        }
                     } else {
                         EXPECT_EQ(plan.channel_sweep, 1);
                     }
