@@ -476,9 +476,11 @@ void WindowEmitter<Ops>::emit_byte_rows(Label& done) {
     jmp(done, T_NEAR);
 }
 
-// Byte pairs (SeparableRows::byte_pairs): windows that end inside the input, at stride 2 along the width with
-// up to 4 contiguous width taps, and window_rows rows (1 in 1-D) in each of window_planes planes (3-D), 4 rows in
-// all at most. A row's windows read from 2 * o - pad_w to their last tap, inside the row. Each output row, a
+// Byte pairs (SeparableRows::byte_pairs): windows at stride 2 along the width with up to 4 contiguous width taps,
+// and window_rows rows (1 in 1-D) in each of window_planes planes (3-D), 4 rows in all at most. A row's windows
+// read from 2 * o - pad_w to their last tap inside the row; 1-D and 2-D windows on a trait without opmasks may
+// overhang the row's end (the bytes past it in a load's register take the empty value) and the last row (calls
+// of fewer rows), as they may start in the padding. Each output row, a
 // vector of outputs at a time: for each pair of width taps (2j, 2j + 1) the window rows' maximum of 2 * lanes
 // elements from the outputs' first tap 2j, each byte pair's maximum in its even byte (a word shift right by 8 and a
 // byte max; a lone last tap takes the even byte as loaded), merged over the pairs; the even bytes packed. No load
@@ -506,12 +508,13 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
         mov(dst_, ptr[rsp + slot_row_dst]);
         // One half (`half` 0 or 1) of tap group `group` over the window rows into `acc`; first: acc is set, not
         // merged. Its bytes start at `x` in the row (2 * o - pad + group + half * lanes; ignored in the loop, where
-        // every load is whole), `valid` of them. Bytes before the row (`lead`): the loads start at the row and the
-        // maximum moves up by them, the empty value below; a short load inside the row (shifted_pair_loads) reads
-        // the whole register, from the row's start or ending at the half's last byte, and moves the bytes into
-        // place.
+        // every load is whole), `valid` of them inside the row, `needed` for the outputs. Bytes before the row
+        // (`lead`): the loads start at the row and the maximum moves up by them, the empty value below; a short
+        // load inside the row (shifted_pair_loads) reads the whole register, from the row's start or ending at the
+        // half's last byte, and moves the bytes into place. Bytes past the row's end that windows read (a window
+        // overhanging the row, on a trait without opmasks) take the empty value.
         const auto half_of_group = [&](const Vmm& acc, std::int64_t group, int half, std::int64_t x, int valid,
-                                       bool exact, bool first) {
+                                       int needed, bool exact, bool first) {
             const int lead = exact ? static_cast<int>(std::max<std::int64_t>(0, -x)) : 0;
             int loaded = valid - lead, back = 0;
             if (exact && sep.shifted_pair_loads) {
@@ -533,6 +536,7 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
             }
             if (lead > 0) ops_.shift_bytes_up(fresh, lead, empty, t);
             if (back > 0) ops_.shift_bytes_down(fresh, back, t);
+            if (exact && valid < needed) ops_.fill_bytes_from(fresh, valid, empty, t);
             if (group + 1 < kw) {  // the pair's second tap: each word's odd byte onto its even one
                 ops_.shift_words_right_8(t, fresh);
                 ops_.max_fast(fresh, t);
@@ -548,9 +552,12 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
                 // Bytes the group reads: 2 * outputs from its first tap, never past the row's end nor before its start.
                 const std::int64_t x = exact ? 2 * first_output - pad + group : 0;
                 const std::int64_t bytes = exact ? std::min(2 * outputs, in - x) : 2 * outputs;
+                if (bytes <= 0) continue;  // a later group wholly past the row's end (overhanging windows): empty
                 const int lo_valid = static_cast<int>(std::min(bytes, L)), hi_valid = static_cast<int>(bytes - lo_valid);
-                half_of_group(acc_lo, group, 0, x, lo_valid, exact, group == 0);
-                if (hi_valid > 0) half_of_group(acc_hi, group, 1, x + L, hi_valid, exact, group == 0);
+                const int lo_needed = static_cast<int>(std::min(2 * outputs, L)),
+                          hi_needed = static_cast<int>(std::min(2 * outputs - lo_needed, L));
+                half_of_group(acc_lo, group, 0, x, lo_valid, lo_needed, exact, group == 0);
+                if (hi_valid > 0) half_of_group(acc_hi, group, 1, x + L, hi_valid, hi_needed, exact, group == 0);
                 else if (group == 0) vmovaps(acc_hi, acc_lo);  // lanes past the outputs: never stored
             }
             ops_.even_bytes(fresh, acc_lo, acc_hi);

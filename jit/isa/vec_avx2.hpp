@@ -434,6 +434,13 @@ public:
         g_.vperm2i128(scratch, dst, dst, 0x81);  // dst's high half, then zero
         g_.vpalignr(dst, scratch, dst, static_cast<std::uint8_t>(count));
     }
+    // Byte lanes: dst's bytes from `valid` (1 to 31) up replaced by fill's (the row's end inside a register:
+    // windows past it read the empty value); scratch is clobbered. The mask is the table's first `valid` bytes set.
+    void fill_bytes_from(const Vmm& dst, int valid, const Vmm& fill, const Vmm& scratch) {
+        g_.lea(r_.scratch, g_.ptr[g_.rip + mask_table_]);
+        g_.vmovdqu(scratch, g_.ptr[r_.scratch + (32 - valid)]);
+        g_.vpblendvb(dst, fill, dst, scratch);
+    }
     // Byte lanes: even <- the even bytes of the pair (lo, hi), in order; lo and hi are left with each 16-byte
     // lane's evens gathered before its odds.
     void even_bytes(const Vmm& even, const Vmm& lo, const Vmm& hi) {

@@ -345,6 +345,9 @@ public:
     void shift_bytes_down(const Vmm&, int, const Vmm&) {
         throw Error("jit:avx512: shifted byte pair loads are not planned with opmasks");
     }
+    void fill_bytes_from(const Vmm&, int, const Vmm&, const Vmm&) {
+        throw Error("jit:avx512: byte pairs past the row's end are not planned with opmasks");
+    }
     // Byte lanes: even <- the even bytes of the pair (lo, hi), in order (each word truncated to its low byte);
     // lo is clobbered.
     void even_bytes(const Vmm& even, const Vmm& lo, const Vmm& hi) {

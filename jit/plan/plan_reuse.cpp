@@ -428,30 +428,40 @@ void Planner::choose_planes() {
 // whole-plane and register code). The row code does not serve byte lanes: a plan whose later steps leave separable rows is made again
 // with widened lanes (make_plan).
 // 1-D and 2-D max pools whose windows lie inside the input, at stride 2 along the width with at most 4
-// contiguous width taps (k2 s2, the 1-D k3 s2 of audio rows): no window past the input's end, along either axis,
-// and at most 4 rows a window. No padding before the input either, except on a trait without opmasks (AVX2) in 1-D
-// and 2-D (padded_byte_pairs): there a window may start in the padding before the row (the first outputs' loads
-// shift the empty value in) and before the first row (calls of the rows a window has), each window keeping a real
-// tap. 3-D: every window inside.
+// contiguous width taps (k2 s2, the 1-D k3 s2 of audio rows), and at most 4 rows a window. On a trait without
+// opmasks (AVX2) in 1-D and 2-D (padded_byte_pairs) a window may also start in the padding before the row (the
+// first outputs' loads shift the empty value in) and before the first row, and overhang the row's end (the bytes
+// past it take the empty value) and the last row (ceil rounding: the ceil stem, GoogLeNet), each window keeping a
+// real tap; rows of fewer taps run as calls of their own. 3-D: every window inside.
 bool Planner::byte_pairs_shape() const {
     if (adaptive_ || p_.stride[wa_] != 2 || p_.dilation[wa_] != 1 || p_.kernel[wa_] > 4) return false;
-    const bool pads_allowed = padded_byte_pairs_allowed();
-    const auto inside = [&](std::size_t a) {  // the last window's last tap is inside the input (no overflow: divided)
+    const bool borders_allowed = padded_byte_pairs_allowed();
+    bool border_rows = false;  // windows along h with fewer rows than the kernel
+    const auto fits = [&](std::size_t a) {  // no overflow: divided
         const std::int64_t pad = p_.pad_begin[a], last_tap = (p_.kernel[a] - 1) * p_.dilation[a];
-        if ((pad != 0 && !pads_allowed) || p_.kernel[a] > 4 || pad > last_tap) return false;
-        // (out - 1) * stride - pad + last_tap <= in - 1
-        return last_tap - pad < p_.in[a] && (p_.out[a] - 1) <= (p_.in[a] - 1 + pad - last_tap) / p_.stride[a];
+        if ((pad != 0 && !borders_allowed) || p_.kernel[a] > 4 || pad > last_tap || last_tap - pad >= p_.in[a])
+            return false;
+        // Inside: (out - 1) * stride - pad + last_tap <= in - 1.
+        if ((p_.out[a] - 1) <= (p_.in[a] - 1 + pad - last_tap) / p_.stride[a]) {
+            border_rows = border_rows || (a != wa_ && pad > 0);
+            return true;
+        }
+        // Overhanging: the last window still starts inside, (out - 1) * stride - pad <= in - 1.
+        if (!borders_allowed || (p_.out[a] - 1) > (p_.in[a] - 1 + pad) / p_.stride[a]) return false;
+        border_rows = border_rows || a != wa_;
+        return true;
     };
-    if (!inside(wa_)) return false;
+    if (!fits(wa_)) return false;
     if (p_.spatial_rank == 1) return true;
     // (Rows of fewer taps run as calls of their own where the executor tabulates the rows' taps.)
-    if (p_.spatial_rank == 2) return inside(0) && (p_.pad_begin[0] == 0 || p_.out[0] <= max_table_rows);
+    if (p_.spatial_rank == 2) return fits(0) && (!border_rows || p_.out[0] <= max_table_rows);
     // 3-D: the window's rows in each of its planes, at most 4 in all.
-    return inside(0) && inside(1) && p_.kernel[0] * p_.kernel[1] <= 4;
+    return fits(0) && fits(1) && p_.kernel[0] * p_.kernel[1] <= 4;
 }
 
-// Byte pairs whose windows start in the padding: 1-D and 2-D on a trait without opmasks, which shifts the empty
-// value into the first outputs' loads (measured there; AVX-512 keeps the separable rows' buffers).
+// Byte pairs whose windows start in the padding or overhang the input's end: 1-D and 2-D on a trait without
+// opmasks, which shifts the empty value into the first outputs' loads and blends it past the row's end (measured
+// there; AVX-512 keeps the separable rows' buffers).
 bool Planner::padded_byte_pairs_allowed() const { return !caps_.opmasks && p_.spatial_rank <= 2; }
 
 std::string Planner::byte_rows_declined() const {

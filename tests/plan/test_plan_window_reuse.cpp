@@ -588,19 +588,21 @@ TEST(PlanWindowReuse, ByteRowsAtStrideTwoHoldEightKibOfBuffers) {
         const jit::SeparableRows& sep = plan.separable;
         return sep.buffered_rows() * (sep.row_lanes() * 1 + sep.maxima_vectors * plan.vector_bytes);
     };
-    // (The padded stem takes byte pairs on AVX2, the buffers on AVX-512; its ceil form's last window passes the row.)
+    // (The padded stem and its ceil form, whose last windows pass the row's end and the last row, take byte pairs on
+    // AVX2 and the buffers on AVX-512.)
     const char* const padded_stem = "maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1";
-    EXPECT_TRUE(plan_of(padded_stem, jit::Isa::avx2).separable.byte_pairs);
-    EXPECT_FALSE(plan_of(padded_stem, jit::Isa::avx512).separable.byte_pairs);
     const char* const ceil_stem = "maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 round=ceil";
-    const jit::KernelPlan stem = plan_of(ceil_stem, jit::Isa::avx2);
+    for (const char* stem_line : {padded_stem, ceil_stem}) {
+        EXPECT_TRUE(plan_of(stem_line, jit::Isa::avx2).separable.byte_pairs) << stem_line;
+        EXPECT_FALSE(plan_of(stem_line, jit::Isa::avx512).separable.byte_pairs) << stem_line;
+    }
+    const jit::KernelPlan stem = plan_of(ceil_stem, jit::Isa::avx512);
     ASSERT_TRUE(stem.separable.enabled());
-    ASSERT_FALSE(stem.separable.byte_pairs);
     ASSERT_EQ(stem.separable.row_step, 2);
     EXPECT_LE(buffered_bytes(stem), 8 * 1024);
     jit::PlanOptions sixteen;
     sixteen.choice.separable_kib = 16;
-    const jit::KernelPlan stem16 = plan_of(ceil_stem, jit::Isa::avx2, sixteen);
+    const jit::KernelPlan stem16 = plan_of(ceil_stem, jit::Isa::avx512, sixteen);
     EXPECT_GT(stem16.separable.group_rows, stem.separable.group_rows);
     const jit::KernelPlan sppf = plan_of("maxpool dt=u8 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2);
     ASSERT_TRUE(sppf.separable.enabled());
