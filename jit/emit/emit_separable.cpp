@@ -554,8 +554,9 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
                 const std::int64_t bytes = exact ? std::min(2 * outputs, in - x) : 2 * outputs;
                 if (bytes <= 0) continue;  // a later group wholly past the row's end (overhanging windows): empty
                 const int lo_valid = static_cast<int>(std::min(bytes, L)), hi_valid = static_cast<int>(bytes - lo_valid);
-                const int lo_needed = static_cast<int>(std::min(2 * outputs, L)),
-                          hi_needed = static_cast<int>(std::min(2 * outputs - lo_needed, L));
+                // Bytes the outputs use: a lone last tap leaves the last output's odd byte unused.
+                const std::int64_t used = 2 * outputs - (group + 1 < kw ? 0 : 1);
+                const int lo_needed = static_cast<int>(std::min(used, L)), hi_needed = static_cast<int>(std::min(used - lo_needed, L));
                 half_of_group(acc_lo, group, 0, x, lo_valid, lo_needed, exact, group == 0);
                 if (hi_valid > 0) half_of_group(acc_hi, group, 1, x + L, hi_valid, hi_needed, exact, group == 0);
                 else if (group == 0) vmovaps(acc_hi, acc_lo);  // lanes past the outputs: never stored
