@@ -310,9 +310,9 @@ void run_planar_narrow_shapes(const char* isa) {
         "maxpool layout=ncx src=2x2x10x150 k=3x3 s=2x2 pb=1x1 pe=1x1", // MobileNet's rows: the last chunk read back
         "maxpool layout=ncx src=1x2x300 k=4 s=2 pb=3 pe=0",            // 3 bytes of padding before a 1-D row
         "maxpool layout=ncx src=2x3x7x112 k=3x3 s=2x2 pb=1x1 pe=1x1",  // the stem's rows; the last item's exact span
-        "maxpool layout=ncx src=1x3x7x112 k=3x3 s=2x2 round=ceil",     // byte pairs past the row's end and the last row
-        "maxpool layout=ncx src=1x2x9x19 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil",  // both ends of a row under a register
-        "maxpool layout=ncx src=1x2x67 k=4 s=2 pb=1 pe=3 round=ceil_torch",     // a lone last output, its taps 2 and 3 past
+        "maxpool layout=ncx src=1x3x8x112 k=3x3 s=2x2 round=ceil",     // byte pairs past the row's end and the last row
+        "maxpool layout=ncx src=1x2x14x19 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil",  // both ends of a row under a register
+        "maxpool layout=ncx src=1x2x130 k=3 s=2 round=ceil",          // a last chunk of one output, its third tap past
         "maxpool layout=ncx src=1x3x2x4 k=1x1 s=1x2",                 // one-tap windows two apart
         "maxpool layout=ncx src=1x2x1025 k=1025",                     // a whole plane: pairs, a partial vector
         "adaptivemaxpool layout=ncx src=1x5x13x13 out=7x7",           // single-lane borders, stride-2 interior

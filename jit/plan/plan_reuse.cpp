@@ -427,8 +427,8 @@ void Planner::choose_planes() {
 // buffered code has no empty rows), rows of min_byte_row_outputs_* or more (shorter ones take the row ring,
 // whole-plane and register code). The row code does not serve byte lanes: a plan whose later steps leave separable rows is made again
 // with widened lanes (make_plan).
-// 1-D and 2-D max pools whose windows lie inside the input, at stride 2 along the width with at most 4
-// contiguous width taps (k2 s2, the 1-D k3 s2 of audio rows), and at most 4 rows a window. On a trait without
+// Byte pairs' shape: 1-D, 2-D and 3-D max pools at stride 2 along the width with at most 4 contiguous width taps
+// (k2 s2, the 1-D k3 s2 of audio rows) and at most 4 rows a window, whose windows lie inside the input. On a trait without
 // opmasks (AVX2) in 1-D and 2-D (padded_byte_pairs) a window may also start in the padding before the row (the
 // first outputs' loads shift the empty value in) and before the first row, and overhang the row's end (the bytes
 // past it take the empty value) and the last row (ceil rounding: the ceil stem, GoogLeNet), each window keeping a
@@ -480,7 +480,7 @@ std::string Planner::byte_rows_declined() const {
     const std::int64_t rows = p_.spatial_rank >= 2 ? p_.out[wa_ - 1] : 1;  // a call's rows: one plane's
     if (rows < (min_byte_row_plane_outputs + axis_.out - 1) / axis_.out)  // rows * out_w below, no overflow
         return "planes of fewer than " + std::to_string(min_byte_row_plane_outputs) + " outputs";
-    if (byte_pairs_shape()) return {};  // every window inside the input: no row along h is empty
+    if (byte_pairs_shape()) return {};  // every window has a real row: no row along h is empty
     std::int64_t interval = 1, row_step = 1;
     if (!separable_row_steps(interval, row_step, true)) return "windows along h do not move by whole taps";
     if (p_.out[0] > max_table_rows) return "more output rows than the executor tabulates";

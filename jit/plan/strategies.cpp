@@ -477,9 +477,9 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=ncx src=1x2x20x80 k=3x2 s=2x2 d=2x1 pb=2x1 pe=0x0", {}, {avx2}},
             // AVX2: windows that overhang the row's end and the last row (the bytes past the row's end in a load's
             // register take the empty value, the last row's calls have fewer rows): the ceil stem's rows, GoogLeNet's
-            // s8 rows (-128), a lone last output whose third tap lies past the row, a row shorter than a register
-            // with padding on both sides, a 1-D row of 4 taps overhanging by 2
-            {"maxpool dt=u8 layout=ncx src=1x2x11x112 k=3x3 s=2x2 round=ceil", {}, {avx2}},
+            // s8 rows (-128), a last chunk of one output whose third tap lies past the row, a row shorter than a
+            // register with padding on both sides, a 1-D row of 4 taps overhanging by 2
+            {"maxpool dt=u8 layout=ncx src=1x2x12x112 k=3x3 s=2x2 round=ceil", {}, {avx2}},
             {"maxpool dt=s8 layout=ncx src=2x3x28x28 k=3x3 s=2x2 round=ceil_torch", {}, {avx2}},
             {"maxpool dt=s8 layout=ncx src=1x2x9x66 k=3x3 s=2x2 round=ceil", {}, {avx2}},
             {"maxpool dt=u8 layout=ncx src=1x2x12x19 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil", {}, {avx2}},

@@ -47,7 +47,7 @@ enum class StrategyId {
     tail_back_reads,          // channels last without opmasks: a partial vector loads the register ending at its last channel
     byte_lanes,               // u8/s8 channels last compared in their own bytes
     byte_rows,                // u8/s8 planar rows in their own bytes, through separable rows
-    byte_pairs,               // byte rows of 2x2 windows at stride 2 inside the input, straight from the input rows
+    byte_pairs,               // byte rows of up to 4x4 taps at stride 2 (on AVX2 past the input's borders too), straight from the input rows
     wide_index_lanes,         // 64-bit index lanes beside half vectors of 32-bit compare lanes
     window_relative_indices,  // 32-bit index lanes counted from each window's first tap (planes above 2^31)
     overhanging_windows,      // a window that holds its whole row and is shorter than its kernel: the kernel

@@ -581,6 +581,21 @@ TEST(PlanWindowReuse, Bf16ChannelsWithATailTakeBlocksThatDivideThem) {
     EXPECT_NE(f32.channel_tail, 0);
 }
 
+// Byte pairs take windows past the input's end on AVX2 (no opmasks) in 1-D and 2-D: the bottom border's rows run
+// as calls of fewer rows, so a plane needs the executor's row table (up to 65536 output rows) where its last
+// windows pass the last row, not where every window lies inside; 3-D windows must lie inside.
+TEST(PlanWindowReuse, BytePairsPastTheEndOnAvx2InOneAndTwoDimensions) {
+    const auto pairs = [](const char* line, jit::Isa isa) { return plan_of(line, isa).separable.byte_pairs; };
+    const char* const one_d = "maxpool dt=s8 layout=ncx src=1x2x130 k=3 s=2 round=ceil";
+    EXPECT_TRUE(pairs(one_d, jit::Isa::avx2));
+    EXPECT_FALSE(pairs(one_d, jit::Isa::avx512));
+    EXPECT_TRUE(pairs("maxpool dt=u8 layout=ncx src=1x1x131074x66 k=3x3 s=2x2", jit::Isa::avx2));  // 65536 rows, inside
+    EXPECT_FALSE(pairs("maxpool dt=u8 layout=ncx src=1x1x131074x66 k=3x3 s=2x2 round=ceil", jit::Isa::avx2));  // 65537
+    EXPECT_TRUE(pairs("maxpool dt=u8 layout=ncx src=1x1x131072x66 k=3x3 s=2x2 round=ceil", jit::Isa::avx2));  // 65536
+    EXPECT_TRUE(pairs("maxpool dt=u8 layout=ncx src=1x2x4x9x68 k=2x2x3 s=2x2x2", jit::Isa::avx2));
+    EXPECT_FALSE(pairs("maxpool dt=u8 layout=ncx src=1x2x4x9x67 k=2x2x3 s=2x2x2 round=ceil", jit::Isa::avx2));
+}
+
 // Byte rows stepping 2 rows an output row hold 8 KiB of buffers, the others 16 (jit/plan/plan_reuse.cpp): the
 // stem's 112-wide u8 rows at stride 2 hold fewer output rows a pass than SPPF's at stride 1 would in 16 KiB.
 TEST(PlanWindowReuse, ByteRowsAtStrideTwoHoldEightKibOfBuffers) {
