@@ -76,8 +76,13 @@ constexpr std::int64_t max_direct_row_taps = 5;
 // pool3 u8 ncx 52-60 -> 18.5 us, 1x512x28x28 30 -> 19), so they take AVX2's bound. Rows of 7 outputs or
 // fewer ran 1.1-4x slower (VGG pool5 12.4 against 10.9, 8x8 planes 4.6 against 1.2), and so did planes of 45
 // outputs (1x64x6x30: 1.07-1.47 against 0.89-1.08 us: a call a plane of three rows): both keep 32-bit lanes.
+// On a trait without opmasks (AVX2), byte pairs pay from shorter rows and planes (Zen 3, one thread, u8 ncx,
+// lowest of 4 alternating rounds of 400 calls, against 32-bit lanes): rows of 7 outputs over 14x14 planes 23.3 ->
+// 20.2 us, of 6 over 13x13 (k3 s2) 19.5 -> 11.7, of 5 over 10x10 (k3 s2 p1) 11.9 -> 7.3; planes of 16 outputs
+// (8x8, k2 s2) ran slower, 1.4 against 1.6.
 constexpr std::int64_t min_byte_row_outputs_ymm = 8, min_byte_row_outputs_zmm = 32;
 constexpr std::int64_t min_byte_row_plane_outputs = 64;
+constexpr std::int64_t min_byte_pair_row_outputs_ymm = 5, min_byte_pair_plane_outputs_ymm = 25;
 // Planes in registers: the plane's input takes at most half the register file (16 of AVX-512's 32).
 constexpr int plane_register_halves = 1;
 
@@ -474,13 +479,16 @@ std::string Planner::byte_rows_declined() const {
     if (choice().planes == PlanChoice::Switch::on) return "the choice planes=on";
     if (axis_.stride > 2) return "width taps more than 2 apart";
     // Byte pairs (no buffers) pay on AVX-512 from the rows AVX2 takes.
-    const std::int64_t min_outputs =
-        caps_.vector_bytes == 64 && !byte_pairs_shape() ? min_byte_row_outputs_zmm : min_byte_row_outputs_ymm;
+    const bool pairs = byte_pairs_shape(), short_pairs = pairs && !caps_.opmasks;
+    const std::int64_t min_outputs = short_pairs                             ? min_byte_pair_row_outputs_ymm
+                                     : caps_.vector_bytes == 64 && !pairs ? min_byte_row_outputs_zmm
+                                                                          : min_byte_row_outputs_ymm;
     if (axis_.out < min_outputs) return "rows of fewer than " + std::to_string(min_outputs) + " outputs";
+    const std::int64_t min_plane = short_pairs ? min_byte_pair_plane_outputs_ymm : min_byte_row_plane_outputs;
     const std::int64_t rows = p_.spatial_rank >= 2 ? p_.out[wa_ - 1] : 1;  // a call's rows: one plane's
-    if (rows < (min_byte_row_plane_outputs + axis_.out - 1) / axis_.out)  // rows * out_w below, no overflow
-        return "planes of fewer than " + std::to_string(min_byte_row_plane_outputs) + " outputs";
-    if (byte_pairs_shape()) return {};  // every window has a real row: no row along h is empty
+    if (rows < (min_plane + axis_.out - 1) / axis_.out)  // rows * out_w below, no overflow
+        return "planes of fewer than " + std::to_string(min_plane) + " outputs";
+    if (pairs) return {};  // every window has a real row: no row along h is empty
     std::int64_t interval = 1, row_step = 1;
     if (!separable_row_steps(interval, row_step, true)) return "windows along h do not move by whole taps";
     if (p_.out[0] > max_table_rows) return "more output rows than the executor tabulates";

@@ -483,7 +483,10 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=s8 layout=ncx src=2x3x28x28 k=3x3 s=2x2 round=ceil_torch", {}, {avx2}},
             {"maxpool dt=s8 layout=ncx src=1x2x9x66 k=3x3 s=2x2 round=ceil", {}, {avx2}},
             {"maxpool dt=u8 layout=ncx src=1x2x12x19 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil", {}, {avx2}},
-            {"maxpool dt=s8 layout=ncx src=1x2x301 k=4 s=2 pb=1 pe=3 round=ceil_torch", {}, {avx2}}}},
+            {"maxpool dt=s8 layout=ncx src=1x2x301 k=4 s=2 pb=1 pe=3 round=ceil_torch", {}, {avx2}},
+            // AVX2: rows of 5 to 7 outputs in planes of 25 outputs or more (VGG pool5; 10x10 padded, past the end)
+            {"maxpool dt=u8 layout=ncx src=2x3x14x14 k=2x2 s=2x2", {}, {avx2}},
+            {"maxpool dt=s8 layout=ncx src=1x3x10x10 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil", {}, {avx2}}}},
         // Windows that reach 2^31 index units in planes of more than 2^31 elements (planned, never run), and the
         // same choice forced on problems small enough to run.
         {wide_index_lanes, {avx512, avx2}, {

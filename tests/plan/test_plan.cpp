@@ -462,8 +462,9 @@ TEST(PlanFacts, EvenElementLoadsKnowTheRoomAroundTheirFirstLoad) {
     EXPECT_TRUE(six.element_before_later_loads);
     EXPECT_FALSE(six.element_before_first_load);
     EXPECT_TRUE(six.element_after_first_load);
-    // VGG pool5's 7 outputs of 14: the first load starts the row and its last lane's tap, 12, has 13 after it.
-    const jit::Segment pool5 = stride_two("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2");
+    // VGG pool5's 7 outputs of 14: the first load starts the row and its last lane's tap, 12, has 13 after it (with
+    // indices: without them, AVX2 takes the rows as byte pairs).
+    const jit::Segment pool5 = stride_two("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2 idx=s32");
     EXPECT_FALSE(pool5.element_before_first_load);
     EXPECT_TRUE(pool5.element_after_first_load);
     // f32 deinterleaves its pairs (no even-element loads), and AVX-512 loads its spans under opmasks.
