@@ -359,6 +359,8 @@ private:
         }
         place(loop);
         body();
+        for (std::int64_t j = 0; j < plan_.sweep_prefetch_pixels; ++j)
+            prefetcht0(ptr[window_ + static_cast<std::int32_t>(plan_.sweep_prefetch_distance + j * plan_.sweep_prefetch_pixel_bytes)]);
         add_imm(window_, plan_.sweep_src_step);
         add_imm(dst_, plan_.sweep_dst_step);
         if (plan_.has_indices) add_imm(indices_, plan_.sweep_indices_step);

@@ -426,6 +426,11 @@ struct KernelPlan {
     // prefetch_distance ahead, inside its straight-line window, instead of the row's burst at its start (which
     // covers the rows of the window's first plane only).
     bool prefetch_in_items = false;
+    // Channels-last 1-D rows whose calls sweep channel blocks (rows bound by memory), on a trait without opmasks:
+    // after each swept block of an output, one prefetch of the line `sweep_prefetch_distance` bytes past its
+    // window's first tap for each of the `sweep_prefetch_pixels` input pixels an output steps over
+    // (`sweep_prefetch_pixel_bytes` apart). 0: none.
+    std::int64_t sweep_prefetch_distance = 0, sweep_prefetch_pixels = 0, sweep_prefetch_pixel_bytes = 0;
     // nxc rows of segments (max_pool): the code computes the outputs [KernelArgs::out_begin, out_end) of each row,
     // its NaN scan reading only their windows' input, so the executor can split a row among threads when a
     // problem has too few images, channel blocks and rows for them (a 1-D signal of one image).

@@ -81,6 +81,9 @@ std::string to_string(const KernelPlan& plan) {
     if (plan.paired_tap_loads) s << " paired_tap_loads";
     if (plan.tail_back_reads) s << " tail_back_reads";
     if (plan.prefetch_in_items) s << " prefetch_in_items";
+    if (plan.sweep_prefetch_distance > 0)
+        s << " sweep_prefetch=" << plan.sweep_prefetch_pixels << "x" << plan.sweep_prefetch_pixel_bytes << "@"
+          << plan.sweep_prefetch_distance;
     if (plan.stacked_planes) s << " stacked_planes";
     s << " row_runs_h=" << plan.row_runs_h.size() << " rows_per_chunk=" << plan.rows_per_chunk;
     s << " vector_ops_per_image=" << plan.vector_ops_per_image;  // a double: windows may be near 2^122 taps

@@ -81,6 +81,7 @@ private:
     void choose_width_ranges();
     void set_strides();
     void set_prefetch();
+    bool sweep_prefetch_rows() const;
     void set_indices();
     void set_tiling();
     void set_expected_work();  // plan_work.cpp

@@ -50,7 +50,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::planar_nan_watch: return ncx_rows && plan.watch_rows_for_nan;
         case StrategyId::shared_watch: return plan.watch_shared_rows_h > 0 || plan.watch_shared_taps_w > 0;
         case StrategyId::tap_passes: return plan.tap_pass_taps > 0;
-        case StrategyId::prefetch: return plan.prefetch_distance > 0;
+        case StrategyId::prefetch: return plan.prefetch_distance > 0 || plan.sweep_prefetch_distance > 0;
         case StrategyId::masked_items:
             return std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(), [](const Segment& s) { return s.masked; });
         case StrategyId::taps_as_lanes:
@@ -225,7 +225,11 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=nxc src=1x1024x200 k=200"}}},
         {prefetch, {avx512, avx2}, {
             {"maxpool layout=ncx src=2x3x30x40 k=3x3 s=2x2 pb=1x1 pe=1x1"},
-            {"maxpool layout=ncx src=1x2x4x12x40 k=2x3x3 s=2x2x1 pb=0x1x1 pe=1x1x1"}}},
+            {"maxpool layout=ncx src=1x2x4x12x40 k=2x3x3 s=2x2x1 pb=0x1x1 pe=1x1x1"},
+            // AVX2: channels-last 1-D rows sweeping channel blocks, each block's lines prefetched 8 KiB on (the
+            // audio row's shape; 3 pixels an output with a tail of windows past the row)
+            {"maxpool layout=nxc src=2x256x300 k=3 s=2", {}, {avx2}},
+            {"maxpool layout=nxc src=1x192x301 k=4 s=3 pb=1 pe=2 round=ceil", {}, {avx2}}}},
         {masked_items, {avx512}, {
             {"maxpool layout=ncx src=2x3x7x133 k=3x3 s=1x1 pb=1x1 pe=1x1"},
             {"maxpool layout=ncx src=1x3x10x70 k=3x5 s=2x2 pb=1x2 pe=1x2 round=ceil"},

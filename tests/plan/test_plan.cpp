@@ -320,6 +320,32 @@ TEST(PlanFacts, NcxRowsPrefetchTheInputRowsTheyStepOverAboutTwelveKibAhead) {
     EXPECT_EQ(pool5.prefetch_bytes, 0);
 }
 
+// Channels-last 1-D rows that sweep channel blocks prefetch, after each block of an output, a line of each input
+// pixel the output steps over, the first whole pixel 8 KiB or more past its window (AVX2 only: measured there);
+// not with indices, not where a call holds one block, not beyond 4 KiB pixels or 4 pixels an output.
+TEST(PlanFacts, ChannelsLastSweepsPrefetchTheirPixelsAboutEightKibAhead) {
+    const char* const audio = "maxpool dt=f32 layout=nxc src=1x256x16000 k=3 s=2";
+    const jit::KernelPlan avx2 = plan_of(audio, jit::Isa::avx2);
+    ASSERT_GT(avx2.channel_sweep, 1);
+    EXPECT_EQ(avx2.sweep_prefetch_pixels, 2);
+    EXPECT_EQ(avx2.sweep_prefetch_pixel_bytes, 1024);
+    EXPECT_EQ(avx2.sweep_prefetch_distance, 8192);
+    EXPECT_EQ(plan_of("maxpool dt=bf16 layout=nxc src=1x192x301 k=4 s=3 pb=1 pe=2 round=ceil", jit::Isa::avx2)
+                  .sweep_prefetch_distance,
+              22 * 384);  // the first multiple of a 384-byte pixel past 8 KiB
+    EXPECT_EQ(plan_of(audio, jit::Isa::avx512).sweep_prefetch_distance, 0);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x256x16000 k=3 s=2 idx=s64", jit::Isa::avx2).sweep_prefetch_distance, 0);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x256x16000 k=5 s=5", jit::Isa::avx2).sweep_prefetch_distance, 0);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2)
+                  .sweep_prefetch_distance,
+              0);
+    jit::PlanOptions off, near;
+    off.choice.prefetch_kib = -1;
+    near.choice.prefetch_kib = 3;
+    EXPECT_EQ(plan_of(audio, jit::Isa::avx2, off).sweep_prefetch_distance, 0);
+    EXPECT_EQ(plan_of(audio, jit::Isa::avx2, near).sweep_prefetch_distance, 3072);
+}
+
 // 3-D windows of several planes that no two output rows share take their prefetches inside the items (every
 // plane's rows, where the row's burst took the first plane's); 2-D rows, windows of one plane and windows that
 // overlap keep the burst.
