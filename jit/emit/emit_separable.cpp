@@ -609,8 +609,8 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
         jne(missing_taps, T_NEAR);
         body(rows);
     } else {
-        // Calls of fewer rows (windows starting above the first row: the counts the plan's row table holds)
-        // branch to their own body.
+        // Calls of fewer rows (windows starting above the first row or passing the last: the counts the plan's
+        // row table holds) branch to their own body.
         for (std::int64_t r = 1; r < rows; ++r) {
             const auto has_count = [&](const OuterTaps& taps) { return taps.count == r; };
             if (std::none_of(plan_.taps_h.begin(), plan_.taps_h.end(), has_count)) continue;
