@@ -502,22 +502,22 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
     Label missing_taps;
     // The body of calls whose windows have `rows_now` rows.
     const auto body = [&](std::int64_t rows_now) {
-        Label row_loop;
-        mov(d_ptr_, ptr[rsp + slot_rows]);
-        mov(row_src_, ptr[rsp + slot_row_src]);
-        mov(dst_, ptr[rsp + slot_row_dst]);
         // One half (`half` 0 or 1) of tap group `group` over the window rows into `acc`; first: acc is set, not
         // merged. Its bytes start at `x` in the row (2 * o - pad + group + half * lanes; ignored in the loop, where
         // every load is whole), `valid` of them inside the row, `needed` for the outputs. Bytes before the row
         // (`lead`): the loads start at the row and the maximum moves up by them, the empty value below; a short
         // load inside the row (shifted_pair_loads) reads the whole register, from the row's start or ending at the
         // half's last byte, and moves the bytes into place. Bytes past the row's end that windows read (a window
-        // overhanging the row, on a trait without opmasks) take the empty value.
+        // overhanging the row, on a trait without opmasks) take the empty value. `reach`: a row before the call's
+        // last, whose short loads read a whole register where it ends within sep.row_read_reach of the row.
         const auto half_of_group = [&](const Vmm& acc, std::int64_t group, int half, std::int64_t x, int valid,
-                                       int needed, bool exact, bool first) {
+                                       int needed, bool exact, bool first, bool reach) {
             const int lead = exact ? static_cast<int>(std::max<std::int64_t>(0, -x)) : 0;
             int loaded = valid - lead, back = 0;
-            if (exact && sep.shifted_pair_loads) {
+            const int whole = loaded <= 16 ? 16 : static_cast<int>(L);
+            if (exact && reach && loaded < L && x + lead + whole <= sep.row_read_reach) {
+                loaded = whole;
+            } else if (exact && sep.shifted_pair_loads) {
                 if (lead > 0) {
                     if (L <= in) loaded = static_cast<int>(L);  // from the row's start
                 } else if (valid < L && x + valid - L >= 0) {
@@ -546,8 +546,11 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
         };
         // `outputs` outputs from window_ (their first tap's position in the window's first row, 2 * o - pad) to
         // indices_; `first_output`: the first one, or -1 in the loop (full vectors, every load whole and inside).
-        const auto chunk = [&](std::int64_t outputs, std::int64_t first_output) {
+        // `reach`: a row before the call's last (sep.row_read_reach, sep.rows_store_whole).
+        const auto chunk = [&](std::int64_t outputs, std::int64_t first_output, bool reach) {
             const bool exact = first_output >= 0;
+            // Outputs from the low register's bytes alone: its even bytes, no second register to pack.
+            const bool low_only = 2 * outputs <= L;
             for (std::int64_t group = 0; group <= last_group; group += 2) {
                 // Bytes the group reads: 2 * outputs from its first tap, never past the row's end nor before its start.
                 const std::int64_t x = exact ? 2 * first_output - pad + group : 0;
@@ -557,12 +560,20 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
                 // Bytes the outputs use: a lone last tap leaves the last output's odd byte unused.
                 const std::int64_t used = 2 * outputs - (group + 1 < kw ? 0 : 1);
                 const int lo_needed = static_cast<int>(std::min(used, L)), hi_needed = static_cast<int>(std::min(used - lo_needed, L));
-                half_of_group(acc_lo, group, 0, x, lo_valid, lo_needed, exact, group == 0);
-                if (hi_valid > 0) half_of_group(acc_hi, group, 1, x + L, hi_valid, hi_needed, exact, group == 0);
-                else if (group == 0) vmovaps(acc_hi, acc_lo);  // lanes past the outputs: never stored
+                half_of_group(acc_lo, group, 0, x, lo_valid, lo_needed, exact, group == 0, reach);
+                if (hi_valid > 0) half_of_group(acc_hi, group, 1, x + L, hi_valid, hi_needed, exact, group == 0, reach);
+                else if (group == 0 && !low_only) vmovaps(acc_hi, acc_lo);  // lanes past the outputs: never stored
             }
-            ops_.even_bytes(fresh, acc_lo, acc_hi);
-            ops_.store_value(ptr[indices_], fresh, t, static_cast<int>(outputs));
+            if (low_only) ops_.even_bytes_low(fresh, acc_lo, static_cast<int>(outputs));
+            else ops_.even_bytes(fresh, acc_lo, acc_hi);
+            // A row before the call's last may store a whole xmm or ymm into the next output row (rows that abut),
+            // which the call stores after this one.
+            std::int64_t stored = outputs;
+            if (exact && reach && sep.rows_store_whole && outputs < L) {
+                const std::int64_t whole = outputs <= 8 ? 8 : outputs <= 16 ? 16 : L;
+                if (first_output + whole <= 2 * out) stored = whole;
+            }
+            ops_.store_value(ptr[indices_], fresh, t, static_cast<int>(stored));
         };
         // Whole vectors from the first chunk that starts inside the row, while every group's loads of 2 * lanes
         // bytes stay in it; the chunks before and after straight, exact.
@@ -570,32 +581,56 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
         std::int64_t full = 0;  // chunks c in [first_full, first_full + full): 2cL - pad + last_group + 2L <= in
         if (in + pad - last_group - 2 * L >= 0)
             full = std::max<std::int64_t>(0, std::min(out / L, (in + pad - last_group - 2 * L) / (2 * L) + 1) - first_full);
-        place(row_loop);
-        mov(window_, row_src_);
-        if (pad > 0) sub(window_, static_cast<std::int32_t>(pad));  // (the padding's address: never loaded)
-        mov(indices_, dst_);
-        for (std::int64_t c = 0; c < first_full; ++c) {
-            chunk(std::min(L, out - c * L), c * L);
-            add(window_, static_cast<std::int32_t>(2 * vb));
-            add(indices_, static_cast<std::int32_t>(vb));
-        }
-        if (full > 0) {
-            Label vectors;
-            mov(tap_count_, full);
-            place(vectors);
-            chunk(L, -1);
-            add(window_, static_cast<std::int32_t>(2 * vb));
-            add(indices_, static_cast<std::int32_t>(vb));
-            dec(tap_count_);
-            jnz(vectors, T_NEAR);
-        }
-        for (std::int64_t c = first_full + full; c < chunks; ++c) {
-            chunk(std::min(L, out - c * L), c * L);
-            if (c + 1 < chunks) {
+        // One output row from row_src_ to dst_.
+        const auto output_row = [&](bool reach) {
+            mov(window_, row_src_);
+            if (pad > 0) sub(window_, static_cast<std::int32_t>(pad));  // (the padding's address: never loaded)
+            mov(indices_, dst_);
+            for (std::int64_t c = 0; c < first_full; ++c) {
+                chunk(std::min(L, out - c * L), c * L, reach);
                 add(window_, static_cast<std::int32_t>(2 * vb));
                 add(indices_, static_cast<std::int32_t>(vb));
             }
+            if (full > 0) {
+                Label vectors;
+                mov(tap_count_, full);
+                place(vectors);
+                chunk(L, -1, reach);
+                add(window_, static_cast<std::int32_t>(2 * vb));
+                add(indices_, static_cast<std::int32_t>(vb));
+                dec(tap_count_);
+                jnz(vectors, T_NEAR);
+            }
+            for (std::int64_t c = first_full + full; c < chunks; ++c) {
+                chunk(std::min(L, out - c * L), c * L, reach);
+                if (c + 1 < chunks) {
+                    add(window_, static_cast<std::int32_t>(2 * vb));
+                    add(indices_, static_cast<std::int32_t>(vb));
+                }
+            }
+        };
+        Label row_loop;
+        mov(d_ptr_, ptr[rsp + slot_rows]);
+        mov(row_src_, ptr[rsp + slot_row_src]);
+        mov(dst_, ptr[rsp + slot_row_dst]);
+        if (sep.row_read_reach > 0) {
+            // The rows before the call's last reach past their own bytes; the last one is exact.
+            Label last_row;
+            dec(d_ptr_);
+            jz(last_row, T_NEAR);
+            place(row_loop);
+            output_row(true);
+            add(row_src_, ptr[rsp + slot_src_row_step]);
+            add(dst_, ptr[rsp + slot_dst_row_step]);
+            dec(d_ptr_);
+            jnz(row_loop, T_NEAR);
+            place(last_row);
+            output_row(false);
+            jmp(done, T_NEAR);
+            return;
         }
+        place(row_loop);
+        output_row(false);
         add(row_src_, ptr[rsp + slot_src_row_step]);
         add(dst_, ptr[rsp + slot_dst_row_step]);
         dec(d_ptr_);

@@ -450,6 +450,14 @@ public:
         g_.vpermq(even, even, 0xD8);
     }
 
+    // Byte lanes: even <- the even bytes of lo, in order, where `outputs` (at most 16) of them are needed: bytes
+    // past them are unspecified. One shuffle where the outputs fit the low half's evens, a permute for the rest.
+    void even_bytes_low(const Vmm& even, const Vmm& lo, int outputs) {
+        if (outputs > 16) throw Error("jit:avx2: even_bytes_low takes at most a register's 16 even bytes");
+        g_.vpshufb(even, lo, g_.ptr[g_.rip + byte_phases_]);
+        if (outputs > 8) g_.vpermq(even, even, 0x08);  // the high half's evens after the low half's
+    }
+
     // bf16 pairs: 2 x 8 elements at src, `valid` (more than 8) of them, as two f32 vectors: even <- elements 0, 2, .., 14,
     // odd <- elements 1, 3, .., 15. One load, a shift and an and, where two widening loads took a shuffle and a
     // shift each; merges are lane-wise, so the pair keeps this order until store_widened_pair interleaves it.

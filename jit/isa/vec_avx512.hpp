@@ -355,6 +355,11 @@ public:
         g_.vpmovwb(Xbyak::Ymm(lo.getIdx()), hi);
         g_.vinserti64x4(even, even, Xbyak::Ymm(lo.getIdx()), 1);
     }
+    // Byte lanes: even <- the even bytes of lo, in order, where `outputs` (at most 32) of them are needed.
+    void even_bytes_low(const Vmm& even, const Vmm& lo, int outputs) {
+        if (outputs > 32) throw Error("jit:avx512: even_bytes_low takes at most a register's 32 even bytes");
+        g_.vpmovwb(Xbyak::Ymm(even.getIdx()), lo);
+    }
     // bf16 pairs: 2 x 16 elements at src, `valid` (more than 16) of them, as two f32 vectors: even <- elements 0,
     // 2, .., 30, odd <- elements 1, 3, .., 31. One load (masked past `valid`: no byte past them is read), a shift
     // and an and, where two widening loads took a cross-lane zero-extension and a shift each; merges are

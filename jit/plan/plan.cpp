@@ -535,8 +535,9 @@ void Planner::set_tiling() {
     const auto h = static_cast<std::size_t>(sr - 2);
     if (sr >= 2 && p_.out[h] <= max_table_rows) plan_.taps_h = table(h);
     plan_.row_runs_h = row_runs_of(plan_.taps_h);
-    if (sr == 2 && plan_.strategy == Strategy::ncx_width && plan_.ring_rows == 0 && !plan_.separable.enabled() &&
-        memory_.planes_stack) {
+    // Byte pairs read each output row's window rows straight from the input, no buffers: their planes stack too.
+    if (sr == 2 && plan_.strategy == Strategy::ncx_width && plan_.ring_rows == 0 &&
+        (!plan_.separable.enabled() || plan_.separable.byte_pairs) && memory_.planes_stack) {
         const std::int64_t step = stacked_plane_step(p_, plan_);
         plan_.stacked_planes = step > 0;
         if (plan_.stacked_planes) plan_.row_runs_h.front().position_step = step;
@@ -548,6 +549,25 @@ void Planner::set_tiling() {
     plan_.rows_per_chunk = std::max<std::int64_t>(1, chunk_bytes / row_bytes / stride_h);
     plan_.channel_blocks_innermost = !lanes_are_outputs_ && !channels_apart();
     plan_.sweep_splits = plan_.channel_sweep > 1 && !plan_.scan_rows_for_nan;
+    set_byte_pair_reach();
+}
+
+// Byte pairs on a trait without opmasks, 2-D: each output row but a call's last loads whole registers where its
+// row's bytes end short of one (a 7-output row of VGG pool5 read 14 bytes in three loads a row) and, where the
+// output rows abut, stores whole registers. A call's next output row has its window at least one input row
+// further on (every run of rows steps forward), so the bytes up to the row pitch and one row past a row's start
+// are the tensor's, read later by the same call; the stored bytes past an output row are the next row's, which
+// the call stores after it. Opmasks load and store a partial vector in one instruction.
+void Planner::set_byte_pair_reach() {
+    SeparableRows& sep = plan_.separable;
+    if (!sep.byte_pairs || caps_.opmasks || p_.spatial_rank != 2 || plan_.taps_h.empty()) return;
+    for (const RowRun& run : plan_.row_runs_h)
+        if (run.end - run.begin >= 2 && run.position_step < 1) return;  // rows of one window (a short input)
+    const std::int64_t pitch = p_.src_strides.spatial[0], in_w = p_.in[1];
+    if (pitch < in_w) return;  // rows that overlap (a 0 stride): no row past this one's end
+    constexpr std::int64_t most_reach = std::int64_t{1} << 20;  // more than any load's offset and width
+    sep.row_read_reach = std::min(pitch, most_reach) + in_w;
+    sep.rows_store_whole = p_.dst_strides.spatial[0] == p_.out[1];
 }
 
 OuterTaps outer_taps_of(const Problem& p, std::size_t axis, std::int64_t o) {

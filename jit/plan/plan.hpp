@@ -211,6 +211,14 @@ struct SeparableRows {
     // row's end, or after the padding before it) loads the whole register inside the row and moves its bytes
     // into place (two shuffles), where a load of 17 to 31 bytes took up to six operations.
     bool shifted_pair_loads = false;
+    // Byte pairs on a trait without opmasks, in 2-D calls: an output row that is not the call's last reads and
+    // writes whole registers past its row's bytes, where the call reads and writes them later anyway. Its loads
+    // may end up to row_read_reach bytes past the row's start (the row pitch and the row: the next output row's
+    // window ends at least that far on); with rows_store_whole, the output rows abut, so a row's store may end
+    // up to two rows past its start (the next output row, stored after it). The call's last row is exact.
+    // 0 / false: exact loads and stores on every row.
+    std::int64_t row_read_reach = 0;
+    bool rows_store_whole = false;
     // Separable pixels over whole blocks and a channel tail of as many vectors or fewer, the last of them
     // perhaps partial (plan.channel_tail): the tail's calls take the buffers too, a pixel of the tail's vectors,
     // where they would run the row code.

@@ -69,6 +69,8 @@ std::string to_string(const KernelPlan& plan) {
           << (plan.separable.widened_pairs ? " widened_pairs" : "")
           << (plan.separable.byte_pairs ? " byte_pairs" : "")
           << (plan.separable.shifted_pair_loads ? " shifted_pair_loads" : "");
+    if (plan.separable.row_read_reach > 0) s << " row_read_reach=" << plan.separable.row_read_reach;
+    if (plan.separable.rows_store_whole) s << " rows_store_whole";
     if (plan.watch_rows_for_nan)
         s << " watch_chains=" << plan.watch_chains << " watch_shared=" << plan.watch_shared_rows_h << "x"
           << plan.watch_shared_taps_w;

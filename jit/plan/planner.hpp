@@ -100,6 +100,7 @@ private:
     void choose_even_element_loads();
     void choose_paired_tap_loads();
     void choose_tail_back_reads();
+    void set_byte_pair_reach();
     void choose_row_chains();
     std::string blocked_sweep_declined() const;
     void choose_tap_passes();

@@ -490,7 +490,16 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=s8 layout=ncx src=1x2x301 k=4 s=2 pb=1 pe=3 round=ceil_torch", {}, {avx2}},
             // AVX2: rows of 5 to 7 outputs in planes of 25 outputs or more (VGG pool5; 10x10 padded, past the end)
             {"maxpool dt=u8 layout=ncx src=2x3x14x14 k=2x2 s=2x2", {}, {avx2}},
-            {"maxpool dt=s8 layout=ncx src=1x3x10x10 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil", {}, {avx2}}}},
+            {"maxpool dt=s8 layout=ncx src=1x3x10x10 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil", {}, {avx2}},
+            // AVX2: rows before a call's last load and store whole registers past their bytes, in planes that
+            // stack (row_read_reach): views with a row pitch in src (more bytes to reach into) and in dst (rows
+            // that do not abut: exact stores, the gaps untouched), and a source whose rows all alias one row (no
+            // reach past it)
+            {"maxpool dt=u8 layout=ncx src=1x3x14x14 k=2x2 s=2x2 src_strides=700x224x16x1 dst_strides=378x63x9x1", {}, {avx2}},
+            {"maxpool dt=s8 layout=ncx src=2x3x12x28 k=3x3 s=2x2 round=ceil_torch src_strides=1500x400x33x1", {}, {avx2}},
+            {"maxpool dt=u8 layout=ncx src=1x3x10x14 k=2x2 s=2x2 src_strides=42x14x0x1", {}, {avx2}},
+            // AVX2: a run of output rows whose windows are all the input's two rows (no reach past them)
+            {"maxpool dt=u8 layout=ncx src=2x2x2x66 k=4x2 s=1x2 pb=2x0 pe=1x0", {}, {avx2}}}},
         // Windows that reach 2^31 index units in planes of more than 2^31 elements (planned, never run), and the
         // same choice forced on problems small enough to run.
         {wide_index_lanes, {avx512, avx2}, {

@@ -596,6 +596,35 @@ TEST(PlanWindowReuse, BytePairsPastTheEndOnAvx2InOneAndTwoDimensions) {
     EXPECT_FALSE(pairs("maxpool dt=u8 layout=ncx src=1x2x4x9x67 k=2x2x3 s=2x2x2 round=ceil", jit::Isa::avx2));
 }
 
+// Byte pairs on AVX2 (no opmasks): the rows before a call's last read whole registers up to the row pitch and one
+// row past their start, and store whole registers where the output rows abut; their planes stack (VGG pool5: one
+// call of 512 planes' rows, not 512 calls). Rows whose windows do not step forward (a run of equal windows over a
+// short input), rows that alias one another (a 0 row stride) and AVX-512 (opmasks) stay exact.
+TEST(PlanWindowReuse, BytePairRowsBeforeACallsLastReachPastTheirBytesOnAvx2) {
+    const jit::KernelPlan pool5 = plan_of("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx2);
+    ASSERT_TRUE(pool5.separable.byte_pairs);
+    EXPECT_TRUE(pool5.stacked_planes);
+    EXPECT_EQ(pool5.separable.row_read_reach, 14 + 14);
+    EXPECT_TRUE(pool5.separable.rows_store_whole);
+    const jit::KernelPlan pitched =
+        plan_of("maxpool dt=u8 layout=ncx src=1x3x14x14 k=2x2 s=2x2 src_strides=700x224x16x1 dst_strides=378x63x9x1", jit::Isa::avx2);
+    ASSERT_TRUE(pitched.separable.byte_pairs);
+    EXPECT_EQ(pitched.separable.row_read_reach, 16 + 14);
+    EXPECT_FALSE(pitched.separable.rows_store_whole);  // 2 bytes of gap after each output row
+    const jit::KernelPlan aliased = plan_of("maxpool dt=u8 layout=ncx src=1x3x10x14 k=2x2 s=2x2 src_strides=42x14x0x1", jit::Isa::avx2);
+    ASSERT_TRUE(aliased.separable.byte_pairs);
+    EXPECT_EQ(aliased.separable.row_read_reach, 0);
+    const jit::KernelPlan unmoving = plan_of("maxpool dt=u8 layout=ncx src=1x2x2x66 k=4x2 s=1x2 pb=2x0 pe=1x0", jit::Isa::avx2);
+    ASSERT_TRUE(unmoving.separable.byte_pairs);
+    ASSERT_EQ(unmoving.row_runs_h.size(), 1U);
+    EXPECT_EQ(unmoving.row_runs_h.front().position_step, 0);
+    EXPECT_EQ(unmoving.separable.row_read_reach, 0);
+    const jit::KernelPlan wide = plan_of("maxpool dt=u8 layout=ncx src=1x3x20x128 k=2x2 s=2x2", jit::Isa::avx512);
+    ASSERT_TRUE(wide.separable.byte_pairs);
+    EXPECT_EQ(wide.separable.row_read_reach, 0);
+    EXPECT_FALSE(wide.separable.rows_store_whole);
+}
+
 // Byte rows stepping 2 rows an output row hold 8 KiB of buffers, the others 16 (jit/plan/plan_reuse.cpp): the
 // stem's 112-wide u8 rows at stride 2 hold fewer output rows a pass than SPPF's at stride 1 would in 16 KiB.
 TEST(PlanWindowReuse, ByteRowsAtStrideTwoHoldEightKibOfBuffers) {
