@@ -526,23 +526,33 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
                 }
             }
             const auto at = static_cast<std::int32_t>(group + half * vb + lead - back);
-            mov(h_ptr_, window_);
+            // The group's maximum builds in acc itself on the first group.
+            const Vmm w = first ? acc : fresh;
+            // One window row a load: addressed from window_ where every row's offset fits a displacement (2-D rows
+            // of a pitch under 2^31 / 4), else walked in h_ptr_.
+            const bool displaced = planes == 1 && rows_now <= 4 && plan_.src_tap_stride_h >= 0 &&
+                                   plan_.src_tap_stride_h <= (std::int64_t{1} << 28);
+            if (!displaced) mov(h_ptr_, window_);
             for (std::int64_t i = 0; i < planes * rows_now; ++i) {
-                // Row r of plane d: the next row, or the first row of the next plane.
-                if (i % rows_now != 0) add_imm(h_ptr_, plan_.src_tap_stride_h);
-                else if (i > 0) add_imm(h_ptr_, plan_.src_tap_stride_d - (rows_now - 1) * plan_.src_tap_stride_h);
-                ops_.load_value(i == 0 ? fresh : t, ptr[h_ptr_ + at], loaded);
-                if (i > 0) ops_.max_fast(fresh, t);
+                const Vmm into = i == 0 ? w : t;
+                if (displaced) {
+                    ops_.load_value(into, ptr[window_ + static_cast<std::int32_t>(i * plan_.src_tap_stride_h + at)], loaded);
+                } else {
+                    // Row r of plane d: the next row, or the first row of the next plane.
+                    if (i % rows_now != 0) add_imm(h_ptr_, plan_.src_tap_stride_h);
+                    else if (i > 0) add_imm(h_ptr_, plan_.src_tap_stride_d - (rows_now - 1) * plan_.src_tap_stride_h);
+                    ops_.load_value(into, ptr[h_ptr_ + at], loaded);
+                }
+                if (i > 0) ops_.max_fast(w, t);
             }
-            if (lead > 0) ops_.shift_bytes_up(fresh, lead, empty, t);
-            if (back > 0) ops_.shift_bytes_down(fresh, back, t);
-            if (exact && valid < needed) ops_.fill_bytes_from(fresh, valid, empty, t);
+            if (lead > 0) ops_.shift_bytes_up(w, lead, empty, t);
+            if (back > 0) ops_.shift_bytes_down(w, back, t);
+            if (exact && valid < needed) ops_.fill_bytes_from(w, valid, empty, t);
             if (group + 1 < kw) {  // the pair's second tap: each word's odd byte onto its even one
-                ops_.shift_words_right_8(t, fresh);
-                ops_.max_fast(fresh, t);
+                ops_.shift_words_right_8(t, w);
+                ops_.max_fast(w, t);
             }
-            if (first) vmovaps(acc, fresh);
-            else ops_.max_fast(acc, fresh);
+            if (!first) ops_.max_fast(acc, fresh);
         };
         // `outputs` outputs from window_ (their first tap's position in the window's first row, 2 * o - pad) to
         // indices_; `first_output`: the first one, or -1 in the loop (full vectors, every load whole and inside).
