@@ -499,7 +499,12 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=s8 layout=ncx src=2x3x12x28 k=3x3 s=2x2 round=ceil_torch src_strides=1500x400x33x1", {}, {avx2}},
             {"maxpool dt=u8 layout=ncx src=1x3x10x14 k=2x2 s=2x2 src_strides=42x14x0x1", {}, {avx2}},
             // AVX2: a run of output rows whose windows are all the input's two rows (no reach past them)
-            {"maxpool dt=u8 layout=ncx src=2x2x2x66 k=4x2 s=1x2 pb=2x0 pe=1x0", {}, {avx2}}}},
+            {"maxpool dt=u8 layout=ncx src=2x2x2x66 k=4x2 s=1x2 pb=2x0 pe=1x0", {}, {avx2}},
+            // AVX2: adaptive bins of even length and step, as their max pool (13 -> 6: k3 s2; 14 -> 7 in planes that
+            // stack; 6 -> 3 along h, 21 -> 10 along w)
+            {"adaptivemaxpool dt=u8 layout=ncx src=2x3x13x13 out=6x6", {}, {avx2}},
+            {"adaptivemaxpool dt=s8 layout=ncx src=1x5x14x14 out=7x7", {}, {avx2}},
+            {"adaptivemaxpool dt=u8 layout=ncx src=1x3x6x21 out=3x10", {}, {avx2}}}},
         // Windows that reach 2^31 index units in planes of more than 2^31 elements (planned, never run), and the
         // same choice forced on problems small enough to run.
         {wide_index_lanes, {avx512, avx2}, {

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -623,6 +625,32 @@ TEST(PlanWindowReuse, BytePairRowsBeforeACallsLastReachPastTheirBytesOnAvx2) {
     ASSERT_TRUE(wide.separable.byte_pairs);
     EXPECT_EQ(wide.separable.row_read_reach, 0);
     EXPECT_FALSE(wide.separable.rows_store_whole);
+}
+
+// Adaptive bins of even length and step are a max pool's windows (13 -> 6: k3 s2), planned as that max pool
+// where it takes byte pairs (u8/s8 planar rows on AVX2); other data, uneven bins (13 -> 7), indices (32-bit
+// lanes) and AVX-512 (rows of 6 outputs are short of its byte pairs) keep the adaptive plan.
+TEST(PlanWindowReuse, EvenAdaptiveBinsTakeTheirMaxPoolsBytePairs) {
+    const auto planned_as_max_pool = [](const jit::KernelPlan& plan) {
+        return std::any_of(plan.choices.begin(), plan.choices.end(),
+                           [](const std::string& c) { return c.starts_with("adaptive_bins"); });
+    };
+    const jit::KernelPlan six = plan_of("adaptivemaxpool dt=u8 layout=ncx src=1x256x13x13 out=6x6", jit::Isa::avx2);
+    EXPECT_TRUE(six.separable.byte_pairs);
+    EXPECT_TRUE(planned_as_max_pool(six));
+    EXPECT_EQ(six.kernel_w, 3);
+    EXPECT_EQ(six.stride_w, 2);
+    const jit::KernelPlan seven = plan_of("adaptivemaxpool dt=s8 layout=ncx src=1x64x14x14 out=7x7", jit::Isa::avx2);
+    EXPECT_TRUE(seven.separable.byte_pairs);
+    EXPECT_TRUE(seven.stacked_planes);
+    for (const char* kept : {"adaptivemaxpool dt=f32 layout=ncx src=1x256x13x13 out=6x6",
+                             "adaptivemaxpool dt=u8 layout=ncx src=1x256x13x13 out=7x7",
+                             "adaptivemaxpool dt=u8 layout=ncx src=1x256x13x13 out=6x6 idx=s64"}) {
+        const jit::KernelPlan plan = plan_of(kept, jit::Isa::avx2);
+        EXPECT_FALSE(plan.separable.byte_pairs) << kept;
+        EXPECT_FALSE(planned_as_max_pool(plan)) << kept;
+    }
+    EXPECT_FALSE(planned_as_max_pool(plan_of("adaptivemaxpool dt=u8 layout=ncx src=1x256x13x13 out=6x6", jit::Isa::avx512)));
 }
 
 // Byte rows stepping 2 rows an output row hold 8 KiB of buffers, the others 16 (jit/plan/plan_reuse.cpp): the
