@@ -586,28 +586,40 @@ OuterTaps outer_taps_of(const Problem& p, std::size_t axis, std::int64_t o) {
 
 namespace {
 
-// The max pool whose windows are an adaptive pool's, where along every spatial axis the bins are k elements long
-// and s apart from the first (13 -> 6 bins: k3 s2; 14 -> 7: k2 s2; one bin: the whole axis), indices numbered
-// per plane as the adaptive pool's (axis 2). Empty where some axis's bins are uneven.
+// The max pool whose windows are an adaptive pool's, where along every spatial axis the bins are a max pool's
+// windows of k elements s apart, clipped to the input at both ends (13 -> 6 bins: k3 s2; 14 -> 7: k2 s2; 13 -> 7:
+// k3 s2 with one padded element at each end, its first and last bins 2 long; one bin: the whole axis), indices
+// numbered per plane as the adaptive pool's (axis 2). Empty where some axis's bins are not.
 std::optional<Problem> max_pool_of_even_bins(const Problem& p) {
     if (p.op != OpKind::adaptive_max_pool) return std::nullopt;
     Problem m = p;
     for (int a = 0; a < p.spatial_rank; ++a) {
         const auto u = static_cast<std::size_t>(a);
         const std::int64_t in = p.in[u], out = p.out[u];
-        if (out > max_table_rows) return std::nullopt;
-        const WindowTaps first = adaptive_window(0, in, out);
-        const std::int64_t k = first.end - first.begin, s = out == 1 ? 1 : adaptive_window(1, in, out).begin;
-        if (s < 1) return std::nullopt;
+        if (out > max_table_rows || in > (std::int64_t{1} << 40)) return std::nullopt;  // (products below fit)
+        std::int64_t k = in, s = 1, pad = 0;
+        if (out >= 3) {  // an inner bin is a whole window: its length, the step to the next, the padding before
+            const WindowTaps second = adaptive_window(1, in, out);
+            k = second.end - second.begin;
+            s = adaptive_window(2, in, out).begin - second.begin;
+            pad = s - second.begin;
+        } else if (out == 2) {  // two bins: no padding
+            k = adaptive_window(0, in, out).end;
+            s = adaptive_window(1, in, out).begin;
+        }
+        if (s < 1 || pad < 0 || pad >= k) return std::nullopt;
         for (std::int64_t o = 0; o < out; ++o) {
             const WindowTaps w = adaptive_window(o, in, out);
-            if (w.begin != o * s || w.end - w.begin != k) return std::nullopt;
+            const std::int64_t first = o * s - pad;  // (bins of at most 2^16 outputs: no overflow)
+            if (w.begin != std::max<std::int64_t>(first, 0) || w.end != std::min(first + k, in)) return std::nullopt;
         }
+        const std::int64_t pad_end = (out - 1) * s - pad + k - in;
+        if (pad_end < 0 || pad_end >= k) return std::nullopt;
         m.kernel[u] = k;
         m.stride[u] = s;
         m.dilation[u] = 1;
-        m.pad_begin[u] = 0;
-        m.pad_end[u] = 0;  // the last bin ends at the input's end
+        m.pad_begin[u] = pad;
+        m.pad_end[u] = pad_end;
     }
     m.op = OpKind::max_pool;
     m.axis = 2;
@@ -619,10 +631,10 @@ std::optional<Problem> max_pool_of_even_bins(const Problem& p) {
 
 KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     if (isa != Isa::avx2 && isa != Isa::avx512) throw Error("planner: isa must be avx2 or avx512");
-    // Adaptive bins of even length and step are a max pool's windows: where that max pool takes byte pairs (u8/s8
-    // planar rows at stride 2, AVX2), the plan is its. Zen 3, one thread, 1x256x13x13 to 6x6 u8 ncx: 12.7 us in
-    // 32-bit lanes, 6.9 as k3 s2 byte pairs (--interleave 2000); f32 and bf16 ran 3-8% slower as the max pool's
-    // plans and keep the adaptive ones. The executor runs the adaptive problem: the same windows and indices.
+    // Adaptive bins that are a max pool's windows: where that max pool takes byte pairs (u8/s8 planar rows at
+    // stride 2, AVX2), the plan is its. Zen 3, one thread, 1x256x13x13 to 6x6 u8 ncx: 12.7 us in 32-bit lanes,
+    // 6.9 as k3 s2 byte pairs (--interleave 2000); f32 and bf16 ran 3-8% slower as the max pool's plans and keep
+    // the adaptive ones. The executor runs the adaptive problem: the same windows and indices.
     if (const std::optional<Problem> even = max_pool_of_even_bins(p)) {
         try {
             KernelPlan plan = make_plan(*even, isa, options);

@@ -500,9 +500,10 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=ncx src=1x3x10x14 k=2x2 s=2x2 src_strides=42x14x0x1", {}, {avx2}},
             // AVX2: a run of output rows whose windows are all the input's two rows (no reach past them)
             {"maxpool dt=u8 layout=ncx src=2x2x2x66 k=4x2 s=1x2 pb=2x0 pe=1x0", {}, {avx2}},
-            // AVX2: adaptive bins of even length and step, as their max pool (13 -> 6: k3 s2; 14 -> 7 in planes that
-            // stack; 6 -> 3 along h, 21 -> 10 along w)
+            // AVX2: adaptive bins that are a max pool's windows, as that max pool (13 -> 6: k3 s2; 14 -> 7 in planes
+            // that stack; 6 -> 3 along h, 21 -> 10 along w; 13 -> 7: k3 s2 and a padded element at each end)
             {"adaptivemaxpool dt=u8 layout=ncx src=2x3x13x13 out=6x6", {}, {avx2}},
+            {"adaptivemaxpool dt=s8 layout=ncx src=1x3x13x13 out=7x7", {}, {avx2}},
             {"adaptivemaxpool dt=s8 layout=ncx src=1x5x14x14 out=7x7", {}, {avx2}},
             {"adaptivemaxpool dt=u8 layout=ncx src=1x3x6x21 out=3x10", {}, {avx2}}}},
         // Windows that reach 2^31 index units in planes of more than 2^31 elements (planned, never run), and the

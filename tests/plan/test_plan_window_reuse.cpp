@@ -627,9 +627,10 @@ TEST(PlanWindowReuse, BytePairRowsBeforeACallsLastReachPastTheirBytesOnAvx2) {
     EXPECT_FALSE(wide.separable.rows_store_whole);
 }
 
-// Adaptive bins of even length and step are a max pool's windows (13 -> 6: k3 s2), planned as that max pool
-// where it takes byte pairs (u8/s8 planar rows on AVX2); other data, uneven bins (13 -> 7), indices (32-bit
-// lanes) and AVX-512 (rows of 6 outputs are short of its byte pairs) keep the adaptive plan.
+// Adaptive bins that are a max pool's windows (13 -> 6: k3 s2; 13 -> 7: k3 s2 with a padded element at each end)
+// are planned as that max pool where it takes byte pairs (u8/s8 planar rows on AVX2); other data, bins that are
+// no max pool's (30 -> 11), indices (32-bit lanes) and AVX-512 (rows of 6 outputs are short of its byte pairs)
+// keep the adaptive plan.
 TEST(PlanWindowReuse, EvenAdaptiveBinsTakeTheirMaxPoolsBytePairs) {
     const auto planned_as_max_pool = [](const jit::KernelPlan& plan) {
         return std::any_of(plan.choices.begin(), plan.choices.end(),
@@ -643,8 +644,12 @@ TEST(PlanWindowReuse, EvenAdaptiveBinsTakeTheirMaxPoolsBytePairs) {
     const jit::KernelPlan seven = plan_of("adaptivemaxpool dt=s8 layout=ncx src=1x64x14x14 out=7x7", jit::Isa::avx2);
     EXPECT_TRUE(seven.separable.byte_pairs);
     EXPECT_TRUE(seven.stacked_planes);
+    const jit::KernelPlan padded = plan_of("adaptivemaxpool dt=u8 layout=ncx src=1x512x13x13 out=7x7", jit::Isa::avx2);
+    EXPECT_TRUE(padded.separable.byte_pairs);
+    EXPECT_EQ(padded.kernel_w, 3);
+    EXPECT_EQ(padded.pad_w, 1);
     for (const char* kept : {"adaptivemaxpool dt=f32 layout=ncx src=1x256x13x13 out=6x6",
-                             "adaptivemaxpool dt=u8 layout=ncx src=1x256x13x13 out=7x7",
+                             "adaptivemaxpool dt=u8 layout=ncx src=1x5x30x31 out=11x16",
                              "adaptivemaxpool dt=u8 layout=ncx src=1x256x13x13 out=6x6 idx=s64"}) {
         const jit::KernelPlan plan = plan_of(kept, jit::Isa::avx2);
         EXPECT_FALSE(plan.separable.byte_pairs) << kept;
