@@ -304,7 +304,7 @@ void run_overhang_shapes(const char* isa) {
 // Each in every narrow type (and f32 beside them), next to both guards.
 void run_planar_narrow_shapes(const char* isa) {
     GuardRunner runner(isa);
-    constexpr std::array<const char*, 18> shapes = {
+    constexpr std::array<const char*, 20> shapes = {
         "maxpool layout=ncx src=1x3x5x16 k=2x2 s=2x2",                // tap 0 up to the element after, tap 1 from before
         "maxpool layout=ncx src=1x2x14x22 k=3x3 s=2x2 pb=1x1 pe=1x1",  // byte pairs: padding before a row under a register
         "maxpool layout=ncx src=2x2x10x150 k=3x3 s=2x2 pb=1x1 pe=1x1", // MobileNet's rows: the last chunk read back
@@ -316,6 +316,8 @@ void run_planar_narrow_shapes(const char* isa) {
         "maxpool layout=ncx src=1x3x10x10 k=3x3 s=2x2 pb=1x1 pe=1x1",  // byte pairs over rows of 10 bytes, 5 outputs
         "maxpool layout=ncx src=2x3x14x14 k=2x2 s=2x2",                // rows reaching into the next: the last exact
         "maxpool layout=ncx src=1x3x14x14 k=2x2 s=2x2 src_strides=700x224x16x1 dst_strides=378x63x9x1",  // pitches
+        "maxpool layout=ncx src=1x2x2x60 k=2x2 s=2x2 src_strides=120x0x60x1",  // one output row a plane, planes alias
+        "maxpool layout=ncx src=1x4x1x67 k=1x2 s=2x2 round=ceil src_strides=37x8x67x1",  // planes overlap
         "maxpool layout=ncx src=1x3x2x4 k=1x1 s=1x2",                 // one-tap windows two apart
         "maxpool layout=ncx src=1x2x1025 k=1025",                     // a whole plane: pairs, a partial vector
         "adaptivemaxpool layout=ncx src=1x5x13x13 out=7x7",           // single-lane borders, stride-2 interior

@@ -555,19 +555,22 @@ void Planner::set_tiling() {
 
 // Byte pairs on a trait without opmasks, 2-D: each output row but a call's last loads whole registers where its
 // row's bytes end short of one (a 7-output row of VGG pool5 read 14 bytes in three loads a row) and, where the
-// output rows abut, stores whole registers. A call's next output row has its window at least one input row
-// further on (every run of rows steps forward), so the bytes up to the row pitch and one row past a row's start
-// are the tensor's, read later by the same call; the stored bytes past an output row are the next row's, which
-// the call stores after it. Opmasks load and store a partial vector in one instruction.
+// output rows abut, stores whole registers. A call's next output row (the plane's next, or in planes that stack
+// the next plane's first) has its window at least one input row further on (every run of rows steps forward),
+// so the bytes up to the row pitch and one row past a row's start are the tensor's, read later by the same
+// call; the stored bytes past an output row are the next row's, which the call stores after it. Opmasks load
+// and store a partial vector in one instruction.
 void Planner::set_byte_pair_reach() {
     SeparableRows& sep = plan_.separable;
     if (!sep.byte_pairs || caps_.opmasks || p_.spatial_rank != 2 || plan_.taps_h.empty()) return;
+    // Planes of one output row that do not stack: a call's rows are consecutive channels, any channel stride apart.
+    if (p_.out[0] == 1 && !plan_.stacked_planes) return;
     for (const RowRun& run : plan_.row_runs_h)
         if (run.end - run.begin >= 2 && run.position_step < 1) return;  // rows of one window (a short input)
     const std::int64_t pitch = p_.src_strides.spatial[0], in_w = p_.in[1];
     if (pitch < in_w) return;  // rows that overlap (a 0 stride): no row past this one's end
     constexpr std::int64_t most_reach = std::int64_t{1} << 20;  // more than any load's offset and width
-    sep.row_read_reach = std::min(pitch, most_reach) + in_w;
+    sep.row_read_reach = std::min(pitch, most_reach) + std::min(in_w, most_reach);
     sep.rows_store_whole = p_.dst_strides.spatial[0] == p_.out[1];
 }
 
@@ -635,7 +638,8 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     // stride 2, AVX2), the plan is its. Zen 3, one thread, 1x256x13x13 to 6x6 u8 ncx: 12.7 us in 32-bit lanes,
     // 6.9 as k3 s2 byte pairs (--interleave 2000); f32 and bf16 ran 3-8% slower as the max pool's plans and keep
     // the adaptive ones. The executor runs the adaptive problem: the same windows and indices.
-    if (const std::optional<Problem> even = max_pool_of_even_bins(p)) {
+    const bool byte_data = (p.dtype == DType::u8 || p.dtype == DType::s8) && !p.has_indices;  // byte pairs' only
+    if (const std::optional<Problem> even = byte_data ? max_pool_of_even_bins(p) : std::nullopt) {
         try {
             KernelPlan plan = make_plan(*even, isa, options);
             if (plan.separable.byte_pairs) {

@@ -500,6 +500,11 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=ncx src=1x3x10x14 k=2x2 s=2x2 src_strides=42x14x0x1", {}, {avx2}},
             // AVX2: a run of output rows whose windows are all the input's two rows (no reach past them)
             {"maxpool dt=u8 layout=ncx src=2x2x2x66 k=4x2 s=1x2 pb=2x0 pe=1x0", {}, {avx2}},
+            // AVX2: one output row a plane, whose calls step over channels: planes padded to 64 bytes in dst (the
+            // gaps untouched), planes that alias in src (no reach into the next)
+            {"maxpool dt=u8 layout=ncx src=1x3x2x60 k=2x2 s=2x2 dst_strides=192x64x30x1", {}, {avx2}},
+            {"adaptivemaxpool dt=s8 layout=ncx src=1x3x2x60 out=1x30 dst_strides=192x64x30x1", {}, {avx2}},
+            {"maxpool dt=u8 layout=ncx src=2x3x2x60 k=2x2 s=2x2 src_strides=120x0x60x1", {}, {avx2}},
             // AVX2: adaptive bins that are a max pool's windows, as that max pool (13 -> 6: k3 s2; 14 -> 7 in planes
             // that stack; 6 -> 3 along h, 21 -> 10 along w; 13 -> 7: k3 s2 and a padded element at each end)
             {"adaptivemaxpool dt=u8 layout=ncx src=2x3x13x13 out=6x6", {}, {avx2}},

@@ -601,7 +601,8 @@ TEST(PlanWindowReuse, BytePairsPastTheEndOnAvx2InOneAndTwoDimensions) {
 // Byte pairs on AVX2 (no opmasks): the rows before a call's last read whole registers up to the row pitch and one
 // row past their start, and store whole registers where the output rows abut; their planes stack (VGG pool5: one
 // call of 512 planes' rows, not 512 calls). Rows whose windows do not step forward (a run of equal windows over a
-// short input), rows that alias one another (a 0 row stride) and AVX-512 (opmasks) stay exact.
+// short input), rows that alias one another (a 0 row stride), calls of one output row a plane over channels
+// that do not stack, and AVX-512 (opmasks) stay exact.
 TEST(PlanWindowReuse, BytePairRowsBeforeACallsLastReachPastTheirBytesOnAvx2) {
     const jit::KernelPlan pool5 = plan_of("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx2);
     ASSERT_TRUE(pool5.separable.byte_pairs);
@@ -621,6 +622,18 @@ TEST(PlanWindowReuse, BytePairRowsBeforeACallsLastReachPastTheirBytesOnAvx2) {
     ASSERT_EQ(unmoving.row_runs_h.size(), 1U);
     EXPECT_EQ(unmoving.row_runs_h.front().position_step, 0);
     EXPECT_EQ(unmoving.separable.row_read_reach, 0);
+    // One output row a plane: dense planes stack (the next row is the next plane's), planes padded in dst do not,
+    // and their calls step over channels, any stride apart.
+    const jit::KernelPlan one_row = plan_of("maxpool dt=u8 layout=ncx src=1x3x2x60 k=2x2 s=2x2", jit::Isa::avx2);
+    ASSERT_TRUE(one_row.separable.byte_pairs);
+    EXPECT_TRUE(one_row.stacked_planes);
+    EXPECT_GT(one_row.separable.row_read_reach, 0);
+    const jit::KernelPlan padded_planes =
+        plan_of("maxpool dt=u8 layout=ncx src=1x3x2x60 k=2x2 s=2x2 dst_strides=192x64x30x1", jit::Isa::avx2);
+    ASSERT_TRUE(padded_planes.separable.byte_pairs);
+    EXPECT_FALSE(padded_planes.stacked_planes);
+    EXPECT_EQ(padded_planes.separable.row_read_reach, 0);
+    EXPECT_FALSE(padded_planes.separable.rows_store_whole);
     const jit::KernelPlan wide = plan_of("maxpool dt=u8 layout=ncx src=1x3x20x128 k=2x2 s=2x2", jit::Isa::avx512);
     ASSERT_TRUE(wide.separable.byte_pairs);
     EXPECT_EQ(wide.separable.row_read_reach, 0);
