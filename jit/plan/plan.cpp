@@ -643,8 +643,14 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
         try {
             KernelPlan plan = make_plan(*even, isa, options);
             if (plan.separable.byte_pairs) {
-                plan.choices.push_back("adaptive_bins: even (every bin as long and as far from the next), planned as "
-                                       "the max pool of their windows");
+                std::string windows;
+                for (int a = 0; a < even->spatial_rank; ++a) {
+                    const auto u = static_cast<std::size_t>(a);
+                    windows += (a > 0 ? ", " : "") + std::string("k") + std::to_string(even->kernel[u]) + " s" +
+                               std::to_string(even->stride[u]) + " p" + std::to_string(even->pad_begin[u]) + "/" +
+                               std::to_string(even->pad_end[u]);
+                }
+                plan.choices.push_back("adaptive_bins: a max pool's windows (" + windows + "), planned as that max pool");
                 return plan;
             }
         } catch (const UnhonouredChoice&) {
