@@ -312,13 +312,15 @@ MaxPoolDesc Generator::max_pool_attempt() {
 }
 
 // The strides of a view of `t` inside a larger buffer, as engines hold tensors: the dense strides of a tensor
-// wider in its channels (a channel slice of a concat buffer), in its rows (a row pitch) or in its batch, or every
-// stride doubled (neither channels nor rows consecutive); a source may also read one plane or one row for every
-// channel (a 0 stride). Any of these maps every element to its own address.
+// wider in its channels (a channel slice of a concat buffer), in its rows (a row pitch), in its planes (a plane
+// pitch: rows dense, planes apart) or in its batch, or every stride doubled (neither channels nor rows
+// consecutive); a source may also read one plane or one row for every channel (a 0 stride). Any of these maps
+// every element to its own address.
 std::vector<std::int64_t> Generator::view_strides(const TensorDesc& t, bool source) {
     TensorDesc wider = t;
     if (chance(0.5)) wider.dims[1] += uniform(1, std::max<std::int64_t>(2, t.dims[1] * 3));
     if (t.dims.size() > 2 && chance(0.4)) wider.dims.back() += uniform(1, 9);
+    if (t.dims.size() > 3 && chance(0.2)) wider.dims[2] += uniform(1, 4);
     if (chance(0.2) && t.layout == Layout::ncx) wider.layout = Layout::nxc;  // channels_last strides, ncx named
     std::vector<std::int64_t> s = strides_of(wider);
     if (chance(0.3)) s[0] += uniform(1, 64);
