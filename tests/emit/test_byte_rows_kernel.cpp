@@ -1,6 +1,7 @@
 // The byte rows' kernel through its ABI (jit/emit/kernel.hpp), with calls the executor never makes for these
 // plans: rows of one output row of consecutive planes (a step other than the buffers') and windows that lie
-// wholly in the padding along h. Against the reference, on each ISA the CPU has (skipped by name otherwise).
+// wholly in the padding along h; and adaptive pools run under their max pool's byte pairs. Against the
+// reference, on each ISA the CPU has (skipped by name otherwise).
 #include "jit/emit/kernel.hpp"
 #include "jit/isa/lanes.hpp"
 #include "support/cpu_isas.hpp"
@@ -10,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -81,6 +83,29 @@ TEST_P(JitIsa, ByteRowsServeCallsOfAnyStepAndEmptyRows) {
         const std::uint8_t lowest = p.dtype == pj::DType::s8 ? 0x80 : 0x00;
         for (std::size_t i = 0; i < empty.size(); ++i)
             EXPECT_EQ(empty[i], i < static_cast<std::size_t>(2 * OW) ? lowest : 0xA5) << "byte " << i;
+    }
+}
+
+// Adaptive bins that are a max pool's windows run that max pool's plan (jit/plan/plan.cpp, byte pairs on AVX2):
+// every input width from 4 to 33 and every output width up to one more than the input whose bins are such windows
+// (with padding at either end), over 12 rows to 6 (k2 s2), u8 and s8, against the reference; at least a dozen
+// sizes take the max pool's plan on AVX2.
+TEST_P(JitIsa, AdaptiveBinsThatAreAMaxPoolsWindowsMatchTheReference) {
+    int planned_as_max_pool = 0;
+    for (std::int64_t in = 4; in <= 33; ++in)
+        for (std::int64_t out = 1; out <= in + 1; ++out) {
+            const std::string line = "adaptivemaxpool dt=" + std::string(out % 2 == 0 ? "u8" : "s8") +
+                                     " layout=ncx src=2x3x12x" + std::to_string(in) + " out=6x" + std::to_string(out);
+            const jit::KernelPlan plan = jit::make_plan(pj::test::resolve_line(line), isa());
+            if (std::none_of(plan.choices.begin(), plan.choices.end(),
+                             [](const std::string& c) { return c.starts_with("adaptive_bins"); }))
+                continue;
+            ++planned_as_max_pool;
+            pj::test::check_created(line, isa(), 1);
+            if (HasFailure()) return;
+        }
+    if (isa() == jit::Isa::avx2) {
+        EXPECT_GE(planned_as_max_pool, 12);
     }
 }
 

@@ -12,7 +12,6 @@
 #include <gtest/gtest.h>
 #include <pthread.h>
 
-#include <algorithm>
 #include <array>
 #include <cstdlib>
 #include <cstring>
@@ -720,29 +719,6 @@ TEST_P(JitIsa, StackedPlanesGoToTheKernelAnImageAtATime) {
                               "maxpool dt=f32 layout=ncx src=1x8x8x10 k=2x2 s=2x2 idx=s64 order=col",
                               "maxpool dt=f32 layout=nxc src=1x8x8x10 k=2x2 s=2x2", "maxpool dt=f32 layout=ncx src=1x8x4x8x10 k=2x2x2 s=2x2x2"})
         EXPECT_FALSE(plan_on(isa(), pj::test::resolve_line(apart)).stacked_planes) << apart;
-}
-
-// Adaptive bins that are a max pool's windows run that max pool's plan (jit/plan/plan.cpp, byte pairs on AVX2):
-// every input width from 4 to 33 and every output width up to one more than the input whose bins are such windows
-// (with padding at either end), over 12 rows to 6 (k2 s2), u8 and s8, against the reference; at least a dozen
-// sizes take the max pool's plan on AVX2.
-TEST_P(JitIsa, AdaptiveBinsThatAreAMaxPoolsWindowsMatchTheReference) {
-    int planned_as_max_pool = 0;
-    for (std::int64_t in = 4; in <= 33; ++in)
-        for (std::int64_t out = 1; out <= in + 1; ++out) {
-            const std::string line = "adaptivemaxpool dt=" + std::string(out % 2 == 0 ? "u8" : "s8") +
-                                     " layout=ncx src=2x3x12x" + std::to_string(in) + " out=6x" + std::to_string(out);
-            const jit::KernelPlan plan = plan_on(isa(), pj::test::resolve_line(line));
-            if (std::none_of(plan.choices.begin(), plan.choices.end(),
-                             [](const std::string& c) { return c.starts_with("adaptive_bins"); }))
-                continue;
-            ++planned_as_max_pool;
-            pj::test::check_created(line, isa(), 1);
-            if (HasFailure()) return;
-        }
-    if (isa() == jit::Isa::avx2) {
-        EXPECT_GE(planned_as_max_pool, 12);
-    }
 }
 
 // bf16 items of consecutive lanes load two vectors at a time, split into even and odd elements
