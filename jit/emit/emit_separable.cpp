@@ -623,28 +623,23 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
         mov(d_ptr_, ptr[rsp + slot_rows]);
         mov(row_src_, ptr[rsp + slot_row_src]);
         mov(dst_, ptr[rsp + slot_row_dst]);
-        if (sep.row_read_reach > 0) {
-            // The rows before the call's last reach past their own bytes; the last one is exact.
-            Label last_row;
+        // Rows that reach past their own bytes loop over all but the call's last, which is exact.
+        const bool reach = sep.row_read_reach > 0;
+        Label last_row;
+        if (reach) {
             dec(d_ptr_);
             jz(last_row, T_NEAR);
-            place(row_loop);
-            output_row(true);
-            add(row_src_, ptr[rsp + slot_src_row_step]);
-            add(dst_, ptr[rsp + slot_dst_row_step]);
-            dec(d_ptr_);
-            jnz(row_loop, T_NEAR);
-            place(last_row);
-            output_row(false);
-            jmp(done, T_NEAR);
-            return;
         }
         place(row_loop);
-        output_row(false);
+        output_row(reach);
         add(row_src_, ptr[rsp + slot_src_row_step]);
         add(dst_, ptr[rsp + slot_dst_row_step]);
         dec(d_ptr_);
         jnz(row_loop, T_NEAR);
+        if (reach) {
+            place(last_row);
+            output_row(false);
+        }
         jmp(done, T_NEAR);
     };
     if (planes > 1) {
