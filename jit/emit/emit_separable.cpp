@@ -27,7 +27,9 @@ std::int64_t WindowEmitter<Ops>::separable_buffer_bytes() const {
     const std::int64_t maxima_bytes = sep.maxima_vectors * Ops::vector_bytes;
     if (nxc_)  // one padded row of pixels, in whole cache lines, then the rows of maxima
         return separable_pixels_padded_bytes() + sep.buffered_rows() * maxima_bytes;
-    return sep.buffered_rows() * (sep.row_lanes() * lane_bytes(plan_.compare) + maxima_bytes);
+    // Planar: each buffered row's padded input, then its maxima (with indices, an index vector beside each).
+    const std::int64_t maxima_row_bytes = plan_.has_indices ? 2 * maxima_bytes : maxima_bytes;
+    return sep.buffered_rows() * (sep.row_lanes() * lane_bytes(plan_.compare) + maxima_row_bytes);
 }
 
 template <typename Ops>
@@ -160,39 +162,26 @@ void WindowEmitter<Ops>::next_separable_group(Label& group_loop, Label& done) {
     jmp(group_loop, T_NEAR);
 }
 
+// Every input row of the group converted into its padded row (tap_ptr_ the first; separable rows with and
+// without indices): the padding before, the input in whole vectors
+// stored aligned (each phase's lead lanes put the input's first element in it at a vector's start: unaligned
+// 64-byte stores each split a cache line, and made the conversion of u8 rows the stem's bottleneck), then
+// the padding after, from the input's end in each phase to the buffer's end. At stride 2, two input vectors
+// at a time give a vector of each phase. Floats are noted for NaN a few vectors at a time, summed among
+// themselves first: one running sum's add per vector was a chain of the add's latency. A float group that saw
+// a NaN leaves for `nan_exit`.
 template <typename Ops>
-void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
+void WindowEmitter<Ops>::convert_separable_rows(Label& nan_exit) {
     const SeparableRows& sep = plan_.separable;
-    if (nxc_ || plan_.has_indices || f16() || plan_.spatial_rank != 2 || plan_.stride_w > 2 || sep.row_step < 1)
-        throw Error("jit: separable rows are planar 2-D values of at most stride 2 along the width");
     const std::int64_t lb = lane_bytes(plan_.compare), L = plan_.lanes, vb = Ops::vector_bytes;
-    if (L * lb != vb) throw Error("jit: separable rows fill whole registers with compare lanes");
-    const std::int64_t row_bytes = sep.row_lanes() * lb, maxima_bytes = sep.maxima_vectors * vb;
+    const std::int64_t row_bytes = sep.row_lanes() * lb;
     const std::vector<int> accs = separable_accumulators();
     const int V = static_cast<int>(accs.size());
-    if (V < 2) throw Error("jit: separable rows need two accumulators");
     const bool watch = plan_.is_float;
     const Vmm fresh = vec(regs_.fresh), empty = vec(regs_.empty_value);
-
-    // Registers: row_src_ the input row being converted; dst_ the output row; tap_ptr_ the padded rows;
-    // window_index_ the rows of maxima; d_ptr_ rows left in the call; h_index_ rows of this group; h_count_,
-    // tap_count_ and item_count_ loop counters; window_, h_ptr_ and indices_ moving pointers.
-    const Reg64 &rows = tap_ptr_, &maxima = window_index_, &group = h_index_;
-    begin_separable_call(other_calls, sep.buffered_rows() * row_bytes);
-
-    Label group_loop;
-    begin_separable_group(group_loop);
-
-    // Convert every input row of the group into its padded row: the padding before, the input in whole vectors
-    // stored aligned (each phase's lead lanes put the input's first element in it at a vector's start: unaligned
-    // 64-byte stores each split a cache line, and made the conversion of u8 rows the stem's bottleneck), then
-    // the padding after, from the input's end in each phase to the buffer's end. At stride 2, two input vectors
-    // at a time give a vector of each phase. Floats are noted for NaN a few vectors at a time, summed among
-    // themselves first: one running sum's add per vector was a chain of the add's latency.
+    const Reg64& rows = tap_ptr_;
     const auto acc = [&](int i) { return vec(accs[static_cast<std::size_t>(i)]); };
-    const auto phase_lane = [&](int phase, std::int64_t lane) {  // lane of a phase, from the buffer's start
-        return phase * sep.phase_lanes + sep.lead_lanes[static_cast<std::size_t>(phase)] + lane;
-    };
+    const auto phase_lane = [&](int phase, std::int64_t lane) { return separable_phase_lane(phase, lane); };
     {
         const int evens = sep.phase_of_evens(), odds = 1 - evens;
         const std::int64_t in = plan_.in_width, per_step = L * sep.phases;  // input elements a converted vector takes
@@ -279,8 +268,36 @@ void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
                 vmovups(ptr[indices_ + static_cast<std::int32_t>((base + lane) * lb)], empty);
         }
         add(indices_, static_cast<std::int32_t>(row_bytes));
-        close_separable_input_rows(input_row, other_calls);
+        close_separable_input_rows(input_row, nan_exit);
     }
+
+}
+
+template <typename Ops>
+void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
+    const SeparableRows& sep = plan_.separable;
+    if (nxc_ || plan_.has_indices || f16() || plan_.spatial_rank != 2 || plan_.stride_w > 2 || sep.row_step < 1)
+        throw Error("jit: separable rows are planar 2-D values of at most stride 2 along the width");
+    const std::int64_t lb = lane_bytes(plan_.compare), L = plan_.lanes, vb = Ops::vector_bytes;
+    if (L * lb != vb) throw Error("jit: separable rows fill whole registers with compare lanes");
+    const std::int64_t row_bytes = sep.row_lanes() * lb, maxima_bytes = sep.maxima_vectors * vb;
+    const std::vector<int> accs = separable_accumulators();
+    const int V = static_cast<int>(accs.size());
+    if (V < 2) throw Error("jit: separable rows need two accumulators");
+    const Vmm fresh = vec(regs_.fresh);
+
+    // Registers: row_src_ the input row being converted; dst_ the output row; tap_ptr_ the padded rows;
+    // window_index_ the rows of maxima; d_ptr_ rows left in the call; h_index_ rows of this group; h_count_,
+    // tap_count_ and item_count_ loop counters; window_, h_ptr_ and indices_ moving pointers.
+    const Reg64 &rows = tap_ptr_, &maxima = window_index_, &group = h_index_;
+    begin_separable_call(other_calls, sep.buffered_rows() * row_bytes);
+
+    Label group_loop;
+    begin_separable_group(group_loop);
+
+    convert_separable_rows(other_calls);
+    const auto acc = [&](int i) { return vec(accs[static_cast<std::size_t>(i)]); };
+    const auto phase_lane = [&](int phase, std::int64_t lane) { return separable_phase_lane(phase, lane); };
 
     // The maxima of each output's width taps, row by row, V output vectors at a time (window_ in the padded
     // row, h_ptr_ over the rows of maxima, which follow each other). Tap t of an output reads lane

@@ -471,6 +471,7 @@ void WindowEmitter<Ops>::emit_row_code(Label& row_loop, Label& empty_row, Label&
         if (plan_.has_indices) emit_separable_pixel_indices(row_loop, done);
         else emit_separable_pixels(row_loop, done);
     }
+    else if (separable_row_indices()) emit_separable_indices(row_loop, done);
     else if (plan_.separable.enabled() && !nxc_) emit_separable(row_loop, done);
     else if (plan_.ring_rows > 0 && nxc_) emit_column_ring(row_loop, done);
     else if (plan_.ring_rows > 0) emit_ring_rows(row_loop, done);
@@ -558,6 +559,11 @@ void WindowEmitter<Ops>::emit_data() {
             if (plan_.wide_index_math) dq(static_cast<std::uint64_t>(value));
             else dd(static_cast<std::uint32_t>(value));
         }
+    }
+    if (separable_row_indices()) {
+        align(64);
+        place(separable_index_row_);
+        for (const std::int32_t value : separable_index_row()) dd(static_cast<std::uint32_t>(value));
     }
 }
 

@@ -93,7 +93,7 @@ private:
                          slot_passes_left = 344, slot_sweep_blocks = 352, slot_sweep_bytes = 360,
                          slot_sweep_index_bytes = 368, slot_sep_dst = 376, slot_sep_indices = 384,
                          slot_sep_index_base = 392, slot_sep_channel_base = 400, slot_sweep_dst_bytes = 408,
-                         frame_bytes = 424;
+                         slot_sep_prefetch_indices = 416, frame_bytes = 424;
     // A multiple of 16 plus 8: rsp 16-byte aligned after the return address and the six pushes, so the gather
     // area sits where its vectors do not split cache lines.
     static_assert(frame_bytes % 16 == 8);
@@ -437,7 +437,17 @@ private:
     void close_separable_input_rows(Label& input_row, Label& other_calls);
     void separable_output_pairs(const Reg64& rows_left, const Reg64& first_maxima, std::int64_t maxima_bytes,
                                 Label& single_rows, Label& done, const std::function<void()>& merge_pair);
+    // Lane `lane` of phase `phase` in a padded row of separable rows, from the buffer's start.
+    std::int64_t separable_phase_lane(int phase, std::int64_t lane) const {
+        const SeparableRows& sep = plan_.separable;
+        return phase * sep.phase_lanes + sep.lead_lanes[static_cast<std::size_t>(phase)] + lane;
+    }
+    void convert_separable_rows(Label& nan_exit);
     void emit_separable(Label& other_calls, Label& done);
+    // emit_separable_indices.cpp
+    bool separable_row_indices() const { return !nxc_ && plan_.separable.enabled() && plan_.has_indices; }
+    std::vector<std::int32_t> separable_index_row() const;
+    void emit_separable_indices(Label& other_calls, Label& done);
     // Planar byte rows: separable rows serve every call (no row code in byte lanes), to `done`.
     void emit_byte_rows(Label& done);
     void emit_byte_pairs(Label& done);
@@ -505,6 +515,7 @@ private:
     VectorRoles regs_;
     Ops ops_;
     std::map<std::int64_t, Label> lane_tables_;
+    Label separable_index_row_;  // separable rows with indices: the index row (separable_index_row)
     bool fast_row_ = true;  // emitting the copy of the row code for input without NaN (scanned float rows)
     int watch_turn_[max_vectors] = {};
     // Shared watch (plan.watch_shared_*): the first kernel tap along the width of the item being emitted, whether

@@ -40,6 +40,9 @@ constexpr std::int64_t rules_separable_buffer_bytes = 16 * 1024;
 // windows at stride 1, whose passes take a window's rows again, keep 16: SPP k9 1.05x and Inception 1.04x slower
 // at 8); wider rows keep 16 KiB rather than leave the byte lanes.
 constexpr std::int64_t byte_rows_stride_2_buffer_bytes = 8 * 1024;
+// Planar rows with indices take separable rows where a window has this many taps or more, or moves by one tap
+// along both axes (separable_row_indices_declined).
+constexpr std::int64_t min_separable_index_taps = 16;
 // Separable pixels: the padded pixel row and the rows of maxima, past L1 (32 KiB on Zen 3) into L2. A pass's
 // rows of maxima beyond its output rows (taps_h - row_step of them) are taken again by the next pass, so more
 // output rows a pass take fewer rows twice. Measured (AVX2 Zen 3, 1 thread, nxc, lowest of 6 rounds, budgets of
@@ -497,7 +500,36 @@ std::string Planner::byte_rows_declined() const {
     return {};
 }
 
-// Planar 2-D rows without indices whose windows along h share input rows, where no ring or plane took
+// Planar rows with indices: the reason separable rows cannot carry them, or empty. An index lane rides beside
+// each 32-bit compare lane; a position in the padding before the input holds the index of its windows' first
+// real tap (emit_separable_indices.cpp), so every window along the width must have one.
+std::string Planner::separable_row_indices_declined() const {
+    if (!p_.has_indices) return {};
+    if (plan_.index_lanes_64 || lane_bytes(plan_.compare) != 4 || half_vectors_ || window_relative_)
+        return "indices ride in the buffers beside 32-bit compare lanes only";
+    for (std::int64_t o = 0; o < axis_.out; ++o) {
+        const WindowTaps taps = window_taps(o, axis_.in, axis_.kernel, axis_.stride, axis_.dilation, axis_.pad);
+        if (taps.begin >= taps.end) return "indices: windows empty along the width";
+    }
+    if (reuse_is(PlanChoice::Reuse::separable)) return {};  // the speed rule below gives way to the choice
+    // Zen 3 (AVX2, one thread, separable rows with indices against the row code, the same runs; hot: Google
+    // Benchmark's repeated calls, cold: every problem's calls in turn over 9 layers): windows of 16 taps or
+    // more ran 1.5-9x faster hot and 1.0-4x cold (f32 s64: SPP k9 1436 against 10862 us hot, SPPF k5 367
+    // against 1290, k5 s2 145 against 244, k4 227 against 327 hot and 299 against 291 cold); 3x3 windows at
+    // stride 1 1.1-3x both ways (Inception f32 166 against 290 hot, 213 against 221 cold; bf16 111 against 352
+    // and 130 against 265; s32 0.66x and 0.87x). 3x3 windows at stride 2 or dilated ran faster hot (0.5-0.9x)
+    // but slower cold: the stem 1.35x, the dilated 3x3 1.28-1.55x, u8 and bf16 1.07-1.10x, and a DRAM-sized
+    // stem at batch 16 1.27-1.37x both ways: the buffers' bursts of stores to cold lines (a whole group's output
+    // rows after its maxima) where the row code spreads them among its compares.
+    const std::int64_t taps = p_.kernel[0] * p_.kernel[1];  // 2-D: both bounded by the input (validated)
+    const bool taps_in_turn = p_.stride[0] == 1 && p_.stride[1] == 1 && p_.dilation[0] == 1 && p_.dilation[1] == 1;
+    if (taps < min_separable_index_taps && !taps_in_turn)
+        return "indices: windows of fewer than " + std::to_string(min_separable_index_taps) +
+               " taps that do not move by one tap (the row code spreads their stores)";
+    return {};
+}
+
+// Planar 2-D rows (with indices: separable_row_indices_declined) whose windows along h share input rows, where no ring or plane took
 // them: separable maxima through buffers on the stack (KernelPlan::separable). Each input row is read once
 // per call, with no border items, no per-tap gathers and no NaN scan pass. Windows along h move by whole
 // taps: a stride that divides the dilation (calls of rows dilation / stride apart, one tap stride between
@@ -525,7 +557,7 @@ void Planner::choose_separable() {
     if (plan_.strategy != Strategy::ncx_width || p_.spatial_rank != 2 || adaptive_) return;
     if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::ring)) return declined(step, "the choice of reuse");
     if (plan_.ring_rows > 0) return declined(step, "a ring of row maxima in registers took the rows");
-    if (p_.has_indices) return declined(step, "values only: the buffered maxima carry no indices");
+    if (const std::string why = separable_row_indices_declined(); !why.empty()) return declined(step, why);
     if (!plan_.fast_starts_from_lowest) return declined(step, "f16 carries raw bits beside each lane");
     if (!byte_rows_ && (p_.kernel[0] < 2 || p_.out[0] < 2)) return declined(step, "windows along h do not overlap");
     std::int64_t interval = 1, row_step = 1;
@@ -562,8 +594,10 @@ void Planner::choose_separable() {
                                   std::max(reach, start + (count + lanes - 1) / lanes * lanes));
     }
     sep.phase_lanes = (most + lanes - 1) / lanes * lanes + lanes;  // a vector of slack for the last stores
-    // Each buffered row: its padded input and its maxima. As many output rows a pass as the bytes hold.
-    const std::int64_t row_bytes = sep.row_lanes() * lane_bytes_ + sep.maxima_vectors * caps_.vector_bytes;
+    // Each buffered row: its padded input and its maxima (with indices, an index vector beside each). As many
+    // output rows a pass as the bytes hold.
+    const std::int64_t row_bytes =
+        sep.row_lanes() * lane_bytes_ + sep.maxima_vectors * caps_.vector_bytes * (p_.has_indices ? 2 : 1);
     // Byte rows at stride 2 take the smaller buffers where they hold two output rows' windows.
     if (choice().separable_kib == 0 && byte_rows_ && row_step == 2 &&
         byte_rows_stride_2_buffer_bytes / row_bytes >= sep.window_rows + row_step)

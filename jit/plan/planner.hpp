@@ -115,6 +115,7 @@ private:
     // windows_may_abut: windows a whole window apart (sharing no row) count too (byte rows).
     bool separable_row_steps(std::int64_t& interval, std::int64_t& row_step, bool windows_may_abut = false) const;
     std::string separable_pixels_declined() const;
+    std::string separable_row_indices_declined() const;
     SeparableRows separable_pixels_of(int vectors) const;
     int separable_pixel_vectors() const;
     bool separable_block_fits(std::int64_t lanes, int vectors) const;

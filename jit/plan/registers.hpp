@@ -17,12 +17,12 @@ constexpr int max_watch_chains = 4;
 // Separable rows and pixels: at most this many maxima in flight beyond the block's accumulators.
 constexpr int max_separable_extras = 8;
 
-// Separable pixels with indices, on a trait without opmasks: vector registers that also hold maxima in flight
-// (their indices, too) besides the ones no role takes. The row code takes them only within one tap or one store
-// (the tap's broadcast index, a widened mask, a tail mask) or as a constant loaded once (-1, loaded again when
+// Separable pixels and rows with indices, on a trait without opmasks: vector registers that also hold maxima in
+// flight (their indices, too) besides the ones no role takes. The row code takes them only within one tap or one
+// store (the tap's broadcast index, a widened mask, a tail mask or a stride-2 load) or as a constant loaded once (-1, loaded again when
 // the separable code leaves for the row code), and the two codes never interleave. 0 elsewhere.
 inline int separable_alias_registers(const KernelPlan& plan, const IsaCaps& caps) {
-    return plan.separable.enabled() && plan.has_indices && plan.strategy == Strategy::nxc_channels && !caps.opmasks ? 4 : 0;
+    return plan.separable.enabled() && plan.has_indices && !caps.opmasks ? 4 : 0;
 }
 
 // Vector registers a trait without opmasks keeps for its masks and broadcasts (-1: the plan never needs it).
@@ -39,7 +39,7 @@ struct TraitVectorRoles {
 inline int plane_sums(const KernelPlan& plan) { return plan.loop_whole_plane ? plan.whole_plane_sums : 1; }
 
 // Vector registers by role, handed out once each, so no number means two things within one code: only the
-// separable pixels' maxima with indices share registers with roles of the row code (separable_alias_registers).
+// separable pixels' and rows' maxima with indices share registers with roles of the row code (separable_alias_registers).
 struct VectorRoles {
     int acc[max_vectors] = {-1, -1, -1, -1}, raw[max_vectors] = {-1, -1, -1, -1}, idx[max_vectors] = {-1, -1, -1, -1};
     // Watched rows: the running sums of the values vector v of the block loads, plan.watch_chains of them taken
@@ -110,7 +110,10 @@ struct VectorRoles {
             }
         }
         const int extras = std::clamp(plan.separable.accumulators - vectors, 0, max_separable_extras);
-        const int aliases[] = {trait.tap_index, trait.wide_mask, trait.tail_mask, minus_one};
+        // Planar rows load partial vectors of their input through the tail mask while maxima in flight are
+        // live: their fourth alias is the register of the row code's loads at stride 2.
+        const int aliases[] = {trait.tap_index, trait.wide_mask, plan.strategy == Strategy::nxc_channels ? trait.tail_mask : pair_hi,
+                               minus_one};
         const int alias_count = separable_alias_registers(plan, caps);
         for (int r = 0; r < extras * (indices ? 2 : 1); ++r) separable[r] = r < alias_count ? aliases[r] : used++;
     }

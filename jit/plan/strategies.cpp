@@ -64,7 +64,8 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::row_ring: return ncx_rows && ring && plan.ring_row_interval == 1 && !plan.has_indices;
         case StrategyId::dilated_row_ring: return ncx_rows && ring && plan.ring_row_interval > 1;
         case StrategyId::row_ring_indices: return ncx_rows && ring && plan.has_indices;
-        case StrategyId::separable_rows: return ncx_rows && plan.separable.enabled();
+        case StrategyId::separable_rows: return ncx_rows && plan.separable.enabled() && !plan.has_indices;
+        case StrategyId::separable_row_indices: return ncx_rows && plan.separable.enabled() && plan.has_indices;
         case StrategyId::separable_pixels: return nxc && plan.separable.enabled();
         case StrategyId::column_ring: return nxc && ring && !plan.has_indices;
         case StrategyId::column_ring_indices: return nxc && ring && plan.has_indices;
@@ -92,7 +93,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "nxc_segments", "ncx_segments", "computed_windows", "paired_lanes", "gathered_lanes", "looped_width_taps",
     "unrolled_outer_taps", "channel_sweep", "balanced_blocks", "width_ranges", "nan_scan", "nan_watch",
     "planar_nan_watch", "shared_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
-    "byte_planes", "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_pixels",
+    "byte_planes", "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_row_indices", "separable_pixels",
     "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads", "paired_tap_loads", "tail_back_reads",
     "byte_lanes", "byte_rows", "byte_pairs", "wide_index_lanes", "window_relative_indices", "overhanging_windows", "channel_runs", "row_pitch",
 };
@@ -320,6 +321,17 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=ncx src=1x2x30x41 k=5x4 s=2x2 pb=2x2 pe=2x1"},
             {"maxpool layout=ncx src=1x2x40x50 k=3x3 s=4x2 d=2x3 pb=2x3 pe=2x3"},
             {"maxpool layout=ncx src=1x1x120x250 k=3x3 s=2x2 pb=1x1 pe=1x1"}}},
+        // Indices beside the maxima: SPP's 9x9, a 5x5 with a width dilation over a padding of 3 (each window's
+        // first real tap a dilation past its start) in bf16 with axis 2, a 5x4 at stride 2 (the two phases) with
+        // column-major indices, a 4x4 at width stride 2 under ceil rounding, a plane taller than one pass (4 output
+        // rows a pass), u8 3x3 at stride 1 widened to 32-bit lanes (AVX-512 holds its 3 rows in a ring).
+        {separable_row_indices, {avx512, avx2}, {
+            {"maxpool layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64"},
+            {"maxpool dt=bf16 layout=ncx src=1x2x30x41 k=5x5 d=1x2 pb=2x3 pe=2x3 idx=s32 axis=2"},
+            {"maxpool layout=ncx src=1x3x29x57 k=5x4 s=2x2 pb=2x2 pe=2x1 idx=s64 order=col"},
+            {"maxpool layout=ncx src=1x2x12x99 k=4x4 s=1x2 pb=1x1 pe=1x1 round=ceil idx=s32"},
+            {"maxpool layout=ncx src=1x2x80x150 k=5x5 pb=2x2 pe=2x2 idx=s64"},
+            {"maxpool dt=u8 layout=ncx src=1x3x28x28 k=3x3 pb=1x1 pe=1x1 idx=s32", {}, {avx2}}}},
         // AVX2 (the column ring would hold 1 to 3 vectors a row): SPPF's shape with its border rows in calls of
         // their own, a plane taller than one pass (4 output rows a pass), a stride 2 along h (rows 2 tap strides
         // apart), a dilation along h (calls of rows 2 apart), a width stride and dilation under ceil rounding

@@ -38,6 +38,7 @@ enum class StrategyId {
     dilated_row_ring,         // the row ring for windows dilated along h (calls of rows dilation/stride apart)
     row_ring_indices,         // the row ring with each row maximum's index beside it
     separable_rows,           // planar 2-D values: padded rows, width maxima buffered, then merged down the rows
+    separable_row_indices,    // separable rows with each maximum's index beside it (32-bit index lanes)
     separable_pixels,         // channels-last 2-D values: the same over padded rows of a block's pixels
     column_ring,              // channels last: each output column walked down with its window's row maxima
     column_ring_indices,      // the column ring with indices

@@ -8,6 +8,7 @@
 #include "runtime/executor.hpp"
 #include "support/cpu_isas.hpp"
 #include "support/run_compare.hpp"
+#include "support/tie_data.hpp"
 
 #include <gtest/gtest.h>
 #include <pthread.h>
@@ -26,6 +27,13 @@ namespace pj = pooljit;
 namespace jit = pooljit::jit;
 
 namespace {
+
+using pj::test::element_bytes;
+using pj::test::expect_reference_on;
+using pj::test::integer_ties;
+using pj::test::plan_on;
+using pj::test::special_bits;
+using pj::test::tie_input;
 
 const char* const dtypes[] = {"f32", "f64", "f16", "bf16", "s8", "u8", "s32", "s64"};
 
@@ -49,38 +57,6 @@ protected:
     jit::Isa isa() const { return GetParam(); }
 };
 
-// Float values used to build ties, as the bits of a float type, by kind: 0 lowest (-inf), 1 -1, 2 -0, 3 +0, 4 1,
-// 5 a quiet NaN.
-std::uint64_t special_bits(pj::DType dtype, int kind) {
-    switch (dtype) {
-        case pj::DType::f32:
-            return std::array<std::uint64_t, 6>{0xFF800000u, 0xBF800000u, 0x80000000u, 0u, 0x3F800000u, 0x7FC00000u}[kind];
-        case pj::DType::f64:
-            return std::array<std::uint64_t, 6>{0xFFF0000000000000ull, 0xBFF0000000000000ull, 0x8000000000000000ull, 0,
-                                                0x3FF0000000000000ull, 0x7FF8000000000000ull}[kind];
-        case pj::DType::f16: return std::array<std::uint64_t, 6>{0xFC00u, 0xBC00u, 0x8000u, 0u, 0x3C00u, 0x7E00u}[kind];
-        case pj::DType::bf16: return std::array<std::uint64_t, 6>{0xFF80u, 0xBF80u, 0x8000u, 0u, 0x3F80u, 0x7FC0u}[kind];
-        default: break;
-    }
-    ADD_FAILURE() << "special_bits: not a float type";
-    return 0;
-}
-
-std::size_t element_bytes(const pj::TensorDesc& d) { return pj::size_of(d.dtype); }
-
-// A float input of ties: each element -inf, -1, -0 or +0 (15 in 16, the window's first zero in scan order must
-// win with its own bits) or 1, drawn from rng.
-std::vector<std::uint8_t> tie_input(const pj::TensorDesc& d, std::mt19937_64& rng) {
-    const std::size_t elem = element_bytes(d), elements = pj::casegen::byte_size(d) / elem;
-    std::vector<std::uint8_t> src(pj::casegen::byte_size(d));
-    for (std::size_t e = 0; e < elements; ++e) {
-        const std::uint64_t roll = rng() % 64;
-        const std::uint64_t bits = special_bits(d.dtype, roll < 60 ? static_cast<int>(roll % 4) : 4);
-        std::memcpy(src.data() + e * elem, &bits, elem);
-    }
-    return src;
-}
-
 // Channels-last 2-D ties (tie_input) with two NaNs in the first image: one in its last input row at channel 5
 // (the first channel block), one in its middle row at channel C - 3 (the last block), each at a random column.
 std::vector<std::uint8_t> ties_with_two_nans(const pj::TensorDesc& d) {
@@ -96,18 +72,6 @@ std::vector<std::uint8_t> ties_with_two_nans(const pj::TensorDesc& d) {
     return src;
 }
 
-// Runs the problem on src under the ISA cap; it must be served by jit:isa and match the reference, values and
-// indices.
-void expect_reference_on(jit::Isa isa, const std::string& line, const std::vector<std::uint8_t>& src) {
-    const pj::test::IsaCap cap(jit::to_string(isa));
-    const pj::Primitive q = pj::create(pj::parse_problem(line), pj::test::choice_for(isa));
-    EXPECT_EQ(q.impl_name(), std::string("jit:") + jit::to_string(isa));
-    pj::test::expect_run_matches_reference(q.problem(), src, [&](const void* s, void* d, void* i) { q.execute(s, d, i); },
-                                           jit::to_string(isa));
-}
-
-// The plan the planner makes for the line on `isa` (plan facts hold on any host).
-jit::KernelPlan plan_on(jit::Isa isa, const pj::Problem& p) { return jit::make_plan(p, isa); }
 
 // Each line against the reference on 1 and 3 threads; where `isa` is AVX2, its plan must take the AVX2-only
 // strategy that `taken` reads.
@@ -240,26 +204,6 @@ TEST_P(JitIsa, SeparablePixelsNanCallsRunTheRowCodeAndTiesKeepScanOrder) {
     pj::set_num_threads(0);
 }
 
-// An integer input of ties: mostly the type's lowest value (7 in 8), else 1 or 2, drawn from rng; u8, s8, s32.
-std::vector<std::uint8_t> integer_ties(const pj::TensorDesc& d, std::mt19937_64& rng) {
-    const std::size_t elem = element_bytes(d), elements = pj::casegen::byte_size(d) / elem;
-    std::vector<std::uint8_t> src(pj::casegen::byte_size(d));
-    for (std::size_t e = 0; e < elements; ++e) {
-        const std::uint64_t roll = rng() % 16;
-        const std::int64_t value = roll < 14 ? 0 : static_cast<std::int64_t>(roll - 13);  // 0: the lowest
-        switch (d.dtype) {
-            case pj::DType::u8: src[e] = static_cast<std::uint8_t>(value); break;
-            case pj::DType::s8: src[e] = static_cast<std::uint8_t>(value == 0 ? -128 : value); break;
-            case pj::DType::s32: {
-                const std::int32_t v = value == 0 ? std::numeric_limits<std::int32_t>::min() : static_cast<std::int32_t>(value);
-                std::memcpy(src.data() + e * elem, &v, elem);
-                break;
-            }
-            default: ADD_FAILURE() << "integer_ties: u8, s8 or s32"; break;
-        }
-    }
-    return src;
-}
 
 // Row chains (KernelPlan::row_chains): items of one or two vectors with 4 width taps or more take each kernel row
 // in two chains of maxima, merged in order, in the rows the run-time loop walks (the 49 taps of a 7x7 window) and

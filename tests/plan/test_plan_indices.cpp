@@ -124,4 +124,47 @@ TEST(PlanIndices, LaneWidth) {
     }
 }
 
+// Planar rows with indices in separable rows (emit_separable_indices.cpp): an index vector beside each buffered
+// maximum, taken where windows have 16 taps or more or move by one tap along both axes, the others by choice.
+TEST(PlanIndices, SeparableRowsCarryIndicesBesideTheirMaxima) {
+    // SPP k9 over 40x40, f32 with s64 indices (32-bit index lanes), AVX2: the padded row as without indices (64
+    // lanes, 4 of them lead), a row of maxima 5 value vectors and 5 index vectors: 256 + 320 = 576 bytes a
+    // buffered row, 28 rows in 16 KiB: 20 output rows a pass. Maxima in flight: the block's 2 and 2 more, each
+    // with an index register, in the 4 registers the row code takes only for a moment.
+    const jit::KernelPlan spp = plan_of("maxpool dt=f32 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64", jit::Isa::avx2);
+    EXPECT_EQ(spp.separable, (jit::SeparableRows{.group_rows = 20, .window_rows = 9, .row_step = 1, .phases = 1,
+                                                 .phase_lanes = 64, .lead_lanes = {4, 0}, .pad_lanes = 4,
+                                                 .maxima_vectors = 5, .accumulators = 4}));
+    EXPECT_FALSE(spp.index_lanes_64);
+    // AVX-512 too (32 registers: 8 maxima in flight), and SPPF's 5x5 at stride 2, a 4x4 window, 3x3 windows at
+    // stride 1 in f32, bf16 (widened to f32 lanes) and u8 (widened to s32), and a width dilation of 2 whose
+    // padding starts a window between real taps (a padded position takes its windows' first real tap).
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64").separable.accumulators, 8);
+    for (const char* line : {"maxpool dt=f32 layout=ncx src=1x64x56x56 k=5x5 s=2x2 pb=2x2 pe=2x2 idx=s64",
+                             "maxpool dt=f32 layout=ncx src=1x64x56x56 k=4x4 idx=s32",
+                             "maxpool dt=f32 layout=ncx src=1x192x28x28 k=3x3 pb=1x1 pe=1x1 idx=s64",
+                             "maxpool dt=bf16 layout=ncx src=1x192x28x28 k=3x3 pb=1x1 pe=1x1 idx=s32",
+                             "maxpool dt=u8 layout=ncx src=1x192x28x28 k=3x3 pb=1x1 pe=1x1 idx=s64",
+                             "maxpool dt=f32 layout=ncx src=1x8x30x40 k=5x5 d=1x2 pb=2x3 pe=2x3 idx=s64"})
+        EXPECT_TRUE(plan_of(line, jit::Isa::avx2).separable.enabled()) << line;
+    // By the speed rule, not 3x3 windows at stride 2 or dilated (the row code spreads their stores), unless the
+    // choice asks for the buffers.
+    const std::string stem = "maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s64";
+    EXPECT_FALSE(plan_of(stem, jit::Isa::avx2).separable.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2 idx=s64", jit::Isa::avx2)
+                     .separable.enabled());
+    jit::PlanOptions separable;
+    separable.choice.reuse = pj::PlanChoice::Reuse::separable;
+    EXPECT_EQ(plan_of(stem, jit::Isa::avx2, separable).separable.phases, 2);
+    // Never, and the choice cannot be honoured: windows empty along the width (pads past the kernel), 64-bit
+    // compare lanes (f64), f16 (raw bits beside each lane).
+    for (const char* line : {"maxpool dt=f32 layout=ncx src=1x2x10x70 k=5x5 pb=6x6 pe=6x6 idx=s64",
+                             "maxpool dt=f64 layout=ncx src=1x64x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64",
+                             "maxpool dt=f16 layout=ncx src=1x64x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64"})
+        for (const jit::Isa isa : {jit::Isa::avx2, jit::Isa::avx512}) {
+            EXPECT_FALSE(plan_of(line, isa).separable.enabled()) << line;
+            EXPECT_THROW(plan_of(line, isa, separable), pj::Error) << line;
+        }
+}
+
 }  // namespace

@@ -216,13 +216,12 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     EXPECT_EQ(strided.separable.row_step, 2);
     EXPECT_FALSE(strided.separable.paired_output_rows);
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").separable.enabled());
-    // Not: a register ring took the rows (AVX-512 SPPF), indices, f16, windows that share no row (k2 s2), a
+    // Not: a register ring took the rows (AVX-512 SPPF), f16, windows that share no row (k2 s2), a
     // stride and dilation that are not multiples of one another, widened bytes at stride 2 along h where masked
     // rows widen their taps (AVX-512 u8 rows of 14 outputs, too few for byte rows), a width stride of 3, nxc,
     // 1-D. (Byte rows take the u8 stem on both ISAs, and k2 s2.)
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
-    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f16 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=2x2 s=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=3x3 s=3x1 d=2x1", jit::Isa::avx2).separable.enabled());
