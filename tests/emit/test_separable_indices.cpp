@@ -70,11 +70,12 @@ std::vector<std::uint8_t> lowest_everywhere(const pj::TensorDesc& d) {
 }
 
 // Float input of ties (signed zeros, -1, -inf) with NaNs; integer input of mostly the lowest value; and the
-// lowest value everywhere. Windows: SPP k9 with column-major indices, 5x5 in bf16 with axis 2, 5x4 at stride 2 (the two
-// phases), a width dilation of 2 over a padding of 3 (each window's first real tap a dilation past its start),
-// 4x4 at stride 2 along the width under ceil rounding (windows past the padded row), 3x3 at stride 1 in s32 and
-// u8 (widened), a 4x4 window under nan=ignore, a plane taller than one pass (rows of 150: 4 output rows a pass). On 1 and 2 threads
-// (bands of rows cut the calls). The AVX2 plan must take separable rows: AVX-512 may hold 5 rows in a ring.
+// lowest value everywhere. Windows: SPP k9 with column-major indices, 5x5 in bf16 with axis 2, 5x4 at stride 2
+// (the two phases), a width dilation of 2 over a padding of 3 (each window's first real tap a dilation past its
+// start), 4x4 at stride 2 along the width under ceil rounding (windows past the padded row), 3x3 at stride 1 in
+// s32 and u8 (widened), a 4x4 window under nan=ignore, a plane taller than one pass (rows of 150: 4 output rows
+// a pass), windows of 2 rows (one row of maxima merged into another). On 1 and 2 threads (bands of rows cut
+// the calls). The AVX2 plan must take separable rows: AVX-512 may hold 5 rows in a ring.
 TEST_P(JitIsa, SeparableRowIndicesKeepEachWindowsFirstMaximum) {
     for (const int threads : {1, 2}) {
         pj::set_num_threads(threads);
@@ -86,7 +87,8 @@ TEST_P(JitIsa, SeparableRowIndicesKeepEachWindowsFirstMaximum) {
                                  "maxpool dt=s32 layout=ncx src=1x4x9x30 k=3x3 pb=1x1 pe=1x1 idx=s64",
                                  "maxpool dt=u8 layout=ncx src=2x4x28x28 k=3x3 pb=1x1 pe=1x1 idx=s32 axis=1",
                                  "maxpool dt=f32 layout=ncx src=2x3x13x11 k=4x4 pb=1x2 pe=2x1 nan=ignore idx=s32",
-                                 "maxpool dt=f32 layout=ncx src=1x2x80x150 k=5x5 pb=2x2 pe=2x2 idx=s64"}) {
+                                 "maxpool dt=f32 layout=ncx src=1x2x80x150 k=5x5 pb=2x2 pe=2x2 idx=s64",
+                                 "maxpool dt=f32 layout=ncx src=1x3x17x33 k=2x5 pb=0x2 pe=1x2 idx=s64"}) {
             SCOPED_TRACE(line + std::string(" on ") + std::to_string(threads) + " threads");
             const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
             EXPECT_TRUE(plan_on(jit::Isa::avx2, p.problem()).separable.enabled());
