@@ -51,7 +51,12 @@ constexpr std::int64_t min_separable_index_taps = 16;
 // 96 and 128 KiB gave SPP k9 375 and 358, the rest level.
 constexpr std::int64_t separable_pixel_buffer_bytes = 64 * 1024;
 // Separable pixels with indices: rows of maxima twice as wide (an index vector beside each), so twice the bytes.
+// Measured with ymm pixels (AVX2); zmm pixels take as many bytes more (separable_pixel_budget), so that a pass
+// holds as many rows: SPP k9's window and its output row, in a 40-wide image, would not fit 48 KiB of zmm.
 constexpr std::int64_t separable_index_buffer_bytes = 48 * 1024;
+std::int64_t separable_pixel_budget(bool indices, std::int64_t vector_bytes) {
+    return indices ? separable_index_buffer_bytes * vector_bytes / 32 : separable_pixel_buffer_bytes;
+}
 // Separable pixels (channels last), blocks of a cache line's storage a pixel (each input line read whole by one
 // call), where the column ring's registers would hold fewer than min_column_ring_block_bytes of a block's
 // channels a row; integer data in windows of fewer than 5 rows only over pixels whose storage is a multiple of
@@ -226,6 +231,11 @@ std::string Planner::separable_pixels_declined() const {
     // AVX-512 column ring): SPPF bf16 nxc 79.6 us against 121, SPP k9 339 against 506, k3 d2 p2 60.7 against
     // 77.1; f32 on the same layers kept the ring within 1.2x. (Measured without indices.)
     if (p_.dtype == DType::bf16 && !p_.has_indices && window_spans_at_least(p_, 0, 5)) return {};
+    // 32-bit data with indices: the column ring carries indices beside 8- and 16-bit data only
+    // (choose_column_ring), so the alternative to the buffers is the row code, a compare and two blends for each
+    // of a window's taps. On AVX2 they ran 4.4x faster than those rows (Zen 3, SPP k9 f32 s32); the AVX-512 form,
+    // which holds more maxima in flight, is not yet timed.
+    if (p_.has_indices && size_of(p_.dtype) == 4) return {};
     const std::int64_t ring_vectors = std::min<std::int64_t>(
         max_vectors, caps_.vector_registers * column_ring_register_eighths / 8 / p_.kernel[0]);
     if (ring_vectors * caps_.vector_bytes >= min_column_ring_block_bytes)
@@ -267,7 +277,7 @@ SeparableRows Planner::separable_pixels_of(int vectors) const {
     std::int64_t interval = 1, row_step = 1;
     separable_row_steps(interval, row_step);
     const std::int64_t pixel_bytes = std::int64_t{vectors} * caps_.vector_bytes;
-    const std::int64_t budget = p_.has_indices ? separable_index_buffer_bytes : separable_pixel_buffer_bytes;
+    const std::int64_t budget = separable_pixel_budget(p_.has_indices, caps_.vector_bytes);
     const std::int64_t most_pixels = budget / pixel_bytes;
     if (axis_.in > most_pixels || axis_.out > most_pixels || axis_.pad > most_pixels || axis_.kernel > most_pixels ||
         axis_.dilation > most_pixels || axis_.stride > most_pixels)
@@ -384,7 +394,7 @@ void Planner::choose_separable_pixels() {
                                                 (partial_tail && !channels_apart()));
     if (!sep.enabled())
         return declined(step, "two output rows' buffers would pass " +
-                                  std::to_string(p_.has_indices ? separable_index_buffer_bytes : separable_pixel_buffer_bytes) +
+                                  std::to_string(separable_pixel_budget(p_.has_indices, caps_.vector_bytes)) +
                                   " bytes");
     KernelPlan candidate = plan_;
     candidate.separable = sep;

@@ -345,7 +345,7 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=nxc src=1x16x10x15 k=3x4 s=1x2 d=1x2 pb=1x1 pe=1x2 round=ceil"},
             {"maxpool layout=nxc src=1x16x9x8 k=3x3 pb=4x4 pe=4x4"},
             {"maxpool layout=nxc src=1x256x6x7 k=3x3 pb=1x1 pe=1x1"},
-            {"maxpool layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64"},
+            {"maxpool layout=nxc src=1x16x40x40 k=9x9 pb=4x4 pe=4x4 idx=s64", {}, {avx512, avx2}},
             {"maxpool dt=u8 layout=nxc src=1x16x21x15 k=5x4 s=2x2 pb=2x1 pe=2x2 round=ceil idx=s32"},
             // bf16 pixels in widened pairs, split in their buffers: the padded copy at stride 2 along the width
             // with ceil rounding, SPP's 9x9 (2 vectors a pixel)
