@@ -61,6 +61,7 @@ void WindowEmitter<Ops>::emit_separable_indices(Label& other_calls, Label& done)
     const std::int64_t values_bytes = sep.maxima_vectors * vb, maxima_bytes = 2 * values_bytes;
     const std::vector<int> accs = separable_accumulators(), idxs = separable_index_registers();
     const int V = static_cast<int>(accs.size());
+    if (V < 2) throw Error("jit: separable rows need two accumulators");
     const auto acc = [&](int i) { return vec(accs[static_cast<std::size_t>(i)]); };
     const auto idx = [&](int i) { return vec(idxs[static_cast<std::size_t>(i)]); };
     // chan_base holds the input row's index part during the row passes, the channel part at the stores.
@@ -113,7 +114,7 @@ void WindowEmitter<Ops>::emit_separable_indices(Label& other_calls, Label& done)
             }
         };
         // Each row of maxima also asks for the lines of an output row of the group (past its last, the next
-        // group's), to be written: the merges' stores then find their lines in the cache, where a burst of
+        // group's), to be written (PREFETCHW, a NOP on CPUs without it: Intel before Broadwell): the merges' stores then find their lines in the cache, where a burst of
         // stores that missed filled the store queue and held up the merges (a cold dilated 3x3 over 56x56 with
         // s64 indices spent a third of its time after the index stores).
         const auto prefetch_row = [&](const Reg64& row, std::int64_t bytes) {
