@@ -539,11 +539,11 @@ std::string Planner::separable_row_indices_declined() const {
     return {};
 }
 
-// Planar 2-D rows (with indices: separable_row_indices_declined) whose windows along h share input rows, where no ring or plane took
-// them: separable maxima through buffers on the stack (KernelPlan::separable). Each input row is read once
-// per call, with no border items, no per-tap gathers and no NaN scan pass. Windows along h move by whole
-// taps: a stride that divides the dilation (calls of rows dilation / stride apart, one tap stride between
-// their windows) or a multiple of it that is less than the window (stride / dilation tap strides between
+// Planar 2-D rows (with indices: separable_row_indices_declined) whose windows along h share input rows, where
+// no ring or plane took them: separable maxima through buffers on the stack (KernelPlan::separable). Each input
+// row is read once per call, with no border items, no per-tap gathers and no NaN scan pass. Windows along h move
+// by whole taps: a stride that divides the dilation (calls of rows dilation / stride apart, one tap stride
+// between their windows) or a multiple of it that is less than the window (stride / dilation tap strides between
 // consecutive rows, the stem's 3 rows at stride 2 sharing one).
 void Planner::choose_separable() {
     constexpr const char* step = "separable_rows";

@@ -19,8 +19,9 @@ constexpr int max_separable_extras = 8;
 
 // Separable pixels and rows with indices, on a trait without opmasks: vector registers that also hold maxima in
 // flight (their indices, too) besides the ones no role takes. The row code takes them only within one tap or one
-// store (the tap's broadcast index, a widened mask, a tail mask or a stride-2 load) or as a constant loaded once (-1, loaded again when
-// the separable code leaves for the row code), and the two codes never interleave. 0 elsewhere.
+// store (the tap's broadcast index, a widened mask, a tail mask or a stride-2 load) or as a constant loaded once
+// (-1, loaded again when the separable code leaves for the row code), and the two codes never interleave. 0
+// elsewhere.
 inline int separable_alias_registers(const KernelPlan& plan, const IsaCaps& caps) {
     return plan.separable.enabled() && plan.has_indices && !caps.opmasks ? 4 : 0;
 }
@@ -39,7 +40,8 @@ struct TraitVectorRoles {
 inline int plane_sums(const KernelPlan& plan) { return plan.loop_whole_plane ? plan.whole_plane_sums : 1; }
 
 // Vector registers by role, handed out once each, so no number means two things within one code: only the
-// separable pixels' and rows' maxima with indices share registers with roles of the row code (separable_alias_registers).
+// separable pixels' and rows' maxima with indices share registers with roles of the row code
+// (separable_alias_registers).
 struct VectorRoles {
     int acc[max_vectors] = {-1, -1, -1, -1}, raw[max_vectors] = {-1, -1, -1, -1}, idx[max_vectors] = {-1, -1, -1, -1};
     // Watched rows: the running sums of the values vector v of the block loads, plan.watch_chains of them taken
@@ -112,8 +114,8 @@ struct VectorRoles {
         const int extras = std::clamp(plan.separable.accumulators - vectors, 0, max_separable_extras);
         // Planar rows load partial vectors of their input through the tail mask while maxima in flight are
         // live: their fourth alias is the register of the row code's loads at stride 2.
-        const int aliases[] = {trait.tap_index, trait.wide_mask, plan.strategy == Strategy::nxc_channels ? trait.tail_mask : pair_hi,
-                               minus_one};
+        const int fourth = plan.strategy == Strategy::nxc_channels ? trait.tail_mask : pair_hi;
+        const int aliases[] = {trait.tap_index, trait.wide_mask, fourth, minus_one};
         const int alias_count = separable_alias_registers(plan, caps);
         for (int r = 0; r < extras * (indices ? 2 : 1); ++r) separable[r] = r < alias_count ? aliases[r] : used++;
     }
