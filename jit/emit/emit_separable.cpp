@@ -273,6 +273,34 @@ void WindowEmitter<Ops>::convert_separable_rows(Label& nan_exit) {
 
 }
 
+// Separable code with indices (rows and pixels): the output row slots (slot_sep_dst, slot_sep_indices,
+// slot_sep_channel_base) one output row on.
+template <typename Ops>
+void WindowEmitter<Ops>::next_separable_output_row() {
+    for (const auto& [slot, step] : {std::pair{slot_sep_dst, slot_dst_row_step}, std::pair{slot_sep_indices, slot_indices_row_step},
+                                     std::pair{slot_sep_channel_base, slot_channel_index_base_row_step}}) {
+        mov(scratch_, ptr[rsp + step]);
+        add(ptr[rsp + slot], scratch_);
+    }
+}
+
+// Separable code with indices, after a group of `group` output rows: the next group's first input row is group
+// x row_step tap strides on (its index base too), then the next group or `done`. Then `leave`: to the row code
+// (`other_calls`, a group that saw a NaN) with the constants that maxima in flight may have taken
+// (separable_alias_registers) and no mask known to be in a register.
+template <typename Ops>
+void WindowEmitter<Ops>::close_separable_index_group(const Reg64& group, Label& group_loop, Label& done, Label& leave,
+                                                     Label& other_calls) {
+    mov(scratch_, group);
+    mul_imm(scratch_, wrap_mul(plan_.separable.row_step, plan_.index_tap_step_h));
+    add(ptr[rsp + slot_sep_index_base], scratch_);
+    next_separable_group(group_loop, done);
+    place(leave);
+    load_constants();
+    jmp(other_calls, T_NEAR);
+    ops_.forget_mask();
+}
+
 template <typename Ops>
 void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
     const SeparableRows& sep = plan_.separable;
@@ -701,6 +729,9 @@ template void WindowEmitter<Avx512Ops>::close_separable_input_rows(Label&, Label
 template void WindowEmitter<Avx512Ops>::separable_output_pairs(const Reg64&, const Reg64&, std::int64_t, Label&, Label&,
                                                                const std::function<void()>&);
 template void WindowEmitter<Avx512Ops>::emit_separable(Label&, Label&);
+template void WindowEmitter<Avx512Ops>::convert_separable_rows(Label&);
+template void WindowEmitter<Avx512Ops>::next_separable_output_row();
+template void WindowEmitter<Avx512Ops>::close_separable_index_group(const Reg64&, Label&, Label&, Label&, Label&);
 template std::int64_t WindowEmitter<Avx2Ops>::separable_buffer_bytes() const;
 template int WindowEmitter<Avx2Ops>::frame_size() const;
 template std::vector<int> WindowEmitter<Avx2Ops>::separable_accumulators() const;
@@ -713,5 +744,8 @@ template void WindowEmitter<Avx2Ops>::close_separable_input_rows(Label&, Label&)
 template void WindowEmitter<Avx2Ops>::separable_output_pairs(const Reg64&, const Reg64&, std::int64_t, Label&, Label&,
                                                              const std::function<void()>&);
 template void WindowEmitter<Avx2Ops>::emit_separable(Label&, Label&);
+template void WindowEmitter<Avx2Ops>::convert_separable_rows(Label&);
+template void WindowEmitter<Avx2Ops>::next_separable_output_row();
+template void WindowEmitter<Avx2Ops>::close_separable_index_group(const Reg64&, Label&, Label&, Label&, Label&);
 
 }  // namespace pooljit::jit

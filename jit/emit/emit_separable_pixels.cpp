@@ -597,28 +597,13 @@ void WindowEmitter<Ops>::emit_separable_pixel_indices(Label& other_calls, Label&
         mov(window_, tap_index_);
         separable_steps(plan_.out_width, unroll, merge_outputs,
                         [&](int count) { add(window_, static_cast<std::int32_t>(count * output_bytes)); });
-        for (const auto& [slot, step] : {std::pair{slot_sep_dst, slot_dst_row_step}, std::pair{slot_sep_indices, slot_indices_row_step},
-                                         std::pair{slot_sep_channel_base, slot_channel_index_base_row_step}}) {
-            mov(scratch_, ptr[rsp + step]);
-            add(ptr[rsp + slot], scratch_);
-        }
+        next_separable_output_row();
         add(tap_index_, static_cast<std::int32_t>(sep.row_step * maxima_bytes));
         dec(h_count_);
         jnz(output_row, T_NEAR);
     }
 
-    // The next group's first input row is group x row_step tap strides on.
-    mov(scratch_, group);
-    mul_imm(scratch_, wrap_mul(sep.row_step, plan_.index_tap_step_h));
-    add(ptr[rsp + slot_sep_index_base], scratch_);
-    next_separable_group(group_loop, done);
-
-    // To the row code (a group that saw a NaN): the constants that maxima in flight may have taken
-    // (separable_alias_registers), and no mask known to be in a register.
-    place(leave);
-    load_constants();
-    jmp(other_calls, T_NEAR);
-    ops_.forget_mask();
+    close_separable_index_group(group, group_loop, done, leave, other_calls);
 }
 
 template std::int64_t WindowEmitter<Avx512Ops>::separable_pixels_padded_bytes() const;

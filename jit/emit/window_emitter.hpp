@@ -443,6 +443,8 @@ private:
         return phase * sep.phase_lanes + sep.lead_lanes[static_cast<std::size_t>(phase)] + lane;
     }
     void convert_separable_rows(Label& nan_exit);
+    void next_separable_output_row();
+    void close_separable_index_group(const Reg64& group, Label& group_loop, Label& done, Label& leave, Label& other_calls);
     void emit_separable(Label& other_calls, Label& done);
     // emit_separable_indices.cpp
     bool separable_row_indices() const { return !nxc_ && plan_.separable.enabled() && plan_.has_indices; }
