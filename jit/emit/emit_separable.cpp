@@ -284,6 +284,16 @@ void WindowEmitter<Ops>::next_separable_output_row() {
     }
 }
 
+// Separable code with indices, at an output row: dst_ and indices_ its first outputs, `channel_part` (lanes of
+// the index width) its channel part.
+template <typename Ops>
+void WindowEmitter<Ops>::load_separable_output_row(const Vmm& channel_part) {
+    mov(dst_, ptr[rsp + slot_sep_dst]);
+    mov(indices_, ptr[rsp + slot_sep_indices]);
+    mov(scratch_, ptr[rsp + slot_sep_channel_base]);
+    ops_.broadcast_gpr(channel_part, scratch_, plan_.wide_index_math);
+}
+
 // Separable code with indices, after a group of `group` output rows: the next group's first input row is group
 // x row_step tap strides on (its index base too), then the next group or `done`. Then `leave`: to the row code
 // (`other_calls`, a group that saw a NaN) with the constants that maxima in flight may have taken
@@ -731,6 +741,7 @@ template void WindowEmitter<Avx512Ops>::separable_output_pairs(const Reg64&, con
 template void WindowEmitter<Avx512Ops>::emit_separable(Label&, Label&);
 template void WindowEmitter<Avx512Ops>::convert_separable_rows(Label&);
 template void WindowEmitter<Avx512Ops>::next_separable_output_row();
+template void WindowEmitter<Avx512Ops>::load_separable_output_row(const Vmm&);
 template void WindowEmitter<Avx512Ops>::close_separable_index_group(const Reg64&, Label&, Label&, Label&, Label&);
 template std::int64_t WindowEmitter<Avx2Ops>::separable_buffer_bytes() const;
 template int WindowEmitter<Avx2Ops>::frame_size() const;
@@ -746,6 +757,7 @@ template void WindowEmitter<Avx2Ops>::separable_output_pairs(const Reg64&, const
 template void WindowEmitter<Avx2Ops>::emit_separable(Label&, Label&);
 template void WindowEmitter<Avx2Ops>::convert_separable_rows(Label&);
 template void WindowEmitter<Avx2Ops>::next_separable_output_row();
+template void WindowEmitter<Avx2Ops>::load_separable_output_row(const Vmm&);
 template void WindowEmitter<Avx2Ops>::close_separable_index_group(const Reg64&, Label&, Label&, Label&, Label&);
 
 }  // namespace pooljit::jit

@@ -214,10 +214,7 @@ void WindowEmitter<Ops>::emit_separable_indices(Label& other_calls, Label& done)
         mov(h_ptr_, maxima);  // the group's next output row's first row of maxima
         mov(item_count_, group);
         place(output_row);
-        mov(dst_, ptr[rsp + slot_sep_dst]);
-        mov(indices_, ptr[rsp + slot_sep_indices]);
-        mov(scratch_, ptr[rsp + slot_sep_channel_base]);
-        ops_.broadcast_gpr(row_part, scratch_, plan_.wide_index_math);
+        load_separable_output_row(row_part);
         const auto [blocks, tails] = balanced_blocks(sep.maxima_vectors, V);
         std::int64_t first = 0;
         for (std::int64_t b = 0; b < blocks; ++b, first += V) merge_block(V, first);

@@ -590,10 +590,7 @@ void WindowEmitter<Ops>::emit_separable_pixel_indices(Label& other_calls, Label&
         mov(tap_index_, maxima);  // the group's next output row's first row of maxima
         mov(h_count_, group);
         place(output_row);
-        mov(dst_, ptr[rsp + slot_sep_dst]);
-        mov(indices_, ptr[rsp + slot_sep_indices]);
-        mov(scratch_, ptr[rsp + slot_sep_channel_base]);
-        ops_.broadcast_gpr(row_part, scratch_, plan_.wide_index_math);
+        load_separable_output_row(row_part);
         mov(window_, tap_index_);
         separable_steps(plan_.out_width, unroll, merge_outputs,
                         [&](int count) { add(window_, static_cast<std::int32_t>(count * output_bytes)); });

@@ -443,6 +443,7 @@ private:
         return phase * sep.phase_lanes + sep.lead_lanes[static_cast<std::size_t>(phase)] + lane;
     }
     void convert_separable_rows(Label& nan_exit);
+    void load_separable_output_row(const Vmm& channel_part);
     void next_separable_output_row();
     void close_separable_index_group(const Reg64& group, Label& group_loop, Label& done, Label& leave, Label& other_calls);
     void emit_separable(Label& other_calls, Label& done);
