@@ -67,11 +67,11 @@ void WindowEmitter<Ops>::emit_separable_indices(Label& other_calls, Label& done)
     // chan_base holds the input row's index part during the row passes, the channel part at the stores.
     const Vmm fresh = vec(regs_.fresh), row_part = vec(regs_.chan_base), scratch = vec(regs_.scratch);
 
-    // Registers: as emit_separable; tap_index_ the input row's index part (row passes); item_count_ the index
-    // row beside window_ (row passes) or output rows left (merges); dst_ and indices_ the outputs from
-    // slot_sep_dst and slot_sep_indices, big_offset_ the lane table. The call's row slots are left as they were,
-    // for the row code.
-    const Reg64 &rows = tap_ptr_, &maxima = window_index_, &group = h_index_, &index_row = item_count_;
+    // Registers: as emit_separable; tap_index_ the input row's index part (row passes); tap_count_ the index row
+    // beside window_ (row passes) or rows left to merge (merges); item_count_ blocks left (row passes) or output
+    // rows left (merges); dst_ and indices_ the outputs from slot_sep_dst and slot_sep_indices, big_offset_ the
+    // lane table. The call's row slots are left as they were, for the row code.
+    const Reg64 &rows = tap_ptr_, &maxima = window_index_, &group = h_index_, &index_row = tap_count_;
     Label leave;
     begin_separable_call(other_calls, sep.buffered_rows() * sep.row_lanes() * lb);
     for (const auto& [from, to] : {std::pair{slot_row_dst, slot_sep_dst}, std::pair{slot_row_indices, slot_sep_indices},
@@ -138,24 +138,16 @@ void WindowEmitter<Ops>::emit_separable_indices(Label& other_calls, Label& done)
         mov(ptr[rsp + slot_sep_prefetch_indices], scratch_);
         lea(index_row, ptr[rip + separable_index_row_]);
         ops_.broadcast_gpr(row_part, tap_index_, false);
+        // `vectors` output vectors, then the three pointers past them.
+        const auto reduce_and_step = [&](int vectors) {
+            reduce_block(vectors);
+            for (const Reg64& r : {window_, index_row, h_ptr_}) add(r, static_cast<std::int32_t>(vectors * vb));
+        };
         const auto [blocks, tails] = balanced_blocks(sep.maxima_vectors, V);
-        if (blocks > 0) {
-            Label block_loop;
-            mov(tap_count_, blocks);
-            place(block_loop);
-            reduce_block(V);
-            add(window_, static_cast<std::int32_t>(V * vb));
-            add(index_row, static_cast<std::int32_t>(V * vb));
-            add(h_ptr_, static_cast<std::int32_t>(V * vb));
-            dec(tap_count_);
-            jnz(block_loop, T_NEAR);
-        }
+        repeat(blocks, [&] { reduce_and_step(V); });  // (item_count_ counts)
         std::int64_t done_vectors = 0;
         for (const int vectors : tails) {
-            reduce_block(vectors);
-            add(window_, static_cast<std::int32_t>(vectors * vb));
-            add(index_row, static_cast<std::int32_t>(vectors * vb));
-            add(h_ptr_, static_cast<std::int32_t>(vectors * vb));
+            reduce_and_step(vectors);
             done_vectors += vectors;
         }
         add(h_ptr_, static_cast<std::int32_t>(maxima_bytes - blocks * V * vb - done_vectors * vb));
