@@ -114,9 +114,10 @@ void WindowEmitter<Ops>::emit_separable_indices(Label& other_calls, Label& done)
             }
         };
         // Each row of maxima also asks for the lines of an output row of the group (past its last, the next
-        // group's), to be written (PREFETCHW, a NOP on CPUs without it: Intel before Broadwell): the merges' stores then find their lines in the cache, where a burst of
-        // stores that missed filled the store queue and held up the merges (a cold dilated 3x3 over 56x56 with
-        // s64 indices spent a third of its time after the index stores).
+        // group's), to be written (PREFETCHW, a NOP on CPUs without it: Intel before Broadwell): the merges'
+        // stores then find their lines in the cache, where a burst of stores that missed filled the store queue
+        // and held up the merges (a cold dilated 3x3 over 56x56 with s64 indices spent a third of its time after
+        // the index stores).
         const auto prefetch_row = [&](const Reg64& row, std::int64_t bytes) {
             for (std::int64_t offset = 0; offset < bytes; offset += 64) prefetchw(ptr[row + static_cast<std::int32_t>(offset)]);
         };
