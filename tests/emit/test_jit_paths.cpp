@@ -356,8 +356,9 @@ void run_on_stack_of(std::size_t stack_bytes, Body body) {
 }
 
 // The README's promise: kernels fit a thread stack of 128 KiB. The largest frames are channels-last separable
-// buffers (64 KiB of them for values, 48 KiB with indices), run here on such a thread with one pooljit thread
-// (execute calls the kernel on the caller's thread) and compared with the reference.
+// buffers (64 KiB of them for values, 48 KiB with indices in ymm pixels, 96 KiB in zmm ones), run here on such a
+// thread with one pooljit thread (execute calls the kernel on the caller's thread) and compared with the
+// reference.
 TEST_P(JitIsa, SeparableBuffersFitAThreadStackOf128KiB) {
     pj::set_num_threads(1);
     for (const char* line : {"maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4",
