@@ -531,9 +531,11 @@ std::string Planner::separable_row_indices_declined() const {
     // but slower cold: the stem 1.35x, the dilated 3x3 1.28-1.55x, u8 and bf16 1.07-1.10x, and a DRAM-sized
     // stem at batch 16 1.27-1.37x both ways: the buffers' bursts of stores to cold lines (a whole group's output
     // rows after its maxima) where the row code spreads them among its compares.
-    const std::int64_t taps = p_.kernel[0] * p_.kernel[1];  // 2-D: both bounded by the input (validated)
+    // (Each factor below the bound before the product: kernels are bounded only by the padded input.)
+    const bool many_taps = p_.kernel[0] >= min_separable_index_taps || p_.kernel[1] >= min_separable_index_taps ||
+                           p_.kernel[0] * p_.kernel[1] >= min_separable_index_taps;
     const bool taps_in_turn = p_.stride[0] == 1 && p_.stride[1] == 1 && p_.dilation[0] == 1 && p_.dilation[1] == 1;
-    if (taps < min_separable_index_taps && !taps_in_turn)
+    if (!many_taps && !taps_in_turn)
         return "indices: windows of fewer than " + std::to_string(min_separable_index_taps) +
                " taps that do not move by one tap (the row code spreads their stores)";
     return {};
@@ -567,7 +569,6 @@ void Planner::choose_separable() {
     if (plan_.strategy != Strategy::ncx_width || p_.spatial_rank != 2 || adaptive_) return;
     if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::ring)) return declined(step, "the choice of reuse");
     if (plan_.ring_rows > 0) return declined(step, "a ring of row maxima in registers took the rows");
-    if (const std::string why = separable_row_indices_declined(); !why.empty()) return declined(step, why);
     if (!plan_.fast_starts_from_lowest) return declined(step, "f16 carries raw bits beside each lane");
     if (!byte_rows_ && (p_.kernel[0] < 2 || p_.out[0] < 2)) return declined(step, "windows along h do not overlap");
     std::int64_t interval = 1, row_step = 1;
@@ -587,6 +588,8 @@ void Planner::choose_separable() {
     if (axis_.in > separable_buffer_bytes || axis_.out > separable_buffer_bytes || axis_.pad > separable_buffer_bytes ||
         axis_.kernel > separable_buffer_bytes || axis_.dilation > separable_buffer_bytes)
         return declined(step, "the row does not fit the buffers");
+    // (After the bounds above: the indices' check walks the row's outputs.)
+    if (const std::string why = separable_row_indices_declined(); !why.empty()) return declined(step, why);
     SeparableRows sep;
     sep.window_rows = p_.kernel[0];
     sep.row_step = row_step;
