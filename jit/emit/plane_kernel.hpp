@@ -12,5 +12,7 @@ std::unique_ptr<CompiledKernel> compile_planes(const KernelPlan& plan);
 
 // The compiler of plans with byte_planes (emit_byte_planes.cpp): throws pooljit::Error when it cannot emit them.
 std::unique_ptr<CompiledKernel> compile_byte_planes(const KernelPlan& plan);
+// The compiler of plans with flat_planes (emit_flat_planes.cpp): throws pooljit::Error when it cannot emit them.
+std::unique_ptr<CompiledKernel> compile_flat_planes(const KernelPlan& plan);
 
 }  // namespace pooljit::jit

@@ -32,6 +32,7 @@
 //   set_strides, set_prefetch, set_indices, set_tiling: the facts the code and the executor walk
 //   choose_shared_watch     watched channels-last rows: each input element added to the watch once per call
 //   choose_byte_planes      planar u8/s8 whole planes: the planes' maxima reduced together in byte lanes
+//   choose_flat_planes      planar u8/s8 planes whose outputs sit at their inputs: each plane one span of vectors
 //
 // The steps live by what they decide (jit/planner.hpp declares them and holds the constants that more than one
 // file reads), so each file holds one kind of decision: here, the run order and the plan's basic shape
@@ -169,6 +170,7 @@ KernelPlan Planner::plan() && {
     set_tiling();
     choose_shared_watch();
     choose_byte_planes();
+    choose_flat_planes();
     set_expected_work();
     check_choice_honoured();
     return std::move(plan_);
@@ -663,7 +665,7 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     try {
         KernelPlan plan = Planner(p, caps_of(isa), options).plan();
         const bool byte_rows = plan.strategy != Strategy::nxc_channels && lane_bytes(plan.compare) == 1;
-        if (!byte_rows || plan.separable.enabled() || plan.byte_planes.enabled()) return plan;
+        if (!byte_rows || plan.separable.enabled() || plan.byte_planes.enabled() || plan.flat_planes.enabled()) return plan;
     } catch (const UnhonouredChoice&) {
         const bool bytes = (p.dtype == DType::u8 || p.dtype == DType::s8) && !p.has_indices;
         if (options.no_byte_rows || !bytes) throw;

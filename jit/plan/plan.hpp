@@ -30,8 +30,8 @@ inline std::int64_t wrap_add(std::int64_t a, std::int64_t b) {
 enum class Strategy {
     nxc_channels,  // channels-last: lanes are channels; one call per (n, channel block, output row)
     ncx_width,     // planar: lanes are consecutive outputs along the innermost axis; one call per (n, c, row)
-    ncx_planes,    // planar, small planes (AVX-512): a plane in registers, outputs gathered by permutes; one call
-                   // per run of planes of one image
+    ncx_planes,    // planar, small planes: a plane in registers, outputs gathered by permutes (AVX-512), or a
+                   // plane's bytes as one flat span of vectors (flat_planes); one call per run of planes of one image
 };
 
 // ncx_planes: one permute. The plane's input sits in `PlanePlan::registers` vector registers, element e in lane
@@ -70,6 +70,32 @@ struct BytePlanes {
     std::int64_t loads() const { return whole_vectors() + (vector_bytes > 0 && elements % vector_bytes != 0 ? 1 : 0); }
 
     friend bool operator==(const BytePlanes&, const BytePlanes&) = default;
+};
+
+// Planar u8/s8 2-D values at stride 1 whose every output sits at its input's position (no dilation, pads of
+// kernel - 1 along each axis: SPPF, SPP, Inception's 3x3 p1), in planes of a few vectors: a plane is one flat
+// span of vectors that cross its rows, where rows narrower than a vector leave lanes idle. A call's planes go one
+// by one through two passes:
+//   - width: each vector's maximum over the width taps, each tap loaded at its offset in the plane and its lanes
+//     whose tap lies in another row (column + dx outside [0, W)) set to the empty value by a min with a mask of
+//     the plan (one per phase of the vector along the row and tap); a load that would start before the plane or
+//     end past it loads the plane's first or last vector and shifts its bytes into place (the bytes shifted in
+//     are masked); stored into a buffer of the plane with `pad_h` rows of the empty value before it and
+//     `kernel_h - 1 - pad_h` after;
+//   - height: each vector's maximum over the rows of the buffer `width` bytes apart, stored.
+// The plane's last vector overlaps the one before where the plane is not a whole number of vectors.
+struct FlatPlanes {
+    int vector_bytes = 0;  // 16 or 32, at most the plane's bytes; 0: not this code
+    std::int64_t width = 0, height = 0;
+    int kernel_w = 0, kernel_h = 0, pad_w = 0, pad_h = 0;  // pads before the input
+    bool enabled() const { return vector_bytes > 0; }
+    std::int64_t elements() const { return width * height; }
+    // Vectors of a plane: whole ones, then one overlapping the last whole one where the plane is not whole vectors.
+    std::int64_t vectors() const { return vector_bytes > 0 ? (elements() + vector_bytes - 1) / vector_bytes : 0; }
+    // Bytes of the width maxima's buffer: the plane with the empty rows before and after it.
+    std::int64_t buffer_bytes() const { return elements() + std::int64_t{kernel_h - 1} * width; }
+
+    friend bool operator==(const FlatPlanes&, const FlatPlanes&) = default;
 };
 
 struct PlanePlan {
@@ -423,6 +449,9 @@ struct KernelPlan {
     // ncx_width whole planes of u8/s8 without indices: the planes reduced together in byte lanes (the segments and
     // lanes above then describe the widened whole-plane code the rules would run otherwise).
     BytePlanes byte_planes;
+    // ncx_planes of u8/s8 2-D planes at stride 1 whose outputs sit at their inputs' positions: each plane one flat
+    // span of vectors across its rows (`plane` is then empty; the segments describe the row code).
+    FlatPlanes flat_planes;
     // Planned for depth_folded(problem) of a 3-D problem (PlanOptions::depth_folded): the executor runs that.
     bool depth_folded = false;
     // ncx rows of 2-D and 3-D planes: each output row prefetches the input that the rows `prefetch_distance`

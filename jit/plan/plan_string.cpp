@@ -50,7 +50,9 @@ std::string to_string(const KernelPlan& plan) {
           << " chains=" << plan.byte_planes.chains << " loop_passes=" << plan.byte_planes.loop_passes
           << (plan.byte_planes.shared_routine ? " shared_routine" : "");
     if (plan.depth_folded) s << " depth_folded";
-    if (plan.strategy == Strategy::ncx_planes)
+    if (plan.flat_planes.enabled())
+        s << " flat_planes=" << plan.flat_planes.vector_bytes << "x" << plan.flat_planes.vectors();
+    else if (plan.strategy == Strategy::ncx_planes)
         s << " plane_elements=" << plan.plane.elements << " plane_outputs=" << plan.plane.outputs
           << " plane_registers=" << plan.plane.registers << " plane_gathers=" << plan.plane.gathers.size();
     if (plan.has_indices)

@@ -54,6 +54,12 @@ void Planner::set_expected_work() {
         plan_.vector_ops_per_image = channels * (std::ceil(static_cast<double>(plan_.byte_planes.elements) / width) + 3);
         return;
     }
+    if (plan_.flat_planes.enabled()) {
+        // Each vector of a plane: its width taps (a load, a masked min and a max each) and its rows.
+        const FlatPlanes& flat = plan_.flat_planes;
+        plan_.vector_ops_per_image = channels * static_cast<double>(flat.vectors()) * (2.0 * flat.kernel_w + flat.kernel_h);
+        return;
+    }
     if (has_whole_plane(plan_)) {
         // One straight loop over each plane, several maxima (and a float plane's NaN sums) in flight: a vector a
         // cycle or better, where planar rows took 1.7 (adaptive 1x256x13x13 to 1x1 f32 ncx, 5408 vectors: 2.5 us).

@@ -96,6 +96,8 @@ private:
     void choose_fast_row();
     void choose_whole_plane();
     void choose_byte_planes();
+    std::string flat_planes_declined() const;
+    void choose_flat_planes();
     void choose_widened_pairs();
     void choose_even_element_loads();
     void choose_paired_tap_loads();

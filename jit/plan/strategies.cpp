@@ -29,6 +29,7 @@ bool holds_whole_row(const KernelPlan& plan, const WidthRun& run) {
 }
 
 bool uses(const KernelPlan& plan, StrategyId id) {
+    if (plan.flat_planes.enabled()) return id == StrategyId::flat_planes;
     const bool nxc = plan.strategy == Strategy::nxc_channels;
     const bool ncx_rows = plan.strategy == Strategy::ncx_width;
     const bool ring = plan.ring_rows > 0;
@@ -61,6 +62,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
                                                               [](const Segment& s) { return s.whole_plane; });
         case StrategyId::byte_planes: return plan.byte_planes.enabled();
         case StrategyId::planes_in_registers: return plan.strategy == Strategy::ncx_planes;
+        case StrategyId::flat_planes: return false;  // above
         case StrategyId::row_ring: return ncx_rows && ring && plan.ring_row_interval == 1 && !plan.has_indices;
         case StrategyId::dilated_row_ring: return ncx_rows && ring && plan.ring_row_interval > 1;
         case StrategyId::row_ring_indices: return ncx_rows && ring && plan.has_indices;
@@ -93,7 +95,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "nxc_segments", "ncx_segments", "computed_windows", "paired_lanes", "gathered_lanes", "looped_width_taps",
     "unrolled_outer_taps", "channel_sweep", "balanced_blocks", "width_ranges", "nan_scan", "nan_watch",
     "planar_nan_watch", "shared_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
-    "byte_planes", "planes_in_registers", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_row_indices", "separable_pixels",
+    "byte_planes", "planes_in_registers", "flat_planes", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_row_indices", "separable_pixels",
     "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads", "paired_tap_loads", "tail_back_reads",
     "byte_lanes", "byte_rows", "byte_pairs", "wide_index_lanes", "window_relative_indices", "overhanging_windows", "channel_runs", "row_pitch",
 };
@@ -288,6 +290,22 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=ncx src=1x2x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool layout=ncx src=1x4x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil"},
             {"adaptivemaxpool layout=ncx src=1x3x3x4x5 out=5x7x9"}}},
+        // SPPF's, Inception's and SPP's shapes (planes ending in a vector that overlaps the one before), pads
+        // uneven along both axes, a plane of one 16-byte vector, width taps 15 bytes before and after their output
+        // (the first and last vectors' loads shifted by 15), rows of one byte, ceil rounding and same_upper pads
+        // that keep the outputs at their inputs, channel planes apart in a view.
+        {flat_planes, {avx512, avx2}, {
+            {"maxpool dt=u8 layout=ncx src=2x5x20x20 k=5x5 pb=2x2 pe=2x2"},
+            {"maxpool dt=s8 layout=ncx src=1x6x28x28 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool dt=u8 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4"},
+            {"maxpool dt=s8 layout=ncx src=2x5x7x9 k=4x3 pb=1x2 pe=2x0"},
+            {"maxpool dt=u8 layout=ncx src=1x3x4x4 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool dt=s8 layout=ncx src=1x2x3x20 k=1x16 pb=0x15 pe=0x0"},
+            {"maxpool dt=u8 layout=ncx src=1x2x3x20 k=2x16 pb=1x0 pe=0x15"},
+            {"maxpool dt=u8 layout=ncx src=1x2x20x1 k=3x1 pb=1x0 pe=1x0"},
+            {"maxpool dt=s8 layout=ncx src=1x4x9x11 k=3x3 pb=1x1 pe=1x1 round=ceil"},
+            {"maxpool dt=u8 layout=ncx src=1x3x10x10 k=4x4 pad=same_upper"},
+            {"maxpool dt=u8 layout=ncx src=2x3x6x6 k=3x3 pb=1x1 pe=1x1 src_strides=432x72x6x1 dst_strides=216x36x6x1"}}},
         // Masked borders (SPPF-like), a width stride of 2 (paired lanes) with border rows of fewer taps and ceil
         // rounding, a width dilation, a stride along h equal to the dilation.
         {row_ring, {avx512}, {

@@ -1,0 +1,99 @@
+// Flat planes (FlatPlanes): planar u8/s8 2-D planes whose outputs sit at their inputs' positions, a plane's bytes
+// as one span of vectors across its rows.
+#include "jit/plan/planner.hpp"
+
+#include <pooljit/types.hpp>
+
+#include <cstdint>
+#include <numeric>
+#include <set>
+#include <string>
+
+namespace pooljit::jit {
+namespace {
+
+// A plane's vectors are straight-line code, each pass's taps unrolled: planes of at most this many vectors (SPP's
+// 40x40 bytes: 50 ymm).
+constexpr std::int64_t max_flat_vectors = 64;
+// The width masks, one vector per phase of a vector along the row and per width tap but the window's own column.
+constexpr std::int64_t max_flat_mask_bytes = 8 * 1024;
+// A width tap up to this many bytes from its output: the plane's first and last vectors shift a loaded vector
+// into place within a 16-byte lane pair.
+constexpr std::int64_t max_flat_tap_reach = 15;
+// Rows of fewer bytes than this many vectors: byte rows fill a vector per row (SPPF's 20-byte rows, 20 of a
+// ymm's 32 lanes), where the flat span fills every lane and pays a masked min for each tap that may cross a row.
+constexpr std::int64_t max_flat_row_vectors = 2;
+// The buffer of a plane's width maxima lives on the stack; a window's rows are unrolled in the height pass.
+constexpr std::int64_t max_flat_buffer_bytes = 16 * 1024;
+constexpr std::int64_t max_flat_kernel_rows = 64;
+
+}  // namespace
+
+// Why the problem is not flat planes' shape, or empty.
+std::string Planner::flat_planes_declined() const {
+    if (p_.op != OpKind::max_pool || p_.spatial_rank != 2) return "not a 2-D max pool";
+    if (p_.has_indices) return "indices";
+    if (!caps_.byte_max) return "the ISA has no byte max";
+    for (std::size_t a = 0; a < 2; ++a) {
+        if (p_.stride[a] != 1 || p_.dilation[a] != 1) return "a stride or dilation other than 1";
+        if (p_.out[a] != p_.in[a] || p_.pad_begin[a] + p_.pad_end[a] != p_.kernel[a] - 1)
+            return "outputs not at their inputs' positions (pads of kernel - 1 along each axis)";
+    }
+    if (p_.pad_begin[1] > max_flat_tap_reach || p_.pad_end[1] > max_flat_tap_reach)
+        return "width taps more than " + std::to_string(max_flat_tap_reach) + " bytes from their output";
+    if (p_.kernel[0] > max_flat_kernel_rows) return "windows of more than " + std::to_string(max_flat_kernel_rows) + " rows";
+    if (p_.in[0] * p_.in[1] + (p_.kernel[0] - 1) * p_.in[1] > max_flat_buffer_bytes)
+        return "a plane's buffer of width maxima past " + std::to_string(max_flat_buffer_bytes) + " bytes";
+    if (!memory_.rows_contiguous || !memory_.planes_contiguous) return "a plane's rows are apart in memory (a view)";
+    if (choice().planes == PlanChoice::Switch::off) return "the choice planes=off";
+    if (reuse_is(PlanChoice::Reuse::ring) || reuse_is(PlanChoice::Reuse::separable)) return "the choice of reuse";
+    return {};
+}
+
+// Planar u8/s8 rows narrower than two vectors, at stride 1 with their outputs at their inputs' positions: byte
+// rows fill one vector per row (SPPF's 20-byte rows: 20 of 32 lanes), each row through a padded copy, its width
+// maxima and the merges down the rows (u8 SPPF ncx ran 6.1x its nxc time, Inception 3.75x).
+void Planner::choose_flat_planes() {
+    constexpr const char* step = "flat_planes";
+    if (!lanes_are_outputs_ || (p_.dtype != DType::u8 && p_.dtype != DType::s8)) return;
+    if (const std::string why = flat_planes_declined(); !why.empty()) return declined(step, why);
+    FlatPlanes flat;
+    flat.height = p_.in[0];
+    flat.width = p_.in[1];
+    flat.kernel_h = static_cast<int>(p_.kernel[0]);
+    flat.kernel_w = static_cast<int>(p_.kernel[1]);
+    flat.pad_h = static_cast<int>(p_.pad_begin[0]);
+    flat.pad_w = static_cast<int>(p_.pad_begin[1]);
+    const std::int64_t elements = flat.elements();
+    int bytes = caps_.vector_bytes >= 32 ? 32 : 16;  // VEX byte shifts: ymm and xmm on both ISAs
+    while (bytes > 16 && bytes > elements) bytes /= 2;
+    if (elements < bytes) return declined(step, "planes of fewer than 16 bytes");
+    if (flat.width >= max_flat_row_vectors * bytes)
+        return declined(step, "rows of " + std::to_string(max_flat_row_vectors) + " vectors or more (byte rows fill their lanes)");
+    flat.vector_bytes = bytes;
+    if (flat.vectors() > max_flat_vectors)
+        return declined(step, "planes of more than " + std::to_string(max_flat_vectors) + " vectors");
+    // The masks: one per distinct phase of a vector along the row (its offset modulo the row) and width tap.
+    std::set<std::int64_t> phases;
+    for (std::int64_t v = 0; v < flat.vectors(); ++v)
+        phases.insert(std::min(v * bytes, elements - bytes) % flat.width);
+    const std::int64_t mask_bytes = static_cast<std::int64_t>(phases.size()) * (flat.kernel_w - 1) * bytes;
+    if (mask_bytes > max_flat_mask_bytes)
+        return declined(step, "width masks of more than " + std::to_string(max_flat_mask_bytes) + " bytes");
+    plan_.strategy = Strategy::ncx_planes;
+    plan_.flat_planes = flat;
+    plan_.plane = {};
+    plan_.byte_planes = {};
+    plan_.separable = {};
+    plan_.ring_rows = 0;
+    plan_.ring_row_interval = 1;
+    plan_.stacked_planes = false;
+    plan_.width_ranges = false;
+    plan_.prefetch_distance = plan_.prefetch_bytes = 0;  // a call's planes are one stream the hardware follows
+    plan_.compare = p_.dtype == DType::u8 ? CompareType::u8 : CompareType::s8;
+    plan_.lanes = bytes;
+    chose(step, std::to_string(flat.vectors()) + " vectors of " + std::to_string(bytes) + " bytes a plane, " +
+                    std::to_string(phases.size()) + " phases of width masks");
+}
+
+}  // namespace pooljit::jit
