@@ -85,16 +85,16 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
         }
         // u8/s8 rows the 256-bit form compares in byte lanes (byte rows): faster than the AVX-512 form's byte
         // rows or its 32-bit rings on every suite layer (Zen 4, u8 ncx: the stem 33 against 46 us, SPPF 80
-        // against 94, k3 s1 over 28x28 22 against 24).
+        // against 94, k3 s1 over 28x28 22 against 24). Flat planes are the same 256-bit code in both forms.
         if ((p.dtype == DType::u8 || p.dtype == DType::s8) && !p.has_indices) {
             bool byte_rows = false;
             try {
                 const KernelPlan avx2 = make_plan(p, Isa::avx2);
-                byte_rows = avx2.separable.enabled() && lane_bytes(avx2.compare) == 1;
+                byte_rows = (avx2.separable.enabled() && lane_bytes(avx2.compare) == 1) || avx2.flat_planes.enabled();
             } catch (const Error&) {  // the AVX2 form does not plan it: the rules below
             }
             if (byte_rows)
-                return {Isa::avx2, "the core runs 512-bit operations in halves: planar bytes in the 256-bit form's byte rows"};
+                return {Isa::avx2, "the core runs 512-bit operations in halves: planar bytes in the 256-bit form's byte rows or flat planes"};
         }
         // f32 windows of 5 rows or more (SPP, SPPF): the 256-bit form's separable rows (ncx SPP k9 352-377 us
         // against 481, SPPF 132 against 142; Zen 4). s32 SPPF ran 1.07x faster on AVX-512.

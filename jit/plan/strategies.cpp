@@ -472,7 +472,7 @@ const std::vector<StrategyRow>& strategy_registry() {
         // Planar bytes (rows of 32 outputs or more on AVX-512, 8 on AVX2): the stem at stride 2 (each phase a
         // byte shuffle of two vectors), windows that share no row (k2 s2), odd widths (a partial last vector
         // of input and of output), s8 with its lowest value as padding, a dilation along h (calls of rows 2
-        // apart), SPP's 9x9, ceil rounding past the padded row, a plane taller than one pass of the buffers,
+        // apart), SPP's 9x9 on rows of 80 (flat planes take its 40x40), ceil rounding past the padded row, a plane taller than one pass of the buffers,
         // calls whose rows step other than the buffers' (one row at a time: a channel slice's planes).
         {byte_rows, {avx512, avx2}, {
             {"maxpool dt=u8 layout=ncx src=1x3x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1"},
@@ -480,7 +480,7 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=s8 layout=ncx src=1x2x21x71 k=3x3 s=1x1 pb=1x1 pe=1x1"},
             {"maxpool dt=s8 layout=ncx src=1x2x23x97 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil"},
             {"maxpool dt=u8 layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1"},
-            {"maxpool dt=u8 layout=ncx src=1x2x40x40 k=9x9 pb=4x4 pe=4x4"},
+            {"maxpool dt=u8 layout=ncx src=1x2x40x80 k=9x9 pb=4x4 pe=4x4"},
             {"maxpool dt=u8 layout=ncx src=1x1x300x301 k=3x3 s=2x1"},
             {"maxpool dt=s8 layout=ncx src=1x2x20x66 k=5x3 s=2x1 pb=2x1 pe=2x1"}}},
         // Windows inside the input at stride 2 along the width: k2 s2 over rows of whole vectors (AVX2) and a

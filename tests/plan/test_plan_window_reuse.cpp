@@ -187,12 +187,16 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     // The same in u8 on AVX-512 (27 ring registers would not fit), in byte lanes (byte rows: 40 outputs): one
     // vector of 64 maxima; 60 lead lanes put the input's first element (padded lane 4) at a vector's start;
     // taps reach 64 + 8 lanes, the input 4 + 64: 60 + 72 = 132 rounded up to 192, plus a vector of slack = 256;
-    // 256 + 64 bytes a row, 51 rows: every one of the 40 output rows in one pass.
-    EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4").separable,
+    // 256 + 64 bytes a row, 51 rows: every one of the 40 output rows in one pass. (The rules give these planes to
+    // flat planes; the choice planes=off keeps the rows.)
+    jit::PlanOptions rows;
+    rows.choice.planes = pj::PlanChoice::Switch::off;
+    const jit::KernelPlan spp_u8 = plan_of("maxpool dt=u8 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx512, rows);
+    EXPECT_EQ(spp_u8.separable,
               (jit::SeparableRows{.group_rows = 40, .window_rows = 9, .row_step = 1, .phases = 1, .phase_lanes = 256,
                                   .lead_lanes = {60, 0}, .pad_lanes = 4, .maxima_vectors = 1, .accumulators = 8,
                                   .paired_output_rows = true}));
-    EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4").compare, jit::CompareType::u8);
+    EXPECT_EQ(spp_u8.compare, jit::CompareType::u8);
     // A 300-wide row: 38 vectors of maxima; taps reach 306 lanes: 320 with slack, 1280 + 1216 bytes a row,
     // 6 rows: 4 output rows of 3 taps a pass.
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2x300x300 k=3x3", jit::Isa::avx2).separable.group_rows, 4);
@@ -696,9 +700,13 @@ TEST(PlanWindowReuse, ByteRowsAtStrideTwoHoldEightKibOfBuffers) {
     sixteen.choice.separable_kib = 16;
     const jit::KernelPlan stem16 = plan_of(ceil_stem, jit::Isa::avx512, sixteen);
     EXPECT_GT(stem16.separable.group_rows, stem.separable.group_rows);
-    const jit::KernelPlan sppf = plan_of("maxpool dt=u8 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2);
+    // SPPF's byte rows (the choice planes=off: the rules give these planes to flat planes).
+    jit::PlanOptions rows, rows16;
+    rows.choice.planes = rows16.choice.planes = pj::PlanChoice::Switch::off;
+    rows16.choice.separable_kib = 16;
+    const jit::KernelPlan sppf = plan_of("maxpool dt=u8 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2, rows);
     ASSERT_TRUE(sppf.separable.enabled());
     EXPECT_EQ(sppf.separable.row_step, 1);
     EXPECT_EQ(sppf.separable.group_rows,
-              plan_of("maxpool dt=u8 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2, sixteen).separable.group_rows);
+              plan_of("maxpool dt=u8 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2, rows16).separable.group_rows);
 }
