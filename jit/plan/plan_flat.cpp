@@ -12,17 +12,15 @@
 namespace pooljit::jit {
 namespace {
 
-// A plane's vectors are straight-line code, each pass's taps unrolled: planes of at most this many vectors (SPP's
-// 40x40 bytes: 50 ymm).
-constexpr std::int64_t max_flat_vectors = 64;
+// A plane's vectors are straight-line code, each pass's taps unrolled: planes of at most this many vectors (4 KiB
+// in ymm; SPP's 40x40 bytes: 50), and at most max_flat_tap_ops width taps (2 ops each) and rows a plane.
+constexpr std::int64_t max_flat_vectors = 128;
+constexpr std::int64_t max_flat_tap_ops = 4096;
 // The width masks, one vector per phase of a vector along the row and per width tap but the window's own column.
 constexpr std::int64_t max_flat_mask_bytes = 8 * 1024;
 // A width tap up to this many bytes from its output: the plane's first and last vectors shift a loaded vector
 // into place within a 16-byte lane pair.
 constexpr std::int64_t max_flat_tap_reach = 15;
-// Rows of fewer bytes than this many vectors: byte rows fill a vector per row (SPPF's 20-byte rows, 20 of a
-// ymm's 32 lanes), where the flat span fills every lane and pays a masked min for each tap that may cross a row.
-constexpr std::int64_t max_flat_row_vectors = 2;
 // The buffer of a plane's width maxima lives on the stack; a window's rows are unrolled in the height pass.
 constexpr std::int64_t max_flat_buffer_bytes = 16 * 1024;
 constexpr std::int64_t max_flat_kernel_rows = 64;
@@ -50,9 +48,11 @@ std::string Planner::flat_planes_declined() const {
     return {};
 }
 
-// Planar u8/s8 rows narrower than two vectors, at stride 1 with their outputs at their inputs' positions: byte
-// rows fill one vector per row (SPPF's 20-byte rows: 20 of 32 lanes), each row through a padded copy, its width
-// maxima and the merges down the rows (u8 SPPF ncx ran 6.1x its nxc time, Inception 3.75x).
+// Planar u8/s8 planes of at most 4 KiB at stride 1 with their outputs at their inputs' positions. Byte rows fill
+// one vector per row (SPPF's 20-byte rows: 20 of 32 lanes), each row through a padded copy, its width maxima and
+// the merges down the rows: u8 SPPF ncx ran 6.1x its nxc time, Inception 3.75x. The flat span fills every lane and
+// pays a masked min for each width tap that may cross a row; it ran faster than byte rows on every plane measured
+// (Zen 3, one thread, u8, the tuner's candidates: rows of 20 to 100 bytes, k3 to k9).
 void Planner::choose_flat_planes() {
     constexpr const char* step = "flat_planes";
     if (!lanes_are_outputs_ || (p_.dtype != DType::u8 && p_.dtype != DType::s8)) return;
@@ -68,11 +68,11 @@ void Planner::choose_flat_planes() {
     int bytes = caps_.vector_bytes >= 32 ? 32 : 16;  // VEX byte shifts: ymm and xmm on both ISAs
     while (bytes > 16 && bytes > elements) bytes /= 2;
     if (elements < bytes) return declined(step, "planes of fewer than 16 bytes");
-    if (flat.width >= max_flat_row_vectors * bytes)
-        return declined(step, "rows of " + std::to_string(max_flat_row_vectors) + " vectors or more (byte rows fill their lanes)");
     flat.vector_bytes = bytes;
     if (flat.vectors() > max_flat_vectors)
         return declined(step, "planes of more than " + std::to_string(max_flat_vectors) + " vectors");
+    if (flat.vectors() * (2 * flat.kernel_w + flat.kernel_h) > max_flat_tap_ops)
+        return declined(step, "more than " + std::to_string(max_flat_tap_ops) + " unrolled tap operations a plane");
     // The masks: one per distinct phase of a vector along the row (its offset modulo the row) and width tap.
     std::set<std::int64_t> phases;
     for (std::int64_t v = 0; v < flat.vectors(); ++v)

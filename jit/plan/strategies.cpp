@@ -293,7 +293,8 @@ const std::vector<StrategyRow>& strategy_registry() {
         // SPPF's, Inception's and SPP's shapes (planes ending in a vector that overlaps the one before), pads
         // uneven along both axes, a plane of one 16-byte vector, width taps 15 bytes before and after their output
         // (the first and last vectors' loads shifted by 15), rows of one byte, ceil rounding and same_upper pads
-        // that keep the outputs at their inputs, channel planes apart in a view.
+        // that keep the outputs at their inputs, channel planes apart in a view, planes of 98 and 94 vectors (rows of
+        // 56 and 100 bytes).
         {flat_planes, {avx512, avx2}, {
             {"maxpool dt=u8 layout=ncx src=2x5x20x20 k=5x5 pb=2x2 pe=2x2"},
             {"maxpool dt=s8 layout=ncx src=1x6x28x28 k=3x3 pb=1x1 pe=1x1"},
@@ -305,7 +306,9 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=ncx src=1x2x20x1 k=3x1 pb=1x0 pe=1x0"},
             {"maxpool dt=s8 layout=ncx src=1x4x9x11 k=3x3 pb=1x1 pe=1x1 round=ceil"},
             {"maxpool dt=u8 layout=ncx src=1x3x10x10 k=4x4 pad=same_upper"},
-            {"maxpool dt=u8 layout=ncx src=2x3x6x6 k=3x3 pb=1x1 pe=1x1 src_strides=432x72x6x1 dst_strides=216x36x6x1"}}},
+            {"maxpool dt=u8 layout=ncx src=2x3x6x6 k=3x3 pb=1x1 pe=1x1 src_strides=432x72x6x1 dst_strides=216x36x6x1"},
+            {"maxpool dt=s8 layout=ncx src=1x2x56x56 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool dt=u8 layout=ncx src=1x2x30x100 k=5x5 pb=2x2 pe=2x2"}}},
         // Masked borders (SPPF-like), a width stride of 2 (paired lanes) with border rows of fewer taps and ceil
         // rounding, a width dilation, a stride along h equal to the dilation.
         {row_ring, {avx512}, {
@@ -472,15 +475,15 @@ const std::vector<StrategyRow>& strategy_registry() {
         // Planar bytes (rows of 32 outputs or more on AVX-512, 8 on AVX2): the stem at stride 2 (each phase a
         // byte shuffle of two vectors), windows that share no row (k2 s2), odd widths (a partial last vector
         // of input and of output), s8 with its lowest value as padding, a dilation along h (calls of rows 2
-        // apart), SPP's 9x9 on rows of 80 (flat planes take its 40x40), ceil rounding past the padded row, a plane taller than one pass of the buffers,
+        // apart), SPP's 9x9 on rows of 120 (flat planes take planes of up to 4 KiB), ceil rounding past the padded row, a plane taller than one pass of the buffers,
         // calls whose rows step other than the buffers' (one row at a time: a channel slice's planes).
         {byte_rows, {avx512, avx2}, {
             {"maxpool dt=u8 layout=ncx src=1x3x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool dt=u8 layout=ncx src=2x3x37x131 k=2x2 s=2x2 pb=1x1 pe=1x1"},
-            {"maxpool dt=s8 layout=ncx src=1x2x21x71 k=3x3 s=1x1 pb=1x1 pe=1x1"},
+            {"maxpool dt=s8 layout=ncx src=1x2x21x71 k=3x3 s=1x1 pb=1x1 pe=1x0"},
             {"maxpool dt=s8 layout=ncx src=1x2x23x97 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil"},
             {"maxpool dt=u8 layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1"},
-            {"maxpool dt=u8 layout=ncx src=1x2x40x80 k=9x9 pb=4x4 pe=4x4"},
+            {"maxpool dt=u8 layout=ncx src=1x2x40x120 k=9x9 pb=4x4 pe=4x4"},
             {"maxpool dt=u8 layout=ncx src=1x1x300x301 k=3x3 s=2x1"},
             {"maxpool dt=s8 layout=ncx src=1x2x20x66 k=5x3 s=2x1 pb=2x1 pe=2x1"}}},
         // Windows inside the input at stride 2 along the width: k2 s2 over rows of whole vectors (AVX2) and a
