@@ -122,10 +122,7 @@ void Planner::choose_shared_watch() {
     plan_.watch_shared_taps_w = shared(axis_.kernel, axis_.stride, axis_.dilation);
     const auto h = static_cast<std::size_t>(p_.spatial_rank - 2);
     const std::int64_t full_blocks = p_.channels / plan_.channel_block;
-    // A call walks a whole run of rows where the blocks are not innermost (blocks that lie apart), where the
-    // pixel is one sweep, or where the chunks of rows are long enough.
-    const bool calls_of_runs = !plan_.channel_blocks_innermost ||
-                               (full_blocks <= plan_.channel_sweep && plan_.channel_tail == 0) ||
+    const bool calls_of_runs = (full_blocks <= plan_.channel_sweep && plan_.channel_tail == 0) ||
                                plan_.rows_per_chunk >= min_shared_watch_call_rows;
     if (p_.spatial_rank == 2 && calls_of_runs && plan_.unrolled_taps_h == p_.kernel[h])
         plan_.watch_shared_rows_h = shared(p_.kernel[h], p_.stride[h], p_.dilation[h]);
