@@ -300,11 +300,11 @@ void run_overhang_shapes(const char* isa) {
 
 // Planar rows of narrow data whose loads lean on the row's elements around a span: AVX2's even-element loads
 // from the element before a span, or up to the element after it; single elements as broadcasts; taps-as-lanes
-// rows as whole registers; a NaN scan's rest stepped back from the row's end; a whole plane's vectors in pairs.
-// Each in every narrow type (and f32 beside them), next to both guards.
+// rows as whole registers; a NaN scan's rest stepped back from the row's end; a whole plane's vectors in pairs;
+// flat planes' first and last vectors, whose taps load the plane's ends and shift. Each in every narrow type (and f32 beside them), next to both guards.
 void run_planar_narrow_shapes(const char* isa) {
     GuardRunner runner(isa);
-    constexpr std::array<const char*, 20> shapes = {
+    constexpr std::array<const char*, 24> shapes = {
         "maxpool layout=ncx src=1x3x5x16 k=2x2 s=2x2",                // tap 0 up to the element after, tap 1 from before
         "maxpool layout=ncx src=1x2x14x22 k=3x3 s=2x2 pb=1x1 pe=1x1",  // byte pairs: padding before a row under a register
         "maxpool layout=ncx src=2x2x10x150 k=3x3 s=2x2 pb=1x1 pe=1x1", // MobileNet's rows: the last chunk read back
@@ -325,6 +325,10 @@ void run_planar_narrow_shapes(const char* isa) {
         "adaptivemaxpool layout=ncx src=1x5x13x13 out=3x3",           // taps as lanes; the last window ends the row
         "adaptivemaxpool layout=ncx src=1x5x13x13 out=2x2",
         "adaptivemaxpool layout=ncx src=1x3x13x13 out=1x1",           // a whole plane of 169 elements
+        "maxpool layout=ncx src=1x2x3x20 k=1x16 pb=0x15 pe=0x0",     // flat planes: the first vector's taps 15 before
+        "maxpool layout=ncx src=1x2x3x20 k=2x16 pb=1x0 pe=0x15",     // the last vector's taps 15 past the plane
+        "maxpool layout=ncx src=2x3x20x20 k=5x5 pb=2x2 pe=2x2",      // SPPF's planes: the last vector overlaps
+        "maxpool layout=ncx src=1x3x4x4 k=3x3 pb=1x1 pe=1x1",        // a plane of one 16-byte vector
     };
     std::uint64_t seed = 0xB16A0000u;
     for (const char* shape : shapes)

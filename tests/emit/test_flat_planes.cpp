@@ -1,0 +1,113 @@
+// Flat planes (planar u8/s8 2-D planes whose outputs sit at their inputs' positions, jit/plan/plan_flat.cpp and
+// jit/emit/emit_flat_planes.cpp): what the planner takes and declines, and the code against the reference on
+// each ISA the CPU has (skipped by name otherwise).
+#include "jit/plan/strategies.hpp"
+#include "support/cpu_isas.hpp"
+#include "support/plan_util.hpp"
+#include "support/tie_data.hpp"
+
+#include <pooljit/pooljit.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace pj = pooljit;
+namespace jit = pooljit::jit;
+
+namespace {
+
+using pj::test::expect_reference_on;
+using pooljit::testing::plan_of;
+
+// The plan's shape, worked by hand: SPPF's 20x20 bytes are 12 whole ymm and one ending at byte 400 (offset 368);
+// the vectors' offsets along the 20-byte rows are 0, 12, 4, 16, 8 and again (5 phases), and the last vector's
+// 368 % 20 = 8 is one of them. 4x4 bytes take one xmm. Both ISAs take 32-byte vectors.
+TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
+    for (const jit::Isa isa : {jit::Isa::avx2, jit::Isa::avx512}) {
+        SCOPED_TRACE(jit::to_string(isa));
+        const jit::KernelPlan sppf = plan_of("maxpool dt=u8 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", isa);
+        ASSERT_TRUE(sppf.flat_planes.enabled());
+        EXPECT_EQ(sppf.strategy, jit::Strategy::ncx_planes);
+        EXPECT_EQ(sppf.flat_planes.vector_bytes, 32);
+        EXPECT_EQ(sppf.flat_planes.vectors(), 13);
+        EXPECT_EQ(sppf.flat_planes.buffer_bytes(), 400 + 4 * 20);
+        EXPECT_EQ(sppf.compare, jit::CompareType::u8);
+        EXPECT_EQ(jit::strategy_names(sppf), "flat_planes");
+        EXPECT_NE(sppf.choices.back().find("5 phases of width masks"), std::string::npos) << sppf.choices.back();
+        const jit::KernelPlan inception = plan_of("maxpool dt=s8 layout=ncx src=1x192x28x28 k=3x3 pb=1x1 pe=1x1", isa);
+        EXPECT_EQ(inception.flat_planes.vectors(), 25);  // 784 bytes: 24 whole and one overlapping
+        EXPECT_EQ(inception.compare, jit::CompareType::s8);
+        EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x3x4x4 k=3x3 pb=1x1 pe=1x1", isa).flat_planes.vector_bytes, 16);
+        // Uneven pads keep the outputs at their inputs; so do same_upper pads (k4: 1 before, 2 after).
+        EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=2x5x7x9 k=4x3 pb=1x2 pe=2x0", isa).flat_planes.enabled());
+        EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x3x10x10 k=4x4 pad=same_upper", isa).flat_planes.enabled());
+        // Channel planes apart (a slice of a wider tensor): each plane is still one span.
+        EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=2x3x6x6 k=3x3 pb=1x1 pe=1x1 src_strides=432x72x6x1", isa)
+                        .flat_planes.enabled());
+    }
+    // Declined: indices, a stride of 2, outputs not at their inputs (pads of k - 2), a width tap 16 bytes from its
+    // output, planes of more than 128 vectors (65x64 bytes: 130), 4096 tap operations (60x60 k15: 113 vectors
+    // of 45), a row pitch, wider data, channels last, the choice planes=off.
+    for (const char* line : {"maxpool dt=u8 layout=ncx src=1x3x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32",
+                             "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                             "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=0x0",
+                             "maxpool dt=u8 layout=ncx src=1x3x4x40 k=1x17 pb=0x16 pe=0x0",
+                             "maxpool dt=u8 layout=ncx src=1x3x65x64 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=u8 layout=ncx src=1x3x60x60 k=15x15 pb=7x7 pe=7x7",
+                             "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1 src_strides=1200x400x20x1 dst_strides=1260x420x21x1",
+                             "maxpool dt=f32 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=u8 layout=nxc src=1x3x20x20 k=3x3 pb=1x1 pe=1x1"}) {
+        SCOPED_TRACE(line);
+        EXPECT_FALSE(plan_of(line, jit::Isa::avx2).flat_planes.enabled());
+    }
+    jit::PlanOptions rows;
+    rows.choice.planes = pj::PlanChoice::Switch::off;
+    const jit::KernelPlan off = plan_of("maxpool dt=u8 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2, rows);
+    EXPECT_FALSE(off.flat_planes.enabled());
+    EXPECT_TRUE(off.separable.enabled());  // byte rows
+}
+
+class JitIsa : public ::testing::TestWithParam<jit::Isa> {
+protected:
+    void SetUp() override { POOLJIT_SKIP_UNLESS_CPU_RUNS(GetParam()); }
+    jit::Isa isa() const { return GetParam(); }
+};
+
+// Integer ties (mostly the lowest value, a few small values) and the lowest value everywhere (the masked taps
+// and the buffer's empty rows hold it too), on 1 and 2 threads (calls of fewer planes): SPPF's and SPP's planes
+// (the last vector overlapping), Inception's in s8, a plane of one 16-byte vector, width taps 15 bytes before
+// and after their outputs (the plane's first and last vectors shifted), uneven pads, planes of 98 vectors, and
+// an output whose channel planes lie apart (the gaps keep their poison).
+TEST_P(JitIsa, FlatPlanesMatchTheReferenceOnTiesAndTheLowestValue) {
+    for (const int threads : {1, 2}) {
+        pj::set_num_threads(threads);
+        for (const char* line : {"maxpool dt=u8 layout=ncx src=2x7x20x20 k=5x5 pb=2x2 pe=2x2",
+                                 "maxpool dt=s8 layout=ncx src=1x5x40x40 k=9x9 pb=4x4 pe=4x4",
+                                 "maxpool dt=s8 layout=ncx src=2x6x28x28 k=3x3 pb=1x1 pe=1x1",
+                                 "maxpool dt=u8 layout=ncx src=1x9x4x4 k=3x3 pb=1x1 pe=1x1",
+                                 "maxpool dt=s8 layout=ncx src=1x4x3x20 k=3x16 pb=1x15 pe=1x0",
+                                 "maxpool dt=u8 layout=ncx src=1x4x3x20 k=2x16 pb=0x0 pe=1x15",
+                                 "maxpool dt=s8 layout=ncx src=2x5x7x9 k=4x3 pb=1x2 pe=2x0",
+                                 "maxpool dt=u8 layout=ncx src=1x3x56x56 k=3x3 pb=1x1 pe=1x1",
+                                 "maxpool dt=u8 layout=ncx src=2x3x10x12 k=3x5 pb=1x2 pe=1x2 dst_strides=450x150x12x1"}) {
+            SCOPED_TRACE(line + std::string(" on ") + std::to_string(threads) + " threads");
+            const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
+            ASSERT_TRUE(plan_of(line, isa()).flat_planes.enabled());
+            const pj::TensorDesc& d = p.src_desc();
+            std::mt19937_64 rng(3);
+            expect_reference_on(isa(), line, pj::test::integer_ties(d, rng));
+            std::vector<std::uint8_t> lowest(pj::casegen::byte_size(d), d.dtype == pj::DType::s8 ? 0x80 : 0x00);
+            expect_reference_on(isa(), line, lowest);
+        }
+    }
+    pj::set_num_threads(0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, JitIsa, ::testing::ValuesIn(pj::test::jit_isas),
+                         [](const ::testing::TestParamInfo<jit::Isa>& isa_info) { return std::string(jit::to_string(isa_info.param)); });
+
+}  // namespace
