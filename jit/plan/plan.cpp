@@ -42,8 +42,9 @@
 // the fast copy's items (choose_fast_row and its whole plane, choose_tap_passes, choose_outer_unroll,
 // choose_widened_pairs, choose_even_element_loads, choose_paired_tap_loads, choose_row_chains); plan_reuse.cpp, input rows or row maxima kept in registers
 // or buffers for the outputs that read them again (choose_row_ring, choose_separable_pixels, choose_column_ring,
-// choose_planes, choose_separable, choose_separable_accumulators); plan_depth.cpp, which 3-D problems are planned
-// as the 2-D planes of their channels (folds_depth, depth_folded).
+// choose_planes, choose_separable, choose_separable_accumulators); plan_flat.cpp, planar byte planes whose
+// outputs sit at their inputs, each one span of vectors (choose_flat_planes); plan_depth.cpp, which 3-D problems
+// are planned as the 2-D planes of their channels (folds_depth, depth_folded).
 #include "jit/plan/plan.hpp"
 
 #include "jit/isa/caps.hpp"
