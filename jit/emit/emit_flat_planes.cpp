@@ -1,18 +1,25 @@
-// Flat planes (KernelPlan::flat_planes): planar u8/s8 2-D values at stride 1 whose outputs sit at their inputs'
-// positions. A call computes `rows` planes of one image, one after another, each plane's bytes as one span of
-// vectors that cross its rows (the last vector overlapping the one before where the plane is not whole vectors):
+// Flat planes (KernelPlan::flat_planes): planar u8/s8/s32/f32 2-D values at stride 1 whose outputs sit at their
+// inputs' positions. A call computes `rows` planes of one image, one after another, each plane's elements as one
+// span of vectors that cross its rows (the last vector overlapping the one before where the plane is not whole
+// vectors):
 //
 //   - width pass: a vector's maximum over the width taps dx in [-pad_w, kernel_w - 1 - pad_w], each tap loaded at
 //     the vector's offset + dx; the lanes whose tap lies in another row (column + dx outside [0, W)) take the
-//     empty value from a min with a mask of the code's data (0xFF or 0x00 for u8, 0x7F or 0x80 for s8), one per
-//     phase of the vector along the row and tap. A tap whose load would start before the plane or end past it
-//     loads the plane's first or last vector and shifts its bytes into place: the bytes shifted in are masked.
-//     Stored into a stack buffer of the plane with pad_h rows of the empty value before it and
+//     empty value from a mask of the code's data, one per phase of the vector along the row and tap (integers: a
+//     min with the type's highest or lowest value; f32: an and and an or, which leave no NaN in a masked lane). A
+//     tap whose load would start before the plane or end past it loads the plane's first or last vector and moves
+//     its elements into place (bytes: shifted within 16-byte lanes; 32-bit elements: permuted): the lanes moved
+//     in are masked. Stored into a stack buffer of the plane with pad_h rows of the empty value before it and
 //     kernel_h - 1 - pad_h rows after;
-//   - height pass: a vector's maximum over the buffer's kernel_h rows, W bytes apart, stored.
+//   - height pass: a vector's maximum over the buffer's kernel_h rows, W elements apart, stored.
 //
-// Integer maxima have no order to keep: the first maximum and any other are the same bits. Nothing is read
-// outside the call's planes, and nothing is written outside its output planes.
+// Integer maxima have no order to keep (ties have equal bits). f32 merges each tap into the maximum so far with
+// `vmaxps acc, tap, acc`, which keeps the maximum so far on a tie (+0 and -0: the first in scan order) and on a
+// NaN: under nan=ignore the maximum starts from -inf and a NaN is skipped as the rule asks; under nan=propagate
+// each vector's own elements (its tap at dx = 0) add into a watch, and a plane whose watch ends NaN (or an inf
+// minus an inf) runs again in exact compares, a tap taken where the maximum so far is not NaN and the tap is
+// greater or NaN: each window's first NaN. Nothing is read outside the call's planes, and nothing is written
+// outside its output planes.
 #include "jit/emit/plane_kernel.hpp"
 #include "jit/isa/code_pages.hpp"
 
@@ -22,6 +29,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,15 +40,21 @@ namespace {
 class FlatPlaneEmitter : public Xbyak::CodeGenerator {
 public:
     explicit FlatPlaneEmitter(const KernelPlan& plan)
-        : CodeGenerator(4096, Xbyak::AutoGrow, &emit_allocator()), flat_(plan.flat_planes), width_(flat_.vector_bytes),
-          signed_(plan.dtype == DType::s8) {
+        : CodeGenerator(4096, Xbyak::AutoGrow, &emit_allocator()), flat_(plan.flat_planes), dtype_(plan.dtype),
+          width_(flat_.vector_bytes), lanes_(flat_.lanes), elem_(flat_.lanes > 0 ? flat_.vector_bytes / flat_.lanes : 0),
+          float_(plan.dtype == DType::f32), watch_(float_ && plan.nan == NanPolicy::propagate) {
         const std::int64_t reach_after = flat_.kernel_w - 1 - flat_.pad_w;
-        if (plan.strategy != Strategy::ncx_planes || (plan.dtype != DType::u8 && plan.dtype != DType::s8) ||
-            plan.has_indices || (width_ != 16 && width_ != 32) || flat_.width < 1 || flat_.height < 1 ||
-            flat_.elements() < width_ || flat_.pad_w < 0 || flat_.pad_w > 15 || reach_after < 0 || reach_after > 15 ||
-            flat_.pad_h < 0 || flat_.pad_h >= flat_.kernel_h || flat_.buffer_bytes() > max_buffer_bytes_)
-            throw Error("jit: flat planes need u8/s8 planes of at least one 16- or 32-byte vector without indices, width "
-                        "taps at most 15 bytes from their output and a buffer of at most 64 KiB");
+        const bool bytes = dtype_ == DType::u8 || dtype_ == DType::s8;
+        const bool dwords = dtype_ == DType::s32 || dtype_ == DType::f32;
+        const std::int64_t reach = bytes ? 15 : lanes_ - 1;
+        if (plan.strategy != Strategy::ncx_planes || plan.has_indices || !(bytes || dwords) ||
+            (bytes && elem_ != 1) || (dwords && (elem_ != 4 || width_ != 32)) || (width_ != 16 && width_ != 32) ||
+            flat_.width < 1 || flat_.height < 1 || flat_.elements() < lanes_ || flat_.pad_w < 0 || flat_.pad_w > reach ||
+            reach_after < 0 || reach_after > reach || flat_.pad_h < 0 || flat_.pad_h >= flat_.kernel_h ||
+            flat_.buffer_elements() * elem_ > max_buffer_bytes_)
+            throw Error("jit: flat planes need u8/s8 planes of at least one 16- or 32-byte vector, or s32/f32 planes of "
+                        "a 32-byte one, without indices, width taps at most 15 bytes or 7 elements from their output "
+                        "and a buffer of at most 64 KiB");
         generate();
         ready();
     }
@@ -51,66 +65,129 @@ private:
     using Reg64 = Xbyak::Reg64;
     using Xmm = Xbyak::Xmm;
     using Label = Xbyak::Label;
-    using Mask = std::array<std::uint8_t, 32>;
+    // A mask or permute of the code's data: its bytes (an f32 mask is an and and an or, 2 vectors).
+    using Bytes = std::array<std::uint8_t, 64>;
 
     static constexpr std::int64_t max_buffer_bytes_ = 64 * 1024, page_bytes_ = 4096;
     // General-purpose registers (caller-saved only): rdi carries the KernelArgs pointer, then the caller's stack.
     const Reg64 args_ = rdi, saved_rsp_ = rdi;
     const Reg64 src_ = rsi, dst_ = rdx, planes_ = r8, src_step_ = r9, dst_step_ = r10, buffer_ = rax;
-    // Vector registers by role: the empty value, the shifts' scratch, then the maxima and the taps, each role's
-    // registers taken in turn (a window's taps never take its maximum's register).
-    static constexpr int empty_ = 0, shift_scratch_ = 1, first_maximum_ = 2, first_tap_ = 9, registers_ = 16;
+    // Vector registers by role: the empty value, the moves' scratch, then the maxima, the taps (and the exact
+    // merges' compares) and the watch's running sums, each role's registers taken in turn.
+    static constexpr int empty_ = 0, scratch_ = 1, first_maximum_ = 2, first_tap_ = 7, first_sum_ = 12, registers_ = 16;
+    static constexpr int sums_ = registers_ - first_sum_;
 
     Xmm vec(int i) const { return width_ == 32 ? Xbyak::Ymm(i) : Xmm(i); }
+    static int take(int& next, int first, int end) {
+        const int r = next;
+        next = next + 1 == end ? first : next + 1;
+        return r;
+    }
+    Xmm next_maximum() { return vec(take(next_maximum_, first_maximum_, first_tap_)); }
+    Xmm next_tap() { return vec(take(next_tap_, first_tap_, first_sum_)); }
+
     void load(const Xmm& to, const Xbyak::Address& from) { vmovdqu(to, from); }
     void store(const Xbyak::Address& to, const Xmm& from) { vmovdqu(to, from); }
-    void max(const Xmm& to, const Xmm& a, const Xbyak::Operand& b) {
-        if (signed_) vpmaxsb(to, a, b);
-        else vpmaxub(to, a, b);
+    // to <- the maximum of `to` (so far) and b: f32 keeps `to` on a tie and on a NaN (b must be a register).
+    void max_into(const Xmm& to, const Xbyak::Operand& b) {
+        switch (dtype_) {
+            case DType::u8: vpmaxub(to, to, b); break;
+            case DType::s8: vpmaxsb(to, to, b); break;
+            case DType::s32: vpmaxsd(to, to, b); break;
+            default: vmaxps(to, static_cast<const Xmm&>(b), to); break;
+        }
     }
-    void min(const Xmm& to, const Xmm& a, const Xbyak::Operand& b) {
-        if (signed_) vpminsb(to, a, b);
-        else vpminub(to, a, b);
+    // Exact f32 merge (planes that hold a NaN): acc takes b where acc is not NaN and b is greater or NaN.
+    void exact_max_into(const Xmm& acc, const Xmm& b) {
+        const Xmm ordered = next_tap(), greater = next_tap();
+        vcmpps(ordered, acc, acc, 7);   // ordered: acc is not NaN
+        vcmpps(greater, b, acc, 6);     // not less or equal, unordered: b > acc, or a NaN
+        vandps(ordered, ordered, greater);
+        vblendvps(acc, acc, b, ordered);
     }
-    Xbyak::Address at(const Reg64& base, std::int64_t offset) { return ptr[base + static_cast<std::int32_t>(offset)]; }
-    std::uint8_t empty_byte() const { return signed_ ? 0x80 : 0x00; }
+    Xbyak::Address at(const Reg64& base, std::int64_t element) {
+        return ptr[base + static_cast<std::int32_t>(element * elem_)];
+    }
 
-    // Vector v's offset in the plane: whole vectors, the last one ending at the plane's end.
-    std::int64_t offset_of(std::int64_t v) const { return std::min(v * width_, flat_.elements() - width_); }
+    // The empty value's bytes, the type's highest value's, and -inf's and a kept lane's for the f32 masks.
+    void put_lane(Bytes& to, int lane, std::uint32_t bits) const {
+        std::memcpy(to.data() + static_cast<std::size_t>(lane * elem_), &bits, static_cast<std::size_t>(elem_));
+    }
+    std::uint32_t empty_bits() const {
+        switch (dtype_) {
+            case DType::u8: return 0;
+            case DType::s8: return 0x80;
+            case DType::s32: return 0x80000000u;
+            default: return 0xFF800000u;  // -inf
+        }
+    }
+    std::uint32_t highest_bits() const { return dtype_ == DType::u8 ? 0xFF : dtype_ == DType::s8 ? 0x7F : 0x7FFFFFFFu; }
 
-    // The mask of width tap dx for the vector at `offset`: keep (the type's highest byte) where the tap lies in
-    // the lane's row, else the empty value. Null where every lane keeps its tap (no min needed).
-    const Mask* mask_of(std::int64_t offset, std::int64_t tap_dx) {
-        Mask m{};
+    // Vector v's offset in the plane (elements): whole vectors, the last one ending at the plane's end.
+    std::int64_t offset_of(std::int64_t v) const { return std::min(v * lanes_, flat_.elements() - lanes_); }
+
+    // The offset in the data of the mask of width tap dx for the vector at `offset`, or -1 where every lane keeps
+    // its tap. Integers: the type's highest value where the tap lies in the lane's row, else the empty value
+    // (a min). f32: all ones and then 0 where it does, 0 and then -inf where it does not (an and, then an or).
+    std::int64_t mask_of(std::int64_t offset, std::int64_t tap_dx) {
+        Bytes m{};
         bool all_kept = true;
-        for (int lane = 0; lane < width_; ++lane) {
+        for (int lane = 0; lane < lanes_; ++lane) {
             const std::int64_t column = (offset + lane) % flat_.width + tap_dx;
             const bool kept = column >= 0 && column < flat_.width;
-            m[static_cast<std::size_t>(lane)] = kept ? (signed_ ? 0x7F : 0xFF) : empty_byte();
             all_kept = all_kept && kept;
+            if (!float_) {
+                put_lane(m, lane, kept ? highest_bits() : empty_bits());
+                continue;
+            }
+            put_lane(m, lane, kept ? 0xFFFFFFFFu : 0u);
+            put_lane(m, lane + lanes_, kept ? 0u : empty_bits());
         }
-        if (all_kept) return nullptr;
-        const auto [it, inserted] = masks_.try_emplace(m, masks_.size() * static_cast<std::size_t>(width_));
-        return &it->first;
+        if (all_kept) return -1;
+        const auto [it, inserted] = masks_.try_emplace(m, mask_bytes_);
+        if (inserted) mask_bytes_ += float_ ? 2 * width_ : width_;
+        return it->second;
+    }
+    void apply_mask(const Xmm& tap, std::int64_t mask) {
+        const auto from = [&](std::int64_t extra) { return ptr[rip + masks_label_ + static_cast<std::int32_t>(mask + extra)]; };
+        switch (dtype_) {
+            case DType::u8: vpminub(tap, tap, from(0)); break;
+            case DType::s8: vpminsb(tap, tap, from(0)); break;
+            case DType::s32: vpminsd(tap, tap, from(0)); break;
+            default:
+                vandps(tap, tap, from(0));
+                vorps(tap, tap, from(width_));
+        }
     }
 
-    // to <- the plane's bytes [a, a + width_), where the load must stay inside [0, elements): a tap before the plane
-    // loads its first vector and shifts the bytes up, one past it loads its last vector and shifts them down. The
-    // bytes shifted in (zeros) belong to lanes whose tap lies outside the plane: masked.
+    // to <- the plane's elements [a, a + lanes_), where the load must stay inside [0, elements): a tap before the
+    // plane loads its first vector and moves the elements up, one past it loads its last vector and moves them
+    // down. The lanes moved in belong to taps that lie outside the plane: masked.
     void load_tap(const Xmm& to, std::int64_t a) {
-        const std::int64_t last = flat_.elements() - width_;
-        const std::int64_t from = std::clamp<std::int64_t>(a, 0, last);
+        const std::int64_t from = std::clamp<std::int64_t>(a, 0, flat_.elements() - lanes_);
+        const std::int64_t move = a - from;  // < 0: up, > 0: down
+        if (move == 0) return load(to, at(src_, from));
+        if (elem_ == 4) {
+            // Lane j takes element j + move of the loaded vector (clamped: a lane outside is masked).
+            Bytes index{};
+            for (int lane = 0; lane < lanes_; ++lane)
+                put_lane(index, lane, static_cast<std::uint32_t>(std::clamp<std::int64_t>(lane + move, 0, lanes_ - 1)));
+            const auto [it, inserted] = permutes_.try_emplace(index, permute_bytes_);
+            if (inserted) permute_bytes_ += width_;
+            const Xbyak::Ymm t(to.getIdx()), s(scratch_);
+            vmovdqu(s, ptr[rip + permutes_label_ + static_cast<std::int32_t>(it->second)]);
+            vpermd(t, s, at(src_, from));
+            return;
+        }
         load(to, at(src_, from));
-        const auto shift = static_cast<std::uint8_t>(a < from ? from - a : a - from);
-        if (shift == 0) return;
-        const bool up = a < from;
+        const auto shift = static_cast<std::uint8_t>(move < 0 ? -move : move);
         if (width_ == 16) {
-            if (up) vpslldq(to, to, shift);
+            if (move < 0) vpslldq(to, to, shift);
             else vpsrldq(to, to, shift);
             return;
         }
-        const Xbyak::Ymm t(to.getIdx()), s(shift_scratch_);
-        if (up) {
+        const Xbyak::Ymm t(to.getIdx()), s(scratch_);
+        if (move < 0) {
             vperm2i128(s, t, t, 0x08);                                 // [0, to.lo]
             vpalignr(t, t, s, static_cast<std::uint8_t>(16 - shift));  // each lane's bytes moved up by shift
         } else {
@@ -119,56 +196,63 @@ private:
         }
     }
 
-    // The width pass of one plane: each vector's maximum over its width taps, into the buffer.
-    void width_pass(const Label& masks) {
-        int next_maximum = first_maximum_, next_tap = first_tap_;
-        const auto take = [](int& next, int first, int end) {
-            const int r = next;
-            next = next + 1 == end ? first : next + 1;
-            return r;
-        };
-        const std::int64_t pre = std::int64_t{flat_.pad_h} * flat_.width;
-        for (std::int64_t v = 0; v < flat_.vectors(); ++v) {
-            const std::int64_t offset = offset_of(v);
-            const Xmm acc = vec(take(next_maximum, first_maximum_, first_tap_));
-            bool started = false;
-            for (std::int64_t tap_dx = -flat_.pad_w; tap_dx <= flat_.kernel_w - 1 - flat_.pad_w; ++tap_dx) {
-                const Mask* mask = mask_of(offset, tap_dx);
-                const std::int64_t a = offset + tap_dx;
-                const bool direct = a >= 0 && a <= flat_.elements() - width_;
-                Xmm tap = acc;
-                if (started) tap = vec(take(next_tap, first_tap_, registers_));
-                if (direct && !mask && started) {
-                    max(acc, acc, at(src_, a));
-                    continue;
-                }
-                load_tap(tap, a);
-                if (mask) min(tap, tap, ptr[rip + masks + static_cast<std::int32_t>(masks_.at(*mask))]);
-                if (started) max(acc, acc, tap);
-                started = true;
+    // Vector v's maximum over its width taps, into the buffer. `exact`: the f32 exact merges.
+    void width_vector(std::int64_t v, bool exact) {
+        const std::int64_t offset = offset_of(v);
+        const Xmm acc = next_maximum();
+        bool started = false;
+        for (std::int64_t tap_dx = -flat_.pad_w; tap_dx <= flat_.kernel_w - 1 - flat_.pad_w; ++tap_dx) {
+            const std::int64_t mask = mask_of(offset, tap_dx);
+            const std::int64_t a = offset + tap_dx;
+            const bool direct = a >= 0 && a <= flat_.elements() - lanes_;
+            if (!float_ && direct && mask < 0 && started) {
+                max_into(acc, at(src_, a));  // integer ties have equal bits: the load folds into the max
+                continue;
             }
-            store(at(buffer_, pre + offset), acc);
+            const Xmm tap = started || (float_ && !watch_) ? next_tap() : acc;
+            load_tap(tap, a);
+            if (mask >= 0) apply_mask(tap, mask);
+            if (watch_ && !exact && tap_dx == 0) {
+                const Xmm sum = vec(take(next_sum_, first_sum_, registers_));
+                vaddps(sum, sum, tap);
+            }
+            if (float_ && !watch_ && !started) vmaxps(acc, tap, vec(empty_));  // ignore: from -inf, a NaN skipped
+            else if (started && exact) exact_max_into(acc, tap);
+            else if (started) max_into(acc, tap);
+            started = true;
         }
+        store(at(buffer_, std::int64_t{flat_.pad_h} * flat_.width + offset), acc);
     }
 
-    // The height pass of one plane: each vector's maximum over the buffer's rows, into the output plane.
-    void height_pass() {
-        int next = first_maximum_;
-        for (std::int64_t v = 0; v < flat_.vectors(); ++v) {
-            const std::int64_t offset = offset_of(v);
-            const Xmm acc = vec(next);
-            next = next + 1 == registers_ ? first_maximum_ : next + 1;
-            load(acc, at(buffer_, offset));
-            for (std::int64_t r = 1; r < flat_.kernel_h; ++r) max(acc, acc, at(buffer_, offset + r * flat_.width));
-            store(at(dst_, offset), acc);
+    // Vector v's maximum over the buffer's rows, into the output plane.
+    void height_vector(std::int64_t v, bool exact) {
+        const std::int64_t offset = offset_of(v);
+        const Xmm acc = next_maximum();
+        load(acc, at(buffer_, offset));
+        for (std::int64_t r = 1; r < flat_.kernel_h; ++r) {
+            if (!float_) {
+                max_into(acc, at(buffer_, offset + r * flat_.width));
+                continue;
+            }
+            const Xmm row = next_tap();
+            load(row, at(buffer_, offset + r * flat_.width));
+            if (exact) exact_max_into(acc, row);
+            else max_into(acc, row);
         }
+        store(at(dst_, offset), acc);
+    }
+
+    void plane(bool exact) {
+        for (std::int64_t v = 0; v < flat_.vectors(); ++v) width_vector(v, exact);
+        for (std::int64_t v = 0; v < flat_.vectors(); ++v) height_vector(v, exact);
     }
 
     void generate() {
-        Label masks, empty_vector, plane_loop, done;
+        Label empty_vector, plane_loop, next_plane, exact_plane, done;
         // The buffer: pad_h empty rows, the plane's width maxima, the empty rows after, and a vector of room for
         // the empty rows' last store. Probed a page at a time, as the stack grows.
-        const std::int64_t room = (flat_.buffer_bytes() + width_ + 63) / 64 * 64 + 64;
+        const std::int64_t buffer_bytes = flat_.buffer_elements() * elem_;
+        const std::int64_t room = (buffer_bytes + width_ + 63) / 64 * 64 + 64;
         mov(src_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src))]);
         mov(dst_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst))]);
         mov(planes_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, rows))]);
@@ -185,15 +269,27 @@ private:
         mov(buffer_, rsp);
         // The empty rows before and after the plane, written once a call (the width pass writes only the plane).
         load(vec(empty_), ptr[rip + empty_vector]);
-        const std::int64_t pre = std::int64_t{flat_.pad_h} * flat_.width;
-        const std::int64_t post_begin = pre + flat_.elements();
-        for (std::int64_t o = 0; o < pre; o += width_) store(at(buffer_, o), vec(empty_));
-        for (std::int64_t o = post_begin; o < flat_.buffer_bytes(); o += width_) store(at(buffer_, o), vec(empty_));
+        const std::int64_t pre = std::int64_t{flat_.pad_h} * flat_.width * elem_;
+        for (std::int64_t o = 0; o < pre; o += width_) store(ptr[buffer_ + static_cast<std::int32_t>(o)], vec(empty_));
+        for (std::int64_t o = pre + flat_.elements() * elem_; o < buffer_bytes; o += width_)
+            store(ptr[buffer_ + static_cast<std::int32_t>(o)], vec(empty_));
+        if (watch_)
+            for (int i = 0; i < sums_; ++i) vxorps(vec(first_sum_ + i), vec(first_sum_ + i), vec(first_sum_ + i));
         test(planes_, planes_);
         jle(done, T_NEAR);
         L(plane_loop);
-        width_pass(masks);
-        height_pass();
+        plane(false);
+        if (watch_) {
+            // The sums, added together, are NaN where some element of the plane was (or an inf met a -inf).
+            const Xmm total = vec(first_tap_), check = vec(first_tap_ + 1);
+            vaddps(total, vec(first_sum_), vec(first_sum_ + 1));
+            vaddps(check, vec(first_sum_ + 2), vec(first_sum_ + 3));
+            vaddps(total, total, check);
+            vcmpps(check, total, total, 3);  // unordered
+            vtestps(check, check);
+            jnz(exact_plane, T_NEAR);
+        }
+        L(next_plane);
         add(src_, src_step_);
         add(dst_, dst_step_);
         dec(planes_);
@@ -202,20 +298,38 @@ private:
         mov(rsp, saved_rsp_);
         vzeroupper();
         ret();
+        if (watch_) {
+            L(exact_plane);
+            for (int i = 0; i < sums_; ++i) vxorps(vec(first_sum_ + i), vec(first_sum_ + i), vec(first_sum_ + i));
+            plane(true);
+            jmp(next_plane, T_NEAR);
+        }
         align(32);
         L(empty_vector);
-        for (int i = 0; i < 32; ++i) db(empty_byte());
-        L(masks);
-        std::vector<const Mask*> in_order(masks_.size());
-        for (const auto& [mask, offset] : masks_) in_order[offset / static_cast<std::size_t>(width_)] = &mask;
-        for (const Mask* mask : in_order)
-            for (int i = 0; i < width_; ++i) db((*mask)[static_cast<std::size_t>(i)]);
+        Bytes empty{};
+        for (int lane = 0; lane < 32 / elem_; ++lane) put_lane(empty, lane, empty_bits());
+        for (int i = 0; i < 32; ++i) db(empty[static_cast<std::size_t>(i)]);
+        // The masks and permutes, each at the offset the code reads it from.
+        const auto put_table = [&](Label& label, const std::map<Bytes, std::int64_t>& table, std::int64_t bytes,
+                                   int entry_bytes) {
+            L(label);
+            std::vector<std::uint8_t> data(static_cast<std::size_t>(bytes));
+            for (const auto& [entry, offset] : table)
+                std::copy_n(entry.begin(), entry_bytes, data.begin() + static_cast<std::ptrdiff_t>(offset));
+            for (const std::uint8_t b : data) db(b);
+        };
+        put_table(masks_label_, masks_, mask_bytes_, float_ ? 2 * width_ : width_);
+        put_table(permutes_label_, permutes_, permute_bytes_, width_);
     }
 
     const FlatPlanes& flat_;
-    const int width_;
-    const bool signed_;
-    std::map<Mask, std::size_t> masks_;  // each distinct mask, by its offset in the table
+    const DType dtype_;
+    const int width_, lanes_, elem_;
+    const bool float_, watch_;
+    Label masks_label_, permutes_label_;
+    std::map<Bytes, std::int64_t> masks_, permutes_;  // each distinct entry, by its offset in its table
+    std::int64_t mask_bytes_ = 0, permute_bytes_ = 0;
+    int next_maximum_ = first_maximum_, next_tap_ = first_tap_, next_sum_ = first_sum_;
 };
 
 class FlatPlaneKernel final : public CompiledKernel {

@@ -1,11 +1,11 @@
-// Flat planes (FlatPlanes): planar u8/s8 2-D planes whose outputs sit at their inputs' positions, a plane's bytes
-// as one span of vectors across its rows.
+// Flat planes (FlatPlanes): planar u8/s8/s32/f32 2-D planes whose outputs sit at their inputs' positions, a
+// plane's elements as one span of vectors across its rows.
+#include "jit/plan/plan_rows.hpp"
 #include "jit/plan/planner.hpp"
 
 #include <pooljit/types.hpp>
 
 #include <cstdint>
-#include <numeric>
 #include <set>
 #include <string>
 
@@ -13,14 +13,15 @@ namespace pooljit::jit {
 namespace {
 
 // A plane's vectors are straight-line code, each pass's taps unrolled: planes of at most this many vectors (4 KiB
-// in ymm; SPP's 40x40 bytes: 50), and at most max_flat_tap_ops width taps (2 ops each) and rows a plane.
+// in ymm; SPP's 40x40 bytes: 50), and at most max_flat_tap_ops width taps (2 ops each) and rows a plane (twice
+// that where an exact copy of the passes follows for planes that hold a NaN).
 constexpr std::int64_t max_flat_vectors = 128;
 constexpr std::int64_t max_flat_tap_ops = 4096;
 // The width masks, one vector per phase of a vector along the row and per width tap but the window's own column.
 constexpr std::int64_t max_flat_mask_bytes = 8 * 1024;
-// A width tap up to this many bytes from its output: the plane's first and last vectors shift a loaded vector
-// into place within a 16-byte lane pair.
-constexpr std::int64_t max_flat_tap_reach = 15;
+// A width tap up to this many elements from its output (bytes: 15, shifted within 16-byte lanes; 32-bit
+// elements: 7, permuted within a ymm): the plane's first and last vectors move a loaded vector into place.
+constexpr std::int64_t max_flat_byte_reach = 15, max_flat_dword_reach = 7;
 // The buffer of a plane's width maxima lives on the stack; a window's rows are unrolled in the height pass.
 constexpr std::int64_t max_flat_buffer_bytes = 16 * 1024;
 constexpr std::int64_t max_flat_kernel_rows = 64;
@@ -32,15 +33,16 @@ std::string Planner::flat_planes_declined() const {
     if (p_.op != OpKind::max_pool || p_.spatial_rank != 2) return "not a 2-D max pool";
     if (p_.has_indices) return "indices";
     if (!caps_.byte_max) return "the ISA has no byte max";
+    const std::int64_t reach = elem() == 1 ? max_flat_byte_reach : max_flat_dword_reach;
     for (std::size_t a = 0; a < 2; ++a) {
         if (p_.stride[a] != 1 || p_.dilation[a] != 1) return "a stride or dilation other than 1";
         if (p_.out[a] != p_.in[a] || p_.pad_begin[a] + p_.pad_end[a] != p_.kernel[a] - 1)
             return "outputs not at their inputs' positions (pads of kernel - 1 along each axis)";
     }
-    if (p_.pad_begin[1] > max_flat_tap_reach || p_.pad_end[1] > max_flat_tap_reach)
-        return "width taps more than " + std::to_string(max_flat_tap_reach) + " bytes from their output";
+    if (p_.pad_begin[1] > reach || p_.pad_end[1] > reach)
+        return "width taps more than " + std::to_string(reach) + " elements from their output";
     if (p_.kernel[0] > max_flat_kernel_rows) return "windows of more than " + std::to_string(max_flat_kernel_rows) + " rows";
-    if (p_.in[0] * p_.in[1] + (p_.kernel[0] - 1) * p_.in[1] > max_flat_buffer_bytes)
+    if ((p_.in[0] * p_.in[1] + (p_.kernel[0] - 1) * p_.in[1]) * elem() > max_flat_buffer_bytes)
         return "a plane's buffer of width maxima past " + std::to_string(max_flat_buffer_bytes) + " bytes";
     if (!memory_.rows_contiguous || !memory_.planes_contiguous) return "a plane's rows are apart in memory (a view)";
     if (choice().planes == PlanChoice::Switch::off) return "the choice planes=off";
@@ -48,14 +50,15 @@ std::string Planner::flat_planes_declined() const {
     return {};
 }
 
-// Planar u8/s8 planes of at most 4 KiB at stride 1 with their outputs at their inputs' positions. Byte rows fill
-// one vector per row (SPPF's 20-byte rows: 20 of 32 lanes), each row through a padded copy, its width maxima and
-// the merges down the rows: u8 SPPF ncx ran 6.1x its nxc time, Inception 3.75x. The flat span fills every lane and
-// pays a masked min for each width tap that may cross a row; it ran faster than byte rows on every plane measured
-// (Zen 3, one thread, u8, the tuner's candidates: rows of 20 to 100 bytes, k3 to k9).
+// Planar u8/s8/s32/f32 planes of at most 128 vectors at stride 1 with their outputs at their inputs' positions.
+// Byte rows fill one vector per row (SPPF's 20-byte rows: 20 of 32 lanes), each row through a padded copy, its
+// width maxima and the merges down the rows: u8 SPPF ncx ran 6.1x its nxc time, Inception 3.75x. The flat span
+// fills every lane and pays a masked min for each width tap that may cross a row; it ran faster than byte rows on
+// every plane measured (Zen 3, one thread, u8, the tuner's candidates: rows of 20 to 100 bytes, k3 to k9).
 void Planner::choose_flat_planes() {
     constexpr const char* step = "flat_planes";
-    if (!lanes_are_outputs_ || (p_.dtype != DType::u8 && p_.dtype != DType::s8)) return;
+    const bool bytes_data = p_.dtype == DType::u8 || p_.dtype == DType::s8;
+    if (!lanes_are_outputs_ || (!bytes_data && p_.dtype != DType::s32 && p_.dtype != DType::f32)) return;
     if (const std::string why = flat_planes_declined(); !why.empty()) return declined(step, why);
     FlatPlanes flat;
     flat.height = p_.in[0];
@@ -65,19 +68,26 @@ void Planner::choose_flat_planes() {
     flat.pad_h = static_cast<int>(p_.pad_begin[0]);
     flat.pad_w = static_cast<int>(p_.pad_begin[1]);
     const std::int64_t elements = flat.elements();
-    int bytes = caps_.vector_bytes >= 32 ? 32 : 16;  // VEX byte shifts: ymm and xmm on both ISAs
-    while (bytes > 16 && bytes > elements) bytes /= 2;
-    if (elements < bytes) return declined(step, "planes of fewer than 16 bytes");
+    // VEX code on both ISAs: bytes in ymm, or xmm for planes under 32 bytes; 32-bit elements in ymm.
+    int bytes = caps_.vector_bytes >= 32 ? 32 : 16;
+    if (bytes_data)
+        while (bytes > 16 && bytes > elements) bytes /= 2;
+    const int lanes = bytes / static_cast<int>(elem());
+    if (elements < lanes) return declined(step, "planes of fewer elements than a vector's " + std::to_string(lanes));
     flat.vector_bytes = bytes;
+    flat.lanes = lanes;
+    const bool exact_copy = p_.dtype == DType::f32 && p_.nan == NanPolicy::propagate;
     if (flat.vectors() > max_flat_vectors)
         return declined(step, "planes of more than " + std::to_string(max_flat_vectors) + " vectors");
-    if (flat.vectors() * (2 * flat.kernel_w + flat.kernel_h) > max_flat_tap_ops)
+    if (flat.vectors() * (2 * flat.kernel_w + flat.kernel_h) * (exact_copy ? 2 : 1) > max_flat_tap_ops)
         return declined(step, "more than " + std::to_string(max_flat_tap_ops) + " unrolled tap operations a plane");
-    // The masks: one per distinct phase of a vector along the row (its offset modulo the row) and width tap.
+    // The masks: one per distinct phase of a vector along the row (its offset modulo the row) and width tap (f32:
+    // an and and an or, exact for NaN).
     std::set<std::int64_t> phases;
     for (std::int64_t v = 0; v < flat.vectors(); ++v)
-        phases.insert(std::min(v * bytes, elements - bytes) % flat.width);
-    const std::int64_t mask_bytes = static_cast<std::int64_t>(phases.size()) * (flat.kernel_w - 1) * bytes;
+        phases.insert(std::min(v * lanes, elements - lanes) % flat.width);
+    const std::int64_t mask_bytes =
+        static_cast<std::int64_t>(phases.size()) * (flat.kernel_w - 1) * bytes * (p_.dtype == DType::f32 ? 2 : 1);
     if (mask_bytes > max_flat_mask_bytes)
         return declined(step, "width masks of more than " + std::to_string(max_flat_mask_bytes) + " bytes");
     plan_.strategy = Strategy::ncx_planes;
@@ -90,10 +100,11 @@ void Planner::choose_flat_planes() {
     plan_.stacked_planes = false;
     plan_.width_ranges = false;
     plan_.prefetch_distance = plan_.prefetch_bytes = 0;  // a call's planes are one stream the hardware follows
-    plan_.compare = p_.dtype == DType::u8 ? CompareType::u8 : CompareType::s8;
-    plan_.lanes = bytes;
+    plan_.compare = p_.dtype == DType::u8 ? CompareType::u8 : p_.dtype == DType::s8 ? CompareType::s8 : compare_type_of(p_.dtype);
+    plan_.lanes = lanes;
     chose(step, std::to_string(flat.vectors()) + " vectors of " + std::to_string(bytes) + " bytes a plane, " +
-                    std::to_string(phases.size()) + " phases of width masks");
+                    std::to_string(phases.size()) + " phases of width masks" +
+                    (exact_copy ? ", a NaN watch and an exact copy" : ""));
 }
 
 }  // namespace pooljit::jit

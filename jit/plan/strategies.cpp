@@ -294,7 +294,8 @@ const std::vector<StrategyRow>& strategy_registry() {
         // uneven along both axes, a plane of one 16-byte vector, width taps 15 bytes before and after their output
         // (the first and last vectors' loads shifted by 15), rows of one byte, ceil rounding and same_upper pads
         // that keep the outputs at their inputs, channel planes apart in a view, planes of 98 and 94 vectors (rows of
-        // 56 and 100 bytes).
+        // 56 and 100 bytes); f32 (under propagate a watch, and an exact copy for planes with a NaN)
+        // and s32, their width taps 7 elements before and after their outputs (permuted into place).
         {flat_planes, {avx512, avx2}, {
             {"maxpool dt=u8 layout=ncx src=2x5x20x20 k=5x5 pb=2x2 pe=2x2"},
             {"maxpool dt=s8 layout=ncx src=1x6x28x28 k=3x3 pb=1x1 pe=1x1"},
@@ -308,11 +309,17 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=ncx src=1x3x10x10 k=4x4 pad=same_upper"},
             {"maxpool dt=u8 layout=ncx src=2x3x6x6 k=3x3 pb=1x1 pe=1x1 src_strides=432x72x6x1 dst_strides=216x36x6x1"},
             {"maxpool dt=s8 layout=ncx src=1x2x56x56 k=3x3 pb=1x1 pe=1x1"},
-            {"maxpool dt=u8 layout=ncx src=1x2x30x100 k=5x5 pb=2x2 pe=2x2"}}},
-        // Masked borders (SPPF-like), a width stride of 2 (paired lanes) with border rows of fewer taps and ceil
+            {"maxpool dt=u8 layout=ncx src=1x2x30x100 k=5x5 pb=2x2 pe=2x2"},
+            {"maxpool dt=f32 layout=ncx src=2x5x20x20 k=5x5 pb=2x2 pe=2x2"},
+            {"maxpool dt=f32 layout=ncx src=1x4x28x28 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool dt=s32 layout=ncx src=2x3x7x9 k=4x3 pb=1x2 pe=2x0"},
+            {"maxpool dt=f32 layout=ncx src=1x2x3x20 k=2x8 pb=1x7 pe=0x0"},
+            {"maxpool dt=f32 layout=ncx src=1x2x3x20 k=2x8 pb=0x0 pe=1x7"},
+            {"maxpool dt=s32 layout=ncx src=1x2x3x20 k=1x8 pb=0x0 pe=0x7"}}},
+        // Masked borders (SPPF-like, its last column's pad dropped: flat planes take SPPF), a width stride of 2 (paired lanes) with border rows of fewer taps and ceil
         // rounding, a width dilation, a stride along h equal to the dilation.
         {row_ring, {avx512}, {
-            {"maxpool layout=ncx src=2x3x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2"},
+            {"maxpool layout=ncx src=2x3x20x20 k=5x5 s=1x1 pb=2x2 pe=2x1"},
             {"maxpool layout=ncx src=1x2x9x30 k=4x3 s=1x2 pb=1x0 pe=2x1 round=ceil"},
             {"maxpool layout=ncx src=1x3x12x17 k=3x3 d=1x2 pb=1x2 pe=1x2"},
             {"maxpool layout=ncx src=1x3x15x20 k=3x3 s=2x1 d=2x1 pb=1x1 pe=2x1 round=ceil"}}},

@@ -1,4 +1,4 @@
-// Flat planes (planar u8/s8 2-D planes whose outputs sit at their inputs' positions, jit/plan/plan_flat.cpp and
+// Flat planes (planar u8/s8/s32/f32 2-D planes whose outputs sit at their inputs' positions, jit/plan/plan_flat.cpp and
 // jit/emit/emit_flat_planes.cpp): what the planner takes and declines, and the code against the reference on
 // each ISA the CPU has (skipped by name otherwise).
 #include "jit/plan/strategies.hpp"
@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -34,7 +35,7 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
         EXPECT_EQ(sppf.strategy, jit::Strategy::ncx_planes);
         EXPECT_EQ(sppf.flat_planes.vector_bytes, 32);
         EXPECT_EQ(sppf.flat_planes.vectors(), 13);
-        EXPECT_EQ(sppf.flat_planes.buffer_bytes(), 400 + 4 * 20);
+        EXPECT_EQ(sppf.flat_planes.buffer_elements(), 400 + 4 * 20);
         EXPECT_EQ(sppf.compare, jit::CompareType::u8);
         EXPECT_EQ(jit::strategy_names(sppf), "flat_planes");
         EXPECT_NE(sppf.choices.back().find("5 phases of width masks"), std::string::npos) << sppf.choices.back();
@@ -48,10 +49,21 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
         // Channel planes apart (a slice of a wider tensor): each plane is still one span.
         EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=2x3x6x6 k=3x3 pb=1x1 pe=1x1 src_strides=432x72x6x1", isa)
                         .flat_planes.enabled());
+        // f32 and s32: 8 lanes of a ymm; SPPF's 400 elements are 50 vectors, Inception's 784 are 98.
+        const jit::KernelPlan sppf_f32 = plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", isa);
+        ASSERT_TRUE(sppf_f32.flat_planes.enabled());
+        EXPECT_EQ(sppf_f32.flat_planes.lanes, 8);
+        EXPECT_EQ(sppf_f32.flat_planes.vectors(), 50);
+        EXPECT_EQ(sppf_f32.lanes, 8);
+        EXPECT_NE(sppf_f32.choices.back().find("a NaN watch and an exact copy"), std::string::npos);
+        const jit::KernelPlan ignore = plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 nan=ignore", isa);
+        EXPECT_EQ(ignore.choices.back().find("NaN watch"), std::string::npos);  // ignore needs no second copy
+        EXPECT_EQ(plan_of("maxpool dt=s32 layout=ncx src=1x192x28x28 k=3x3 pb=1x1 pe=1x1", isa).flat_planes.vectors(), 98);
     }
     // Declined: indices, a stride of 2, outputs not at their inputs (pads of k - 2), a width tap 16 bytes from its
     // output, planes of more than 128 vectors (65x64 bytes: 130), 4096 tap operations (60x60 k15: 113 vectors
-    // of 45), a row pitch, wider data, channels last, the choice planes=off.
+    // of 45), a row pitch, f64 and bf16, an f32 tap 8 elements from its output, an f32 plane of fewer elements
+    // than a vector, channels last, the choice planes=off.
     for (const char* line : {"maxpool dt=u8 layout=ncx src=1x3x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32",
                              "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 s=2x2 pb=1x1 pe=1x1",
                              "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=0x0",
@@ -59,7 +71,10 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
                              "maxpool dt=u8 layout=ncx src=1x3x65x64 k=3x3 pb=1x1 pe=1x1",
                              "maxpool dt=u8 layout=ncx src=1x3x60x60 k=15x15 pb=7x7 pe=7x7",
                              "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1 src_strides=1200x400x20x1 dst_strides=1260x420x21x1",
-                             "maxpool dt=f32 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=f64 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=bf16 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=f32 layout=ncx src=1x3x4x40 k=1x9 pb=0x8 pe=0x0",
+                             "maxpool dt=f32 layout=ncx src=1x3x2x3 k=1x3 pb=0x1 pe=0x1",
                              "maxpool dt=u8 layout=nxc src=1x3x20x20 k=3x3 pb=1x1 pe=1x1"}) {
         SCOPED_TRACE(line);
         EXPECT_FALSE(plan_of(line, jit::Isa::avx2).flat_planes.enabled());
@@ -81,7 +96,7 @@ protected:
 // and the buffer's empty rows hold it too), on 1 and 2 threads (calls of fewer planes): SPPF's and SPP's planes
 // (the last vector overlapping), Inception's in s8, a plane of one 16-byte vector, width taps 15 bytes before
 // and after their outputs (the plane's first and last vectors shifted), uneven pads, planes of 98 vectors, and
-// an output whose channel planes lie apart (the gaps keep their poison).
+// an output whose channel planes lie apart (the gaps keep their poison); s32 taps 7 elements away (permuted).
 TEST_P(JitIsa, FlatPlanesMatchTheReferenceOnTiesAndTheLowestValue) {
     for (const int threads : {1, 2}) {
         pj::set_num_threads(threads);
@@ -93,7 +108,9 @@ TEST_P(JitIsa, FlatPlanesMatchTheReferenceOnTiesAndTheLowestValue) {
                                  "maxpool dt=u8 layout=ncx src=1x4x3x20 k=2x16 pb=0x0 pe=1x15",
                                  "maxpool dt=s8 layout=ncx src=2x5x7x9 k=4x3 pb=1x2 pe=2x0",
                                  "maxpool dt=u8 layout=ncx src=1x3x56x56 k=3x3 pb=1x1 pe=1x1",
-                                 "maxpool dt=u8 layout=ncx src=2x3x10x12 k=3x5 pb=1x2 pe=1x2 dst_strides=450x150x12x1"}) {
+                                 "maxpool dt=u8 layout=ncx src=2x3x10x12 k=3x5 pb=1x2 pe=1x2 dst_strides=450x150x12x1",
+                                 "maxpool dt=s32 layout=ncx src=1x4x3x20 k=2x8 pb=1x7 pe=0x0",
+                                 "maxpool dt=s32 layout=ncx src=2x3x20x20 k=5x5 pb=2x2 pe=2x2"}) {
             SCOPED_TRACE(line + std::string(" on ") + std::to_string(threads) + " threads");
             const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
             ASSERT_TRUE(plan_of(line, isa()).flat_planes.enabled());
@@ -101,10 +118,43 @@ TEST_P(JitIsa, FlatPlanesMatchTheReferenceOnTiesAndTheLowestValue) {
             std::mt19937_64 rng(3);
             expect_reference_on(isa(), line, pj::test::integer_ties(d, rng));
             std::vector<std::uint8_t> lowest(pj::casegen::byte_size(d), d.dtype == pj::DType::s8 ? 0x80 : 0x00);
+            if (d.dtype == pj::DType::s32)
+                for (std::size_t e = 0; e < lowest.size(); e += 4) lowest[e + 3] = 0x80;  // INT32_MIN
             expect_reference_on(isa(), line, lowest);
         }
     }
     pj::set_num_threads(0);
+}
+
+// f32 ties (signed zeros, -1, -inf) with a NaN in some planes, under both NaN rules: under propagate a plane
+// with a NaN runs the exact copy (each window's first NaN, its bits kept), the others the fast one; under ignore
+// the fast code skips NaN (a window of NaN only is empty: -inf). Planes of only NaN and of only -inf, too.
+TEST_P(JitIsa, FlatPlanesOfFloatsKeepTheFirstMaximumAndTheNanRules) {
+    for (const char* nan : {"propagate", "ignore"})
+        for (const char* shape : {"src=2x6x20x20 k=5x5 pb=2x2 pe=2x2", "src=1x5x28x28 k=3x3 pb=1x1 pe=1x1",
+                                  "src=1x4x3x20 k=3x8 pb=1x0 pe=1x7", "src=1x3x9x11 k=4x3 pb=1x1 pe=2x1"}) {
+            const std::string line = std::string("maxpool dt=f32 layout=ncx ") + shape + " nan=" + nan;
+            SCOPED_TRACE(line);
+            ASSERT_TRUE(plan_of(line, isa()).flat_planes.enabled());
+            const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
+            const pj::TensorDesc& d = p.src_desc();
+            const std::int64_t plane = d.dims[2] * d.dims[3];
+            std::mt19937_64 rng(17);
+            std::vector<std::uint8_t> src = pj::test::tie_input(d, rng);
+            const auto put = [&](std::int64_t element, std::uint32_t bits) {
+                std::memcpy(src.data() + static_cast<std::size_t>(element) * 4, &bits, 4);
+            };
+            // Image 0: NaNs (two payloads, both signs) in plane 1; plane 2 all NaN, plane 0 all -inf.
+            for (std::int64_t e = 0; e < plane; ++e) {
+                put(2 * plane + e, 0x7FC00000u);
+                put(e, 0xFF800000u);
+            }
+            put(plane + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(plane)), 0xFFC00001u);
+            put(plane + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(plane)), 0x7FC00002u);
+            expect_reference_on(isa(), line, src);
+            // Ties only: every plane takes the fast code (+0 beside -0: the first wins).
+            expect_reference_on(isa(), line, pj::test::tie_input(d, rng));
+        }
 }
 
 INSTANTIATE_TEST_SUITE_P(Isas, JitIsa, ::testing::ValuesIn(pj::test::jit_isas),

@@ -295,7 +295,9 @@ TEST(PlanFacts, NcxRowsPrefetchTheInputRowsTheyStepOverAboutTwelveKibAhead) {
     const jit::KernelPlan i3d = plan_of("maxpool dt=f32 layout=ncx src=1x64x32x112x112 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1");
     EXPECT_EQ(i3d.prefetch_bytes, 896);
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").prefetch_bytes, 224);
-    const jit::KernelPlan sppf = plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2");
+    jit::PlanOptions rows;  // SPPF's rows (flat planes by the rules)
+    rows.choice.planes = pj::PlanChoice::Switch::off;
+    const jit::KernelPlan sppf = plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx512, rows);
     EXPECT_GT(sppf.ring_rows, 0);
     EXPECT_EQ(sppf.prefetch_bytes, 80);
     EXPECT_EQ(sppf.prefetch_distance, 154 * 80);

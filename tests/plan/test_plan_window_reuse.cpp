@@ -89,7 +89,8 @@ TEST(PlanFacts, NcxPlanesOfShortRowsGatherEveryWindowFromRegisters) {
     // planes), more permutes than allowed (15x15 k7: 225 outputs of 49 taps), f16 (raw bits), half vectors
     // beside 64-bit index lanes, channels last, AVX2.
     const auto planes = [](const std::string& line, jit::Isa isa = jit::Isa::avx512, jit::PlanOptions options = {}) {
-        return jit::make_plan(pj::resolve(pj::parse_max_pool(line)), isa, options).strategy == jit::Strategy::ncx_planes;
+        const jit::KernelPlan plan = jit::make_plan(pj::resolve(pj::parse_max_pool(line)), isa, options);
+        return plan.strategy == jit::Strategy::ncx_planes && !plan.flat_planes.enabled();
     };
     EXPECT_TRUE(planes("maxpool dt=f32 layout=ncx src=1x1x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1"));  // 16 registers
     EXPECT_FALSE(planes("maxpool dt=f32 layout=ncx src=1x1x16x17 k=3x3 s=2x2 pb=1x1 pe=1x1"));
@@ -224,8 +225,9 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     // stride and dilation that are not multiples of one another, widened bytes at stride 2 along h where masked
     // rows widen their taps (AVX-512 u8 rows of 14 outputs, too few for byte rows), a width stride of 3, nxc,
     // 1-D. (Byte rows take the u8 stem on both ISAs, and k2 s2.)
-    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2").separable.enabled());
-    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
+    // (SPPF's planes go to flat planes by the rules; the choice planes=off keeps the rows.)
+    EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx512, rows).separable.enabled());
+    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2, rows).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f16 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=2x2 s=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=3x3 s=3x1 d=2x1", jit::Isa::avx2).separable.enabled());
@@ -238,7 +240,11 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
 }
 
 TEST(PlanFacts, NcxRowsOfOneItemWhoseWindowsMoveByOneTapKeepARingOfRowMaxima) {
-    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2").ring_rows, 5);
+    // (f32 and byte planes whose outputs sit at their inputs go to flat planes by the rules; planes=off keeps the
+    // rows.)
+    jit::PlanOptions rows;
+    rows.choice.planes = pj::PlanChoice::Switch::off;
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2", jit::Isa::avx512, rows).ring_rows, 5);
     EXPECT_EQ(plan_of("maxpool dt=bf16 layout=ncx src=1x192x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1").ring_rows, 3);
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x8x9x30 k=4x3 s=1x2 pb=1x0 pe=2x1").ring_rows, 4);
     // Windows that move by one tap every ring_row_interval output rows: at dilation 2 every second row (the
@@ -258,7 +264,7 @@ TEST(PlanFacts, NcxRowsOfOneItemWhoseWindowsMoveByOneTapKeepARingOfRowMaxima) {
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2 idx=s64"), 5);
     EXPECT_EQ(ring("maxpool dt=u8 layout=ncx src=1x192x28x28 k=3x3 pb=1x1 pe=1x1 idx=s32 axis=1"), 3);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x512x20x20 k=6x5 s=1x1 pb=2x2 pe=3x2 idx=s64"), 0);
-    EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x512x20x20 k=6x5 s=1x1 pb=2x2 pe=3x2"), 6);
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=6x5 s=1x1 pb=2x2 pe=3x2", jit::Isa::avx512, rows).ring_rows, 6);
     EXPECT_EQ(ring("maxpool dt=f64 layout=ncx src=1x512x20x20 k=3x3 pb=1x1 pe=1x1 idx=s64"), 0);
     // Not: a stride along h that does not divide its dilation (windows of neighbouring rows never share rows one
     // tap apart), rows of several items (224 outputs), f16 (its fast code starts from the first element), 1-D and
@@ -270,7 +276,7 @@ TEST(PlanFacts, NcxRowsOfOneItemWhoseWindowsMoveByOneTapKeepARingOfRowMaxima) {
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20 k=5"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x4x20x20 k=1x5x5"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2), 0);
-    EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20x40 k=5x5 pb=2x2 pe=2x2"), 5);   // 40 lanes: 3 vectors
+    EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x64x20x40 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx512, rows).ring_rows, 5);  // 40 lanes: 3 vectors
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20x40 k=6x5 pb=2x2 pe=2x2"), 0);   // 18 > 16 registers
 }
 
