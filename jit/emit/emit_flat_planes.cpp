@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,8 @@ private:
     // General-purpose registers (caller-saved only): rdi carries the KernelArgs pointer, then the caller's stack.
     const Reg64 args_ = rdi, saved_rsp_ = rdi;
     const Reg64 src_ = rsi, dst_ = rdx, planes_ = r8, src_step_ = r9, dst_step_ = r10, buffer_ = rax;
+    // A loop's cursors (into the plane and the buffer, or the buffer and the output) and its count (saved).
+    const Reg64 cursor_ = r11, second_cursor_ = rcx, count_ = rbx;
     // Vector registers by role: the empty value, the moves' scratch, then the maxima, the taps (and the exact
     // merges' compares) and the watch's running sums, each role's registers taken in turn.
     static constexpr int empty_ = 0, scratch_ = 1, first_maximum_ = 2, first_tap_ = 7, first_sum_ = 12, registers_ = 16;
@@ -105,9 +108,18 @@ private:
         vandps(ordered, ordered, greater);
         vblendvps(acc, acc, b, ordered);
     }
-    Xbyak::Address at(const Reg64& base, std::int64_t element) {
-        return ptr[base + static_cast<std::int32_t>(element * elem_)];
+    // Where the code reads and writes: each tensor's register and the element it points at (a loop's cursors
+    // point into the plane; straight code uses the plane's own registers, at element 0).
+    struct Bases {
+        Reg64 src, buffer, dst;
+        std::int64_t src_element = 0, buffer_element = 0, dst_element = 0;
+    };
+    Bases plane_bases() const { return {src_, buffer_, dst_}; }
+    Xbyak::Address src_at(std::int64_t e) { return ptr[bases_.src + static_cast<std::int32_t>((e - bases_.src_element) * elem_)]; }
+    Xbyak::Address buffer_at(std::int64_t e) {
+        return ptr[bases_.buffer + static_cast<std::int32_t>((e - bases_.buffer_element) * elem_)];
     }
+    Xbyak::Address dst_at(std::int64_t e) { return ptr[bases_.dst + static_cast<std::int32_t>((e - bases_.dst_element) * elem_)]; }
 
     // The empty value's bytes, the type's highest value's, and -inf's and a kept lane's for the f32 masks.
     void put_lane(Bytes& to, int lane, std::uint32_t bits) const {
@@ -166,7 +178,7 @@ private:
     void load_tap(const Xmm& to, std::int64_t a) {
         const std::int64_t from = std::clamp<std::int64_t>(a, 0, flat_.elements() - lanes_);
         const std::int64_t move = a - from;  // < 0: up, > 0: down
-        if (move == 0) return load(to, at(src_, from));
+        if (move == 0) return load(to, src_at(from));
         if (elem_ == 4) {
             // Lane j takes element j + move of the loaded vector (clamped: a lane outside is masked).
             Bytes index{};
@@ -176,10 +188,10 @@ private:
             if (inserted) permute_bytes_ += width_;
             const Xbyak::Ymm t(to.getIdx()), s(scratch_);
             vmovdqu(s, ptr[rip + permutes_label_ + static_cast<std::int32_t>(it->second)]);
-            vpermd(t, s, at(src_, from));
+            vpermd(t, s, src_at(from));
             return;
         }
-        load(to, at(src_, from));
+        load(to, src_at(from));
         const auto shift = static_cast<std::uint8_t>(move < 0 ? -move : move);
         if (width_ == 16) {
             if (move < 0) vpslldq(to, to, shift);
@@ -206,7 +218,7 @@ private:
             const std::int64_t a = offset + tap_dx;
             const bool direct = a >= 0 && a <= flat_.elements() - lanes_;
             if (!float_ && direct && mask < 0 && started) {
-                max_into(acc, at(src_, a));  // integer ties have equal bits: the load folds into the max
+                max_into(acc, src_at(a));  // integer ties have equal bits: the load folds into the max
                 continue;
             }
             const Xmm tap = started || (float_ && !watch_) ? next_tap() : acc;
@@ -221,30 +233,76 @@ private:
             else if (started) max_into(acc, tap);
             started = true;
         }
-        store(at(buffer_, std::int64_t{flat_.pad_h} * flat_.width + offset), acc);
+        store(buffer_at(std::int64_t{flat_.pad_h} * flat_.width + offset), acc);
     }
 
     // Vector v's maximum over the buffer's rows, into the output plane.
     void height_vector(std::int64_t v, bool exact) {
         const std::int64_t offset = offset_of(v);
         const Xmm acc = next_maximum();
-        load(acc, at(buffer_, offset));
+        load(acc, buffer_at(offset));
         for (std::int64_t r = 1; r < flat_.kernel_h; ++r) {
             if (!float_) {
-                max_into(acc, at(buffer_, offset + r * flat_.width));
+                max_into(acc, buffer_at(offset + r * flat_.width));
                 continue;
             }
             const Xmm row = next_tap();
-            load(row, at(buffer_, offset + r * flat_.width));
+            load(row, buffer_at(offset + r * flat_.width));
             if (exact) exact_max_into(acc, row);
             else max_into(acc, row);
         }
-        store(at(dst_, offset), acc);
+        store(dst_at(offset), acc);
     }
 
+    // A pass over vectors [begin, end): straight code, or where at least two periods of `period` vectors are
+    // `looped` (loop_begin .. loop_end, each period's code the same), those in a loop of whole periods, its
+    // cursors advancing a period's elements a pass.
+    template <class Vector>
+    void pass(std::int64_t end, std::int64_t loop_begin, std::int64_t loop_end, std::int64_t period, Bases looped,
+              const Reg64& first_cursor, std::int64_t first_element, const Reg64& second, std::int64_t second_element,
+              Vector vector) {
+        bases_ = plane_bases();
+        const std::int64_t periods = loop_end - loop_begin >= 2 * period ? (loop_end - loop_begin) / period : 0;
+        std::int64_t v = 0;
+        if (periods > 0) {
+            for (; v < loop_begin; ++v) vector(v);
+            lea(first_cursor, ptr[bases_for(first_cursor) + static_cast<std::int32_t>(first_element * elem_)]);
+            lea(second, ptr[bases_for(second) + static_cast<std::int32_t>(second_element * elem_)]);
+            mov(count_, periods);
+            Label loop;
+            L(loop);
+            bases_ = looped;
+            for (std::int64_t j = 0; j < period; ++j) vector(loop_begin + j);
+            add(first_cursor, static_cast<std::int32_t>(period * lanes_ * elem_));
+            add(second, static_cast<std::int32_t>(period * lanes_ * elem_));
+            dec(count_);
+            jnz(loop, T_NEAR);
+            bases_ = plane_bases();
+            v = loop_begin + periods * period;
+        }
+        for (; v < end; ++v) vector(v);
+    }
+    // The plane's register a cursor starts from: the width pass's cursors walk the plane and the buffer, the
+    // height pass's the buffer and the output.
+    Reg64 bases_for(const Reg64& cursor) const { return cursor == cursor_ ? (height_ ? buffer_ : src_) : (height_ ? dst_ : buffer_); }
+
     void plane(bool exact) {
-        for (std::int64_t v = 0; v < flat_.vectors(); ++v) width_vector(v, exact);
-        for (std::int64_t v = 0; v < flat_.vectors(); ++v) height_vector(v, exact);
+        const std::int64_t vectors = flat_.vectors(), whole = flat_.elements() / lanes_;
+        const std::int64_t pre = std::int64_t{flat_.pad_h} * flat_.width;
+        const std::int64_t reach_after = flat_.kernel_w - 1 - flat_.pad_w;
+        // Width: vectors whose taps all load in place, their masks repeating every `period` vectors.
+        std::int64_t first = 0;
+        while (first * lanes_ < flat_.pad_w) ++first;
+        std::int64_t last = whole;  // exclusive
+        while (last > first && last * lanes_ + reach_after > flat_.elements()) --last;
+        const std::int64_t period = flat_.width / std::gcd(flat_.width, std::int64_t{lanes_});
+        height_ = false;
+        pass(vectors, first, last, period, Bases{cursor_, second_cursor_, dst_, first * lanes_, pre + first * lanes_, 0},
+             cursor_, first * lanes_, second_cursor_, pre + first * lanes_, [&](std::int64_t v) { width_vector(v, exact); });
+        // Height: whole vectors in a loop of height_unroll_.
+        height_ = true;
+        pass(vectors, 0, whole, height_unroll_, Bases{src_, cursor_, second_cursor_, 0, 0, 0}, cursor_, 0, second_cursor_, 0,
+             [&](std::int64_t v) { height_vector(v, exact); });
     }
 
     void generate() {
@@ -258,6 +316,7 @@ private:
         mov(planes_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, rows))]);
         mov(src_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src_row_step))]);
         mov(dst_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst_row_step))]);
+        push(count_);
         mov(saved_rsp_, rsp);  // the arguments are read: rdi is free
         std::int64_t unprobed = room;
         for (; unprobed > page_bytes_; unprobed -= page_bytes_) {
@@ -296,6 +355,7 @@ private:
         jnz(plane_loop, T_NEAR);
         L(done);
         mov(rsp, saved_rsp_);
+        pop(count_);
         vzeroupper();
         ret();
         if (watch_) {
@@ -330,6 +390,10 @@ private:
     std::map<Bytes, std::int64_t> masks_, permutes_;  // each distinct entry, by its offset in its table
     std::int64_t mask_bytes_ = 0, permute_bytes_ = 0;
     int next_maximum_ = first_maximum_, next_tap_ = first_tap_, next_sum_ = first_sum_;
+    Bases bases_{src_, buffer_, dst_};
+    bool height_ = false;
+    // Output vectors a pass of the height loop (no masks: any count).
+    static constexpr std::int64_t height_unroll_ = 4;
 };
 
 class FlatPlaneKernel final : public CompiledKernel {

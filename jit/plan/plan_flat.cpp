@@ -5,17 +5,19 @@
 
 #include <pooljit/types.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <numeric>
 #include <set>
 #include <string>
 
 namespace pooljit::jit {
 namespace {
 
-// A plane's vectors are straight-line code, each pass's taps unrolled: planes of at most this many vectors (4 KiB
-// in ymm; SPP's 40x40 bytes: 50), and at most max_flat_tap_ops width taps (2 ops each) and rows a plane (twice
-// that where an exact copy of the passes follows for planes that hold a NaN).
-constexpr std::int64_t max_flat_vectors = 128;
+// Each pass's taps are straight-line code: the width pass's vectors whose taps all load in place go in a loop of
+// whole periods of their masks (a period: the vectors after which a vector's offset along the row repeats), the
+// height pass's in a loop of 4; the rest are unrolled. At most max_flat_tap_ops width taps (2 ops each) and rows
+// unrolled a plane (twice that where an exact copy of the passes follows for planes that hold a NaN).
 constexpr std::int64_t max_flat_tap_ops = 4096;
 // The width masks, one vector per phase of a vector along the row and per width tap but the window's own column.
 constexpr std::int64_t max_flat_mask_bytes = 8 * 1024;
@@ -50,7 +52,7 @@ std::string Planner::flat_planes_declined() const {
     return {};
 }
 
-// Planar u8/s8/s32/f32 planes of at most 128 vectors at stride 1 with their outputs at their inputs' positions.
+// Planar u8/s8/s32/f32 planes of at most 16 KiB at stride 1 with their outputs at their inputs' positions.
 // Byte rows fill one vector per row (SPPF's 20-byte rows: 20 of 32 lanes), each row through a padded copy, its
 // width maxima and the merges down the rows: u8 SPPF ncx ran 6.1x its nxc time, Inception 3.75x. The flat span
 // fills every lane and pays a masked min for each width tap that may cross a row; it ran faster than byte rows on
@@ -77,9 +79,11 @@ void Planner::choose_flat_planes() {
     flat.vector_bytes = bytes;
     flat.lanes = lanes;
     const bool exact_copy = p_.dtype == DType::f32 && p_.nan == NanPolicy::propagate;
-    if (flat.vectors() > max_flat_vectors)
-        return declined(step, "planes of more than " + std::to_string(max_flat_vectors) + " vectors");
-    if (flat.vectors() * (2 * flat.kernel_w + flat.kernel_h) * (exact_copy ? 2 : 1) > max_flat_tap_ops)
+    // Unrolled: a looped pass's vectors before and after its loop, and a period (at most two periods and the
+    // vectors that reach past the plane's ends, 4 of them at most with taps of up to 15 bytes or 7 elements).
+    const std::int64_t period = flat.width / std::gcd(flat.width, std::int64_t{lanes});
+    const std::int64_t unrolled = std::min(flat.vectors(), 2 * period + 4);
+    if (unrolled * (2 * flat.kernel_w + flat.kernel_h) * (exact_copy ? 2 : 1) > max_flat_tap_ops)
         return declined(step, "more than " + std::to_string(max_flat_tap_ops) + " unrolled tap operations a plane");
     // The masks: one per distinct phase of a vector along the row (its offset modulo the row) and width tap (f32:
     // an and and an or, exact for NaN).

@@ -332,14 +332,15 @@ const std::vector<StrategyRow>& strategy_registry() {
         {row_ring_indices, {avx512}, {
             {"maxpool dt=f32 layout=ncx src=2x3x20x20 k=5x5 pb=2x2 pe=2x2 idx=s64"},
             {"maxpool dt=bf16 layout=ncx src=1x3x16x28 k=3x3 pb=1x1 pe=1x1 idx=s32 axis=1 nan=ignore"}}},
-        // Rows no register ring holds: a 9x9 window (SPP), a width stride of 2 with ceil rounding over rows wider
-        // than 4 vectors, a dilation along h (calls of rows 2 apart), a plane taller than one pass over the
-        // buffer (7 rows a pass), pads beyond the kernel (windows empty along the width, rows empty along h).
+        // Rows no register ring holds: a 9x9 window (SPP's, one column short of its pads: flat planes take SPP), a
+        // width stride of 2 with ceil rounding over rows wider than 4 vectors, a dilation along h (calls of rows 2
+        // apart), a plane taller than one pass over the buffer (7 rows a pass), pads beyond the kernel (windows
+        // empty along the width, rows empty along h).
         // Windows 2 rows apart: the stem's odd padding on odd sizes, GoogLeNet's ceil overhang (no padding), a
         // 5x4 window with even padding, a stride of 4 under a dilation of 2 with a width dilation of 3 (taps
         // alternate between the phases), a plane taller than one pass.
         {separable_rows, {avx512, avx2}, {
-            {"maxpool layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4"},
+            {"maxpool layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x3"},
             {"maxpool layout=ncx src=1x2x12x200 k=3x3 s=1x2 pb=1x1 pe=1x1 round=ceil"},
             {"maxpool layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1"},
             {"maxpool layout=ncx src=1x1x300x300 k=3x3"},
@@ -482,7 +483,7 @@ const std::vector<StrategyRow>& strategy_registry() {
         // Planar bytes (rows of 32 outputs or more on AVX-512, 8 on AVX2): the stem at stride 2 (each phase a
         // byte shuffle of two vectors), windows that share no row (k2 s2), odd widths (a partial last vector
         // of input and of output), s8 with its lowest value as padding, a dilation along h (calls of rows 2
-        // apart), SPP's 9x9 on rows of 120 (flat planes take planes of up to 4 KiB), ceil rounding past the padded row, a plane taller than one pass of the buffers,
+        // apart), SPP's 9x9 one column short of its pads (flat planes take SPP), ceil rounding past the padded row, a plane taller than one pass of the buffers,
         // calls whose rows step other than the buffers' (one row at a time: a channel slice's planes).
         {byte_rows, {avx512, avx2}, {
             {"maxpool dt=u8 layout=ncx src=1x3x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1"},
@@ -490,7 +491,7 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=s8 layout=ncx src=1x2x21x71 k=3x3 s=1x1 pb=1x1 pe=1x0"},
             {"maxpool dt=s8 layout=ncx src=1x2x23x97 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil"},
             {"maxpool dt=u8 layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1"},
-            {"maxpool dt=u8 layout=ncx src=1x2x40x120 k=9x9 pb=4x4 pe=4x4"},
+            {"maxpool dt=u8 layout=ncx src=1x2x40x120 k=9x9 pb=4x4 pe=4x3"},
             {"maxpool dt=u8 layout=ncx src=1x1x300x301 k=3x3 s=2x1"},
             {"maxpool dt=s8 layout=ncx src=1x2x20x66 k=5x3 s=2x1 pb=2x1 pe=2x1"}}},
         // Windows inside the input at stride 2 along the width: k2 s2 over rows of whole vectors (AVX2) and a

@@ -49,7 +49,8 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
         // Channel planes apart (a slice of a wider tensor): each plane is still one span.
         EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=2x3x6x6 k=3x3 pb=1x1 pe=1x1 src_strides=432x72x6x1", isa)
                         .flat_planes.enabled());
-        // f32 and s32: 8 lanes of a ymm; SPPF's 400 elements are 50 vectors, Inception's 784 are 98.
+        // f32 and s32: 8 lanes of a ymm; SPPF's 400 elements are 50 vectors, Inception's 784 are 98; SPP's 1600
+        // are 200 (in a loop of whole periods of 5 vectors: rows of 40 elements).
         const jit::KernelPlan sppf_f32 = plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", isa);
         ASSERT_TRUE(sppf_f32.flat_planes.enabled());
         EXPECT_EQ(sppf_f32.flat_planes.lanes, 8);
@@ -59,17 +60,18 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
         const jit::KernelPlan ignore = plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 nan=ignore", isa);
         EXPECT_EQ(ignore.choices.back().find("NaN watch"), std::string::npos);  // ignore needs no second copy
         EXPECT_EQ(plan_of("maxpool dt=s32 layout=ncx src=1x192x28x28 k=3x3 pb=1x1 pe=1x1", isa).flat_planes.vectors(), 98);
+        EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", isa).flat_planes.vectors(), 200);
     }
     // Declined: indices, a stride of 2, outputs not at their inputs (pads of k - 2), a width tap 16 bytes from its
-    // output, planes of more than 128 vectors (65x64 bytes: 130), 4096 tap operations (60x60 k15: 113 vectors
-    // of 45), a row pitch, f64 and bf16, an f32 tap 8 elements from its output, an f32 plane of fewer elements
-    // than a vector, channels last, the choice planes=off.
+    // output, a buffer of width maxima past 16 KiB (130x130 bytes), masks past 8 KiB (rows of 61 bytes: 61 phases
+    // of 14 taps), a row pitch, f64 and bf16, an f32 tap 8 elements from its output, an f32 plane of fewer
+    // elements than a vector, channels last, the choice planes=off.
     for (const char* line : {"maxpool dt=u8 layout=ncx src=1x3x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32",
                              "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 s=2x2 pb=1x1 pe=1x1",
                              "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=0x0",
                              "maxpool dt=u8 layout=ncx src=1x3x4x40 k=1x17 pb=0x16 pe=0x0",
-                             "maxpool dt=u8 layout=ncx src=1x3x65x64 k=3x3 pb=1x1 pe=1x1",
-                             "maxpool dt=u8 layout=ncx src=1x3x60x60 k=15x15 pb=7x7 pe=7x7",
+                             "maxpool dt=u8 layout=ncx src=1x3x130x130 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=u8 layout=ncx src=1x3x61x61 k=15x15 pb=7x7 pe=7x7",
                              "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1 src_strides=1200x400x20x1 dst_strides=1260x420x21x1",
                              "maxpool dt=f64 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
                              "maxpool dt=bf16 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
@@ -110,7 +112,10 @@ TEST_P(JitIsa, FlatPlanesMatchTheReferenceOnTiesAndTheLowestValue) {
                                  "maxpool dt=u8 layout=ncx src=1x3x56x56 k=3x3 pb=1x1 pe=1x1",
                                  "maxpool dt=u8 layout=ncx src=2x3x10x12 k=3x5 pb=1x2 pe=1x2 dst_strides=450x150x12x1",
                                  "maxpool dt=s32 layout=ncx src=1x4x3x20 k=2x8 pb=1x7 pe=0x0",
-                                 "maxpool dt=s32 layout=ncx src=2x3x20x20 k=5x5 pb=2x2 pe=2x2"}) {
+                                 "maxpool dt=s32 layout=ncx src=2x3x20x20 k=5x5 pb=2x2 pe=2x2",
+                                 "maxpool dt=u8 layout=ncx src=1x3x112x112 k=3x3 pb=1x1 pe=1x1",
+                                 "maxpool dt=s8 layout=ncx src=2x3x50x70 k=3x7 pb=1x3 pe=1x3",
+                                 "maxpool dt=s32 layout=ncx src=1x3x45x33 k=5x3 pb=3x1 pe=1x1"}) {
             SCOPED_TRACE(line + std::string(" on ") + std::to_string(threads) + " threads");
             const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
             ASSERT_TRUE(plan_of(line, isa()).flat_planes.enabled());
@@ -132,12 +137,14 @@ TEST_P(JitIsa, FlatPlanesMatchTheReferenceOnTiesAndTheLowestValue) {
 TEST_P(JitIsa, FlatPlanesOfFloatsKeepTheFirstMaximumAndTheNanRules) {
     for (const char* nan : {"propagate", "ignore"})
         for (const char* shape : {"src=2x6x20x20 k=5x5 pb=2x2 pe=2x2", "src=1x5x28x28 k=3x3 pb=1x1 pe=1x1",
+                                  "src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", "src=1x3x56x56 k=3x3 pb=1x1 pe=1x1",
                                   "src=1x4x3x20 k=3x8 pb=1x0 pe=1x7", "src=1x3x9x11 k=4x3 pb=1x1 pe=2x1"}) {
             const std::string line = std::string("maxpool dt=f32 layout=ncx ") + shape + " nan=" + nan;
             SCOPED_TRACE(line);
             ASSERT_TRUE(plan_of(line, isa()).flat_planes.enabled());
             const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
             const pj::TensorDesc& d = p.src_desc();
+            ASSERT_GE(d.dims[1], 3);  // planes 0 to 2 of image 0 are written below
             const std::int64_t plane = d.dims[2] * d.dims[3];
             std::mt19937_64 rng(17);
             std::vector<std::uint8_t> src = pj::test::tie_input(d, rng);

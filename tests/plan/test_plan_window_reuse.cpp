@@ -176,8 +176,11 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     // SPP k9 on 40x40 f32, AVX2: 5 vectors of 8 maxima per row; taps read 5 x 8 + 8 lanes of the padded row, the
     // input lands from lane 4 (its padding), so 4 lead lanes start it at a vector: 4 + 48 lanes, rounded to
     // vectors, plus a vector of slack. 64 x 4 + 5 x 32 = 416 bytes a buffered row, 39 rows in 16 KiB: 31 output
-    // rows a pass (31 + 8 rows).
-    const jit::KernelPlan spp = plan_of("maxpool dt=f32 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2);
+    // rows a pass (31 + 8 rows). (The rules give SPP's planes to flat planes; the choice planes=off keeps the
+    // rows.)
+    jit::PlanOptions rows;
+    rows.choice.planes = pj::PlanChoice::Switch::off;
+    const jit::KernelPlan spp = plan_of("maxpool dt=f32 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2, rows);
     EXPECT_EQ(spp.separable, (jit::SeparableRows{.group_rows = 31, .window_rows = 9, .row_step = 1, .phases = 1,
                                                  .phase_lanes = 64, .lead_lanes = {4, 0}, .pad_lanes = 4,
                                                  .maxima_vectors = 5, .accumulators = 8, .paired_output_rows = true}));
@@ -188,10 +191,7 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     // The same in u8 on AVX-512 (27 ring registers would not fit), in byte lanes (byte rows: 40 outputs): one
     // vector of 64 maxima; 60 lead lanes put the input's first element (padded lane 4) at a vector's start;
     // taps reach 64 + 8 lanes, the input 4 + 64: 60 + 72 = 132 rounded up to 192, plus a vector of slack = 256;
-    // 256 + 64 bytes a row, 51 rows: every one of the 40 output rows in one pass. (The rules give these planes to
-    // flat planes; the choice planes=off keeps the rows.)
-    jit::PlanOptions rows;
-    rows.choice.planes = pj::PlanChoice::Switch::off;
+    // 256 + 64 bytes a row, 51 rows: every one of the 40 output rows in one pass.
     const jit::KernelPlan spp_u8 = plan_of("maxpool dt=u8 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx512, rows);
     EXPECT_EQ(spp_u8.separable,
               (jit::SeparableRows{.group_rows = 40, .window_rows = 9, .row_step = 1, .phases = 1, .phase_lanes = 256,
@@ -250,8 +250,8 @@ TEST(PlanFacts, NcxRowsOfOneItemWhoseWindowsMoveByOneTapKeepARingOfRowMaxima) {
     // Windows that move by one tap every ring_row_interval output rows: at dilation 2 every second row (the
     // executor calls each residue's rows), a stride that equals the dilation every row, a stride of 2 under a
     // dilation of 4 every second row.
-    const auto ring_of = [](const std::string& line) {
-        const jit::KernelPlan plan = plan_of(line);
+    const auto ring_of = [&](const std::string& line) {
+        const jit::KernelPlan plan = plan_of(line, jit::Isa::avx512, rows);
         return std::pair{plan.ring_rows, plan.ring_row_interval};
     };
     EXPECT_EQ(ring_of("maxpool dt=f32 layout=ncx src=1x64x56x56 k=3x3 pb=1x1 pe=1x1"), std::pair(std::int64_t{3}, std::int64_t{1}));
