@@ -254,40 +254,36 @@ private:
         store(dst_at(offset), acc);
     }
 
-    // A pass over vectors [begin, end): straight code, or where at least two periods of `period` vectors are
-    // `looped` (loop_begin .. loop_end, each period's code the same), those in a loop of whole periods, its
-    // cursors advancing a period's elements a pass.
+    // A pass over the plane's vectors: straight code, or where [loop_begin, loop_end) holds at least two periods
+    // of `period` vectors whose code is the same, those in a loop of whole periods, addressed through `looped`
+    // (its cursors start at the addresses given and advance a period's elements a pass).
     template <class Vector>
-    void pass(std::int64_t end, std::int64_t loop_begin, std::int64_t loop_end, std::int64_t period, Bases looped,
-              const Reg64& first_cursor, std::int64_t first_element, const Reg64& second, std::int64_t second_element,
-              Vector vector) {
+    void pass(std::int64_t loop_begin, std::int64_t loop_end, std::int64_t period, const Bases& looped,
+              const Xbyak::Address& cursor_start, const Xbyak::Address& second_cursor_start, Vector vector) {
         bases_ = plane_bases();
         const std::int64_t periods = loop_end - loop_begin >= 2 * period ? (loop_end - loop_begin) / period : 0;
         std::int64_t v = 0;
         if (periods > 0) {
             for (; v < loop_begin; ++v) vector(v);
-            lea(first_cursor, ptr[bases_for(first_cursor) + static_cast<std::int32_t>(first_element * elem_)]);
-            lea(second, ptr[bases_for(second) + static_cast<std::int32_t>(second_element * elem_)]);
+            lea(cursor_, cursor_start);
+            lea(second_cursor_, second_cursor_start);
             mov(count_, periods);
             Label loop;
             L(loop);
             bases_ = looped;
             for (std::int64_t j = 0; j < period; ++j) vector(loop_begin + j);
-            add(first_cursor, static_cast<std::int32_t>(period * lanes_ * elem_));
-            add(second, static_cast<std::int32_t>(period * lanes_ * elem_));
+            add(cursor_, static_cast<std::int32_t>(period * lanes_ * elem_));
+            add(second_cursor_, static_cast<std::int32_t>(period * lanes_ * elem_));
             dec(count_);
             jnz(loop, T_NEAR);
             bases_ = plane_bases();
             v = loop_begin + periods * period;
         }
-        for (; v < end; ++v) vector(v);
+        for (; v < flat_.vectors(); ++v) vector(v);
     }
-    // The plane's register a cursor starts from: the width pass's cursors walk the plane and the buffer, the
-    // height pass's the buffer and the output.
-    Reg64 bases_for(const Reg64& cursor) const { return cursor == cursor_ ? (height_ ? buffer_ : src_) : (height_ ? dst_ : buffer_); }
 
     void plane(bool exact) {
-        const std::int64_t vectors = flat_.vectors(), whole = flat_.elements() / lanes_;
+        const std::int64_t whole = flat_.elements() / lanes_;
         const std::int64_t pre = std::int64_t{flat_.pad_h} * flat_.width;
         const std::int64_t reach_after = flat_.kernel_w - 1 - flat_.pad_w;
         // Width: vectors whose taps all load in place, their masks repeating every `period` vectors.
@@ -296,12 +292,13 @@ private:
         std::int64_t last = whole;  // exclusive
         while (last > first && last * lanes_ + reach_after > flat_.elements()) --last;
         const std::int64_t period = flat_.width / std::gcd(flat_.width, std::int64_t{lanes_});
-        height_ = false;
-        pass(vectors, first, last, period, Bases{cursor_, second_cursor_, dst_, first * lanes_, pre + first * lanes_, 0},
-             cursor_, first * lanes_, second_cursor_, pre + first * lanes_, [&](std::int64_t v) { width_vector(v, exact); });
+        // The width pass's cursors walk the plane and the buffer, the height pass's the buffer and the output.
+        const Bases width{cursor_, second_cursor_, dst_, first * lanes_, pre + first * lanes_, 0};
+        pass(first, last, period, width, ptr[src_ + static_cast<std::int32_t>(first * lanes_ * elem_)],
+             ptr[buffer_ + static_cast<std::int32_t>((pre + first * lanes_) * elem_)],
+             [&](std::int64_t v) { width_vector(v, exact); });
         // Height: whole vectors in a loop of height_unroll_.
-        height_ = true;
-        pass(vectors, 0, whole, height_unroll_, Bases{src_, cursor_, second_cursor_, 0, 0, 0}, cursor_, 0, second_cursor_, 0,
+        pass(0, whole, height_unroll_, Bases{src_, cursor_, second_cursor_, 0, 0, 0}, ptr[buffer_], ptr[dst_],
              [&](std::int64_t v) { height_vector(v, exact); });
     }
 
@@ -391,7 +388,6 @@ private:
     std::int64_t mask_bytes_ = 0, permute_bytes_ = 0;
     int next_maximum_ = first_maximum_, next_tap_ = first_tap_, next_sum_ = first_sum_;
     Bases bases_{src_, buffer_, dst_};
-    bool height_ = false;
     // Output vectors a pass of the height loop (no masks: any count).
     static constexpr std::int64_t height_unroll_ = 4;
 };
