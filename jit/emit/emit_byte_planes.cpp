@@ -247,22 +247,10 @@ private:
     const bool signed_;
 };
 
-class BytePlaneKernel final : public CompiledKernel {
-public:
-    explicit BytePlaneKernel(const KernelPlan& plan) : code_{BytePlaneEmitter(plan).code()} {}
-    KernelFn full_block() const override { return code_.function<KernelFn>(0); }
-    KernelFn tail_block() const override { return nullptr; }
-    std::size_t code_size() const override { return code_.code_size(); }
-    std::vector<CodeRegion> code_regions() const override { return {{"full", code_.entry(0), code_.entry_size(0)}}; }
-
-private:
-    ExecutableCode code_;
-};
-
 }  // namespace
 
 std::unique_ptr<CompiledKernel> compile_byte_planes(const KernelPlan& plan) {
-    return std::make_unique<BytePlaneKernel>(plan);
+    return std::make_unique<OneEntryKernel<BytePlaneEmitter>>(plan);
 }
 
 }  // namespace pooljit::jit

@@ -392,22 +392,10 @@ private:
     static constexpr std::int64_t height_unroll_ = 4;
 };
 
-class FlatPlaneKernel final : public CompiledKernel {
-public:
-    explicit FlatPlaneKernel(const KernelPlan& plan) : code_{FlatPlaneEmitter(plan).code()} {}
-    KernelFn full_block() const override { return code_.function<KernelFn>(0); }
-    KernelFn tail_block() const override { return nullptr; }
-    std::size_t code_size() const override { return code_.code_size(); }
-    std::vector<CodeRegion> code_regions() const override { return {{"full", code_.entry(0), code_.entry_size(0)}}; }
-
-private:
-    ExecutableCode code_;
-};
-
 }  // namespace
 
 std::unique_ptr<CompiledKernel> compile_flat_planes(const KernelPlan& plan) {
-    return std::make_unique<FlatPlaneKernel>(plan);
+    return std::make_unique<OneEntryKernel<FlatPlaneEmitter>>(plan);
 }
 
 }  // namespace pooljit::jit
