@@ -44,7 +44,9 @@ std::string Planner::flat_planes_declined() const {
     if (p_.pad_begin[1] > reach || p_.pad_end[1] > reach)
         return "width taps more than " + std::to_string(reach) + " elements from their output";
     if (p_.kernel[0] > max_flat_kernel_rows) return "windows of more than " + std::to_string(max_flat_kernel_rows) + " rows";
-    if ((p_.in[0] * p_.in[1] + (p_.kernel[0] - 1) * p_.in[1]) * elem() > max_flat_buffer_bytes)
+    // Each factor below max_flat_buffer_bytes first: no product can overflow.
+    if (p_.in[0] > max_flat_buffer_bytes || p_.in[1] > max_flat_buffer_bytes ||
+        (p_.in[0] + p_.kernel[0] - 1) * p_.in[1] * elem() > max_flat_buffer_bytes)
         return "a plane's buffer of width maxima past " + std::to_string(max_flat_buffer_bytes) + " bytes";
     if (!memory_.rows_contiguous || !memory_.planes_contiguous) return "a plane's rows are apart in memory (a view)";
     if (choice().planes == PlanChoice::Switch::off) return "the choice planes=off";
