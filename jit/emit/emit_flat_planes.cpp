@@ -322,6 +322,7 @@ private:
         }
         sub(rsp, static_cast<std::int32_t>(unprobed));
         and_(rsp, -64);
+        or_(dword[rsp], 0);  // the alignment may pass the last page probed
         mov(buffer_, rsp);
         // The empty rows before and after the plane, written once a call (the width pass writes only the plane).
         load(vec(empty_), ptr[rip + empty_vector]);
