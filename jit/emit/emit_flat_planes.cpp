@@ -330,11 +330,12 @@ private:
         for (std::int64_t o = 0; o < pre; o += width_) store(ptr[buffer_ + static_cast<std::int32_t>(o)], vec(empty_));
         for (std::int64_t o = pre + flat_.elements() * elem_; o < buffer_bytes; o += width_)
             store(ptr[buffer_ + static_cast<std::int32_t>(o)], vec(empty_));
-        if (watch_)
-            for (int i = 0; i < sums_; ++i) vxorps(vec(first_sum_ + i), vec(first_sum_ + i), vec(first_sum_ + i));
         test(planes_, planes_);
         jle(done, T_NEAR);
         L(plane_loop);
+        // Each plane's watch starts from zero: a +inf in one plane and a -inf in the next must not look like a NaN.
+        if (watch_)
+            for (int i = 0; i < sums_; ++i) vxorps(vec(first_sum_ + i), vec(first_sum_ + i), vec(first_sum_ + i));
         plane(false);
         if (watch_) {
             // The sums, added together, are NaN where some element of the plane was (or an inf met a -inf).
@@ -358,7 +359,6 @@ private:
         ret();
         if (watch_) {
             L(exact_plane);
-            for (int i = 0; i < sums_; ++i) vxorps(vec(first_sum_ + i), vec(first_sum_ + i), vec(first_sum_ + i));
             plane(true);
             jmp(next_plane, T_NEAR);
         }

@@ -51,6 +51,8 @@ std::string Planner::flat_planes_declined() const {
     if (!memory_.rows_contiguous || !memory_.planes_contiguous) return "a plane's rows are apart in memory (a view)";
     if (choice().planes == PlanChoice::Switch::off) return "the choice planes=off";
     if (reuse_is(PlanChoice::Reuse::ring) || reuse_is(PlanChoice::Reuse::separable)) return "the choice of reuse";
+    if (p_.dtype == DType::f32 && choice().nan == PlanChoice::Nan::scan)
+        return "the choice nan=scan (flat planes watch the values they load)";
     return {};
 }
 
@@ -106,6 +108,10 @@ void Planner::choose_flat_planes() {
     plan_.stacked_planes = false;
     plan_.width_ranges = false;
     plan_.prefetch_distance = plan_.prefetch_bytes = 0;  // a call's planes are one stream the hardware follows
+    // No scan pass: f32 under nan=propagate watches the values its width pass loads (the emitter's own sums).
+    plan_.scan_rows_for_nan = false;
+    plan_.watch_rows_for_nan = exact_copy;
+    plan_.watch_chains = 1;
     plan_.compare = p_.dtype == DType::u8 ? CompareType::u8 : p_.dtype == DType::s8 ? CompareType::s8 : compare_type_of(p_.dtype);
     plan_.lanes = lanes;
     chose(step, std::to_string(flat.vectors()) + " vectors of " + std::to_string(bytes) + " bytes a plane, " +

@@ -59,6 +59,11 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
         EXPECT_NE(sppf_f32.choices.back().find("a NaN watch and an exact copy"), std::string::npos);
         const jit::KernelPlan ignore = plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 nan=ignore", isa);
         EXPECT_EQ(ignore.choices.back().find("NaN watch"), std::string::npos);  // ignore needs no second copy
+        // The plan says what the code does: no scan pass; a watch under propagate only.
+        EXPECT_FALSE(sppf_f32.scan_rows_for_nan);
+        EXPECT_TRUE(sppf_f32.watch_rows_for_nan);
+        EXPECT_FALSE(ignore.scan_rows_for_nan);
+        EXPECT_FALSE(ignore.watch_rows_for_nan);
         EXPECT_EQ(plan_of("maxpool dt=s32 layout=ncx src=1x192x28x28 k=3x3 pb=1x1 pe=1x1", isa).flat_planes.vectors(), 98);
         EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", isa).flat_planes.vectors(), 200);
     }
@@ -86,6 +91,16 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
     const jit::KernelPlan off = plan_of("maxpool dt=u8 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2, rows);
     EXPECT_FALSE(off.flat_planes.enabled());
     EXPECT_TRUE(off.separable.enabled());  // byte rows
+    // The choice nan=scan asks for a scan pass, which flat planes do not make: the row code takes it. nan=watch is
+    // flat planes' own rule under propagate.
+    jit::PlanOptions scan, watch;
+    scan.choice.nan = pj::PlanChoice::Nan::scan;
+    watch.choice.nan = pj::PlanChoice::Nan::watch;
+    const char* const sppf_f32 = "maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2";
+    const jit::KernelPlan scanned = plan_of(sppf_f32, jit::Isa::avx2, scan);
+    EXPECT_FALSE(scanned.flat_planes.enabled());
+    EXPECT_TRUE(scanned.scan_rows_for_nan);
+    EXPECT_TRUE(plan_of(sppf_f32, jit::Isa::avx2, watch).flat_planes.enabled());
 }
 
 class JitIsa : public ::testing::TestWithParam<jit::Isa> {
