@@ -304,7 +304,7 @@ void run_overhang_shapes(const char* isa) {
 // flat planes' first and last vectors, whose taps load the plane's ends and shift. Each in every narrow type (and f32 beside them), next to both guards.
 void run_planar_narrow_shapes(const char* isa) {
     GuardRunner runner(isa);
-    constexpr std::array<const char*, 26> shapes = {
+    constexpr std::array<const char*, 29> shapes = {
         "maxpool layout=ncx src=1x3x5x16 k=2x2 s=2x2",                // tap 0 up to the element after, tap 1 from before
         "maxpool layout=ncx src=1x2x14x22 k=3x3 s=2x2 pb=1x1 pe=1x1",  // byte pairs: padding before a row under a register
         "maxpool layout=ncx src=2x2x10x150 k=3x3 s=2x2 pb=1x1 pe=1x1", // MobileNet's rows: the last chunk read back
@@ -331,6 +331,9 @@ void run_planar_narrow_shapes(const char* isa) {
         "maxpool layout=ncx src=1x3x4x4 k=3x3 pb=1x1 pe=1x1",        // a plane of one 16-byte vector
         "maxpool layout=ncx src=1x2x3x20 k=2x8 pb=1x7 pe=0x0",       // f32 flat planes: taps 7 before the first vector
         "maxpool layout=ncx src=1x2x3x20 k=2x8 pb=0x0 pe=1x7",       // and 7 past the last
+        "maxpool layout=ncx src=1x2x5x40 k=2x4 d=1x5 pb=1x15 pe=0x0",  // dilated taps 5 apart, 15 before the first
+        "maxpool layout=ncx src=1x2x5x40 k=2x4 d=2x5 pb=1x0 pe=1x15",  // and 15 past the last
+        "maxpool layout=ncx src=1x2x21x19 k=3x3 d=2x2 pb=2x2 pe=2x2",  // a 3x3 by 2 (f32: 7-element reach)
     };
     std::uint64_t seed = 0xB16A0000u;
     for (const char* shape : shapes)

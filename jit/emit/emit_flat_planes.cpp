@@ -1,22 +1,22 @@
-// Flat planes (KernelPlan::flat_planes): planar u8/s8/s32/f32 2-D values at stride 1 whose outputs sit at their
-// inputs' positions. A call computes `rows` planes of one image, one after another, each plane's elements as one
+// Flat planes (KernelPlan::flat_planes): planar u8/s8/s32/f32 2-D values at stride 1 (any dilation) whose outputs
+// sit at their inputs' positions. A call computes `rows` planes of one image, one after another, each plane's elements as one
 // span of vectors that cross its rows (the last vector overlapping the one before where the plane is not whole
 // vectors):
 //
-//   - width pass: a vector's maximum over the width taps dx in [-pad_w, kernel_w - 1 - pad_w], each tap loaded at
+//   - width pass: a vector's maximum over the width taps dx = j * dilation_w - pad_w, each tap loaded at
 //     the vector's offset + dx; the lanes whose tap lies in another row (column + dx outside [0, W)) take the
 //     empty value from a mask of the code's data, one per phase of the vector along the row and tap (integers: a
 //     min with the type's highest or lowest value; f32: an and and an or, which leave no NaN in a masked lane). A
 //     tap whose load would start before the plane or end past it loads the plane's first or last vector and moves
 //     its elements into place (bytes: shifted within 16-byte lanes; 32-bit elements: permuted): the lanes moved
 //     in are masked. Stored into a stack buffer of the plane with pad_h rows of the empty value before it and
-//     kernel_h - 1 - pad_h rows after;
-//   - height pass: a vector's maximum over the buffer's kernel_h rows, W elements apart, stored.
+//     extent_h - 1 - pad_h rows after;
+//   - height pass: a vector's maximum over the buffer's kernel_h rows, dilation_h * W elements apart, stored.
 //
 // Integer maxima have no order to keep (ties have equal bits). f32 merges each tap into the maximum so far with
 // `vmaxps acc, tap, acc`, which keeps the maximum so far on a tie (+0 and -0: the first in scan order) and on a
 // NaN: under nan=ignore the maximum starts from -inf and a NaN is skipped as the rule asks; under nan=propagate
-// each vector's own elements (its tap at dx = 0) add into a watch, and a plane whose watch ends NaN (or an inf
+// each vector's own elements (its tap at dx = 0, which the planner requires) add into a watch, and a plane whose watch ends NaN (or an inf
 // minus an inf) runs again in exact compares, a tap taken where the maximum so far is not NaN and the tap is
 // greater or NaN: each window's first NaN. Nothing is read outside the call's planes, and nothing is written
 // outside its output planes.
@@ -44,18 +44,19 @@ public:
         : CodeGenerator(4096, Xbyak::AutoGrow, &emit_allocator()), flat_(plan.flat_planes), dtype_(plan.dtype),
           width_(flat_.vector_bytes), lanes_(flat_.lanes), elem_(flat_.lanes > 0 ? flat_.vector_bytes / flat_.lanes : 0),
           float_(plan.dtype == DType::f32), watch_(float_ && plan.nan == NanPolicy::propagate) {
-        const std::int64_t reach_after = flat_.kernel_w - 1 - flat_.pad_w;
+        const std::int64_t reach_after = flat_.extent_w() - 1 - flat_.pad_w;
         const bool bytes = dtype_ == DType::u8 || dtype_ == DType::s8;
         const bool dwords = dtype_ == DType::s32 || dtype_ == DType::f32;
         const std::int64_t reach = bytes ? 15 : lanes_ - 1;
         if (plan.strategy != Strategy::ncx_planes || plan.has_indices || !(bytes || dwords) ||
             (bytes && elem_ != 1) || (dwords && (elem_ != 4 || width_ != 32)) || (width_ != 16 && width_ != 32) ||
             flat_.width < 1 || flat_.height < 1 || flat_.elements() < lanes_ || flat_.pad_w < 0 || flat_.pad_w > reach ||
-            reach_after < 0 || reach_after > reach || flat_.pad_h < 0 || flat_.pad_h >= flat_.kernel_h ||
+            reach_after < 0 || reach_after > reach || flat_.pad_h < 0 || flat_.pad_h >= flat_.extent_h() ||
+            flat_.dilation_w < 1 || flat_.dilation_h < 1 || (watch_ && flat_.pad_w % flat_.dilation_w != 0) ||
             flat_.buffer_elements() * elem_ > max_buffer_bytes_)
             throw Error("jit: flat planes need u8/s8 planes of at least one 16- or 32-byte vector, or s32/f32 planes of "
-                        "a 32-byte one, without indices, width taps at most 15 bytes or 7 elements from their output "
-                        "and a buffer of at most 64 KiB");
+                        "a 32-byte one, without indices, width taps at most 15 bytes or 7 elements from their output, "
+                        "a buffer of at most 64 KiB and, under a NaN watch, a width tap at each output's column");
         generate();
         ready();
     }
@@ -213,7 +214,8 @@ private:
         const std::int64_t offset = offset_of(v);
         const Xmm acc = next_maximum();
         bool started = false;
-        for (std::int64_t tap_dx = -flat_.pad_w; tap_dx <= flat_.kernel_w - 1 - flat_.pad_w; ++tap_dx) {
+        for (std::int64_t j = 0; j < flat_.kernel_w; ++j) {
+            const std::int64_t tap_dx = j * flat_.dilation_w - flat_.pad_w;
             const std::int64_t mask = mask_of(offset, tap_dx);
             const std::int64_t a = offset + tap_dx;
             const bool direct = a >= 0 && a <= flat_.elements() - lanes_;
@@ -243,11 +245,11 @@ private:
         load(acc, buffer_at(offset));
         for (std::int64_t r = 1; r < flat_.kernel_h; ++r) {
             if (!float_) {
-                max_into(acc, buffer_at(offset + r * flat_.width));
+                max_into(acc, buffer_at(offset + r * flat_.dilation_h * flat_.width));
                 continue;
             }
             const Xmm row = next_tap();
-            load(row, buffer_at(offset + r * flat_.width));
+            load(row, buffer_at(offset + r * flat_.dilation_h * flat_.width));
             if (exact) exact_max_into(acc, row);
             else max_into(acc, row);
         }
@@ -285,7 +287,7 @@ private:
     void plane(bool exact) {
         const std::int64_t whole = flat_.elements() / lanes_;
         const std::int64_t pre = std::int64_t{flat_.pad_h} * flat_.width;
-        const std::int64_t reach_after = flat_.kernel_w - 1 - flat_.pad_w;
+        const std::int64_t reach_after = flat_.extent_w() - 1 - flat_.pad_w;
         // Width: vectors whose taps all load in place, their masks repeating every `period` vectors.
         std::int64_t first = 0;
         while (first * lanes_ < flat_.pad_w) ++first;

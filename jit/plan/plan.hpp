@@ -72,17 +72,18 @@ struct BytePlanes {
     friend bool operator==(const BytePlanes&, const BytePlanes&) = default;
 };
 
-// Planar u8/s8/s32/f32 2-D values at stride 1 whose every output sits at its input's position (no dilation, pads
-// of kernel - 1 along each axis: SPPF, SPP, Inception's 3x3 p1), in planes of a few vectors: a plane is one flat
+// Planar u8/s8/s32/f32 2-D values at stride 1 whose every output sits at its input's position (pads of the
+// window's extent - 1 along each axis: SPPF, SPP, Inception's 3x3 p1, a 3x3 dilated by 2 with p2), in planes of a
+// few vectors: a plane is one flat
 // span of vectors that cross its rows, where rows narrower than a vector leave lanes idle. A call's planes go one
 // by one through two passes:
-//   - width: each vector's maximum over the width taps, each tap loaded at its offset in the plane and its lanes
+//   - width: each vector's maximum over the width taps (dilation_w apart), each tap loaded at its offset in the plane and its lanes
 //     whose tap lies in another row (column + dx outside [0, W)) set to the empty value by a mask of the plan
 //     (one per phase of the vector along the row and tap); a load that would start before the plane or end past
 //     it loads the plane's first or last vector and moves its elements into place (the lanes moved in are
 //     masked); stored into a buffer of the plane with `pad_h` rows of the empty value before it and
-//     `kernel_h - 1 - pad_h` after;
-//   - height: each vector's maximum over the rows of the buffer `width` elements apart, stored.
+//     `extent_h() - 1 - pad_h` after;
+//   - height: each vector's maximum over the buffer's rows of its window (dilation_h rows apart), stored.
 // The plane's last vector overlaps the one before where the plane is not a whole number of vectors. f32 planes
 // under nan=propagate sum each vector's own elements into a watch; a plane whose watch ends NaN is computed again
 // by exact compares (the first NaN of each window).
@@ -91,12 +92,16 @@ struct FlatPlanes {
     int lanes = 0;         // elements a vector
     std::int64_t width = 0, height = 0;
     int kernel_w = 0, kernel_h = 0, pad_w = 0, pad_h = 0;  // pads before the input
+    int dilation_w = 1, dilation_h = 1;                     // taps this many elements (rows) apart
     bool enabled() const { return vector_bytes > 0; }
     std::int64_t elements() const { return width * height; }
+    // A window's span along the width and the height: (kernel - 1) * dilation + 1.
+    std::int64_t extent_w() const { return std::int64_t{kernel_w - 1} * dilation_w + 1; }
+    std::int64_t extent_h() const { return std::int64_t{kernel_h - 1} * dilation_h + 1; }
     // Vectors of a plane: whole ones, then one overlapping the last whole one where the plane is not whole vectors.
     std::int64_t vectors() const { return lanes > 0 ? (elements() + lanes - 1) / lanes : 0; }
     // Elements of the width maxima's buffer: the plane with the empty rows before and after it.
-    std::int64_t buffer_elements() const { return elements() + std::int64_t{kernel_h - 1} * width; }
+    std::int64_t buffer_elements() const { return elements() + (extent_h() - 1) * width; }
 
     friend bool operator==(const FlatPlanes&, const FlatPlanes&) = default;
 };

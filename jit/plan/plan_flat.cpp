@@ -1,5 +1,5 @@
-// Flat planes (FlatPlanes): planar u8/s8/s32/f32 2-D planes whose outputs sit at their inputs' positions, a
-// plane's elements as one span of vectors across its rows.
+// Flat planes (FlatPlanes): planar u8/s8/s32/f32 2-D planes whose outputs sit at their inputs' positions (stride
+// 1, any dilation), a plane's elements as one span of vectors across its rows.
 #include "jit/plan/plan_rows.hpp"
 #include "jit/plan/planner.hpp"
 
@@ -37,16 +37,23 @@ std::string Planner::flat_planes_declined() const {
     if (!caps_.byte_max) return "the ISA has no byte max";
     const std::int64_t reach = elem() == 1 ? max_flat_byte_reach : max_flat_dword_reach;
     for (std::size_t a = 0; a < 2; ++a) {
-        if (p_.stride[a] != 1 || p_.dilation[a] != 1) return "a stride or dilation other than 1";
-        if (p_.out[a] != p_.in[a] || p_.pad_begin[a] + p_.pad_end[a] != p_.kernel[a] - 1)
-            return "outputs not at their inputs' positions (pads of kernel - 1 along each axis)";
+        if (p_.stride[a] != 1) return "a stride other than 1";
+        if (p_.kernel[a] > max_flat_buffer_bytes || p_.dilation[a] > max_flat_buffer_bytes)
+            return "a window wider than a plane's buffer of " + std::to_string(max_flat_buffer_bytes) + " bytes";
+        const std::int64_t extent = (p_.kernel[a] - 1) * p_.dilation[a] + 1;  // under 2^28: no overflow
+        if (p_.out[a] != p_.in[a] || p_.pad_begin[a] + p_.pad_end[a] != extent - 1)
+            return "outputs not at their inputs' positions (pads of the window's extent - 1 along each axis)";
     }
+    // The NaN watch sums each vector's elements as its tap at the output's own column loads them.
+    if (p_.dtype == DType::f32 && p_.nan == NanPolicy::propagate && p_.pad_begin[1] % p_.dilation[1] != 0)
+        return "no width tap at the output's own column (pads before of " + std::to_string(p_.pad_begin[1]) +
+               ", not a multiple of the dilation " + std::to_string(p_.dilation[1]) + ") for the NaN watch";
     if (p_.pad_begin[1] > reach || p_.pad_end[1] > reach)
         return "width taps more than " + std::to_string(reach) + " elements from their output";
     if (p_.kernel[0] > max_flat_kernel_rows) return "windows of more than " + std::to_string(max_flat_kernel_rows) + " rows";
     // Each factor below max_flat_buffer_bytes first: no product can overflow.
     if (p_.in[0] > max_flat_buffer_bytes || p_.in[1] > max_flat_buffer_bytes ||
-        (p_.in[0] + p_.kernel[0] - 1) * p_.in[1] * elem() > max_flat_buffer_bytes)
+        (p_.in[0] + p_.pad_begin[0] + p_.pad_end[0]) * p_.in[1] * elem() > max_flat_buffer_bytes)
         return "a plane's buffer of width maxima past " + std::to_string(max_flat_buffer_bytes) + " bytes";
     if (!memory_.rows_contiguous || !memory_.planes_contiguous) return "a plane's rows are apart in memory (a view)";
     if (choice().planes == PlanChoice::Switch::off) return "the choice planes=off";
@@ -73,6 +80,8 @@ void Planner::choose_flat_planes() {
     flat.kernel_w = static_cast<int>(p_.kernel[1]);
     flat.pad_h = static_cast<int>(p_.pad_begin[0]);
     flat.pad_w = static_cast<int>(p_.pad_begin[1]);
+    flat.dilation_h = static_cast<int>(p_.dilation[0]);
+    flat.dilation_w = static_cast<int>(p_.dilation[1]);
     const std::int64_t elements = flat.elements();
     // VEX code on both ISAs: bytes in ymm, or xmm for planes under 32 bytes; 32-bit elements in ymm.
     int bytes = caps_.vector_bytes >= 32 ? 32 : 16;
@@ -94,8 +103,9 @@ void Planner::choose_flat_planes() {
     std::set<std::int64_t> phases;
     for (std::int64_t v = 0; v < flat.vectors(); ++v)
         phases.insert(std::min(v * lanes, elements - lanes) % flat.width);
+    const std::int64_t masked_taps = flat.kernel_w - (flat.pad_w % flat.dilation_w == 0 ? 1 : 0);  // dx = 0 needs none
     const std::int64_t mask_bytes =
-        static_cast<std::int64_t>(phases.size()) * (flat.kernel_w - 1) * bytes * (p_.dtype == DType::f32 ? 2 : 1);
+        static_cast<std::int64_t>(phases.size()) * masked_taps * bytes * (p_.dtype == DType::f32 ? 2 : 1);
     if (mask_bytes > max_flat_mask_bytes)
         return declined(step, "width masks of more than " + std::to_string(max_flat_mask_bytes) + " bytes");
     plan_.strategy = Strategy::ncx_planes;

@@ -295,7 +295,9 @@ const std::vector<StrategyRow>& strategy_registry() {
         // (the first and last vectors' loads shifted by 15), rows of one byte, ceil rounding and same_upper pads
         // that keep the outputs at their inputs, channel planes apart in a view, planes of 98 and 94 vectors (rows of
         // 56 and 100 bytes); f32 (under propagate a watch, and an exact copy for planes with a NaN)
-        // and s32, their width taps 7 elements before and after their outputs (permuted into place).
+        // and s32, their width taps 7 elements before and after their outputs (permuted into place); dilated
+        // windows (3x3 by 2 with p2 in each type, a width dilation of 3 with uneven pads in bytes, a height
+        // dilation only, pads that leave no width tap at the output's column).
         {flat_planes, {avx512, avx2}, {
             {"maxpool dt=u8 layout=ncx src=2x5x20x20 k=5x5 pb=2x2 pe=2x2"},
             {"maxpool dt=s8 layout=ncx src=1x6x28x28 k=3x3 pb=1x1 pe=1x1"},
@@ -315,18 +317,26 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=s32 layout=ncx src=2x3x7x9 k=4x3 pb=1x2 pe=2x0"},
             {"maxpool dt=f32 layout=ncx src=1x2x3x20 k=2x8 pb=1x7 pe=0x0"},
             {"maxpool dt=f32 layout=ncx src=1x2x3x20 k=2x8 pb=0x0 pe=1x7"},
-            {"maxpool dt=s32 layout=ncx src=1x2x3x20 k=1x8 pb=0x0 pe=0x7"}}},
+            {"maxpool dt=s32 layout=ncx src=1x2x3x20 k=1x8 pb=0x0 pe=0x7"},
+            {"maxpool dt=u8 layout=ncx src=1x3x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2"},
+            {"maxpool dt=s8 layout=ncx src=2x3x13x24 k=3x3 d=2x2 pb=2x2 pe=2x2"},
+            {"maxpool dt=f32 layout=ncx src=1x3x21x19 k=3x3 d=2x2 pb=2x2 pe=2x2"},
+            {"maxpool dt=s32 layout=ncx src=1x3x12x17 k=3x3 d=1x2 pb=1x2 pe=1x2"},
+            {"maxpool dt=u8 layout=ncx src=1x2x9x40 k=2x4 d=1x3 pb=0x4 pe=1x5"},
+            {"maxpool dt=s8 layout=ncx src=1x2x21x30 k=3x3 d=3x1 pb=3x1 pe=3x1"},
+            {"maxpool dt=s32 layout=ncx src=1x2x11x23 k=3x2 d=2x3 pb=1x1 pe=3x2"}}},
         // Masked borders (SPPF-like, its last column's pad dropped: flat planes take SPPF), a width stride of 2 (paired lanes) with border rows of fewer taps and ceil
         // rounding, a width dilation, a stride along h equal to the dilation.
         {row_ring, {avx512}, {
             {"maxpool layout=ncx src=2x3x20x20 k=5x5 s=1x1 pb=2x2 pe=2x1"},
             {"maxpool layout=ncx src=1x2x9x30 k=4x3 s=1x2 pb=1x0 pe=2x1 round=ceil"},
-            {"maxpool layout=ncx src=1x3x12x17 k=3x3 d=1x2 pb=1x2 pe=1x2"},
+            {"maxpool layout=ncx src=1x3x12x17 k=3x3 d=1x2 pb=1x2 pe=1x1"},
             {"maxpool layout=ncx src=1x3x15x20 k=3x3 s=2x1 d=2x1 pb=1x1 pe=2x1 round=ceil"}}},
-        // Calls of rows ring_row_interval apart: dilation 2 (two residues, border rows of 2 taps at both ends), a
-        // stride of 2 under a dilation of 4, 3 residues of different lengths.
+        // Calls of rows ring_row_interval apart: dilation 2 (two residues, border rows of 2 taps at both ends; one
+        // column short of its pads: flat planes take the outputs at their inputs), a stride of 2 under a dilation
+        // of 4, 3 residues of different lengths.
         {dilated_row_ring, {avx512}, {
-            {"maxpool layout=ncx src=2x3x13x24 k=3x3 d=2x2 pb=2x2 pe=2x2"},
+            {"maxpool layout=ncx src=2x3x13x24 k=3x3 d=2x2 pb=2x2 pe=2x1"},
             {"maxpool layout=ncx src=1x2x21x19 k=2x3 s=2x1 d=4x1 pb=3x1 pe=0x1"},
             {"maxpool layout=ncx src=1x2x17x30 k=4x2 d=3x1"}}},
         {row_ring_indices, {avx512}, {
@@ -334,7 +344,7 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=bf16 layout=ncx src=1x3x16x28 k=3x3 pb=1x1 pe=1x1 idx=s32 axis=1 nan=ignore"}}},
         // Rows no register ring holds: a 9x9 window (SPP's, one column short of its pads: flat planes take SPP), a
         // width stride of 2 with ceil rounding over rows wider than 4 vectors, a dilation along h (calls of rows 2
-        // apart), a plane taller than one pass over the buffer (7 rows a pass), pads beyond the kernel (windows
+        // apart; one column short of its pads), a plane taller than one pass over the buffer (7 rows a pass), pads beyond the kernel (windows
         // empty along the width, rows empty along h).
         // Windows 2 rows apart: the stem's odd padding on odd sizes, GoogLeNet's ceil overhang (no padding), a
         // 5x4 window with even padding, a stride of 4 under a dilation of 2 with a width dilation of 3 (taps
@@ -342,7 +352,7 @@ const std::vector<StrategyRow>& strategy_registry() {
         {separable_rows, {avx512, avx2}, {
             {"maxpool layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x3"},
             {"maxpool layout=ncx src=1x2x12x200 k=3x3 s=1x2 pb=1x1 pe=1x1 round=ceil"},
-            {"maxpool layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1"},
+            {"maxpool layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x0"},
             {"maxpool layout=ncx src=1x1x300x300 k=3x3"},
             {"maxpool layout=ncx src=1x2x10x70 k=2x2 pb=3x3 pe=3x3"},
             {"maxpool layout=ncx src=1x3x29x57 k=3x3 s=2x2 pb=1x1 pe=1x1"},
@@ -490,7 +500,7 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=ncx src=2x3x37x131 k=2x2 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool dt=s8 layout=ncx src=1x2x21x71 k=3x3 s=1x1 pb=1x1 pe=1x0"},
             {"maxpool dt=s8 layout=ncx src=1x2x23x97 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil"},
-            {"maxpool dt=u8 layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1"},
+            {"maxpool dt=u8 layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x0"},
             {"maxpool dt=u8 layout=ncx src=1x2x40x120 k=9x9 pb=4x4 pe=4x3"},
             {"maxpool dt=u8 layout=ncx src=1x1x300x301 k=3x3 s=2x1"},
             {"maxpool dt=s8 layout=ncx src=1x2x20x66 k=5x3 s=2x1 pb=2x1 pe=2x1"}}},

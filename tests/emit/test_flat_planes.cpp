@@ -66,11 +66,26 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
         EXPECT_FALSE(ignore.watch_rows_for_nan);
         EXPECT_EQ(plan_of("maxpool dt=s32 layout=ncx src=1x192x28x28 k=3x3 pb=1x1 pe=1x1", isa).flat_planes.vectors(), 98);
         EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", isa).flat_planes.vectors(), 200);
+        // Dilated windows whose pads are the window's extent - 1: a 3x3 by 2 spans 5x5, its buffer 4 rows more
+        // than the plane (2 before, 2 after); the width taps -2, 0, 2 need masks at 7 phases of 56-byte rows
+        // (56 / gcd(56, 32)) for the 2 taps off the output's column.
+        const jit::KernelPlan dilated = plan_of("maxpool dt=u8 layout=ncx src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2", isa);
+        ASSERT_TRUE(dilated.flat_planes.enabled());
+        EXPECT_EQ(dilated.flat_planes.dilation_w, 2);
+        EXPECT_EQ(dilated.flat_planes.dilation_h, 2);
+        EXPECT_EQ(dilated.flat_planes.extent_h(), 5);
+        EXPECT_EQ(dilated.flat_planes.buffer_elements(), 56 * 56 + 4 * 56);
+        EXPECT_NE(dilated.choices.back().find("7 phases of width masks"), std::string::npos) << dilated.choices.back();
+        // Without a NaN watch, pads need not put a width tap at the output's column (taps -1 and 2 here).
+        EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x3x11x23 k=3x2 d=2x3 pb=1x1 pe=3x2 nan=ignore", isa)
+                        .flat_planes.enabled());
+        EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x3x11x23 k=3x2 d=2x3 pb=1x1 pe=3x2", isa).flat_planes.enabled());
     }
     // Declined: indices, a stride of 2, outputs not at their inputs (pads of k - 2), a width tap 16 bytes from its
     // output, a buffer of width maxima past 16 KiB (130x130 bytes), masks past 8 KiB (rows of 61 bytes: 61 phases
     // of 14 taps), a row pitch, f64 and bf16, an f32 tap 8 elements from its output, an f32 plane of fewer
-    // elements than a vector, channels last, the choice planes=off.
+    // elements than a vector, channels last; dilated: pads short of the extent, f32 under propagate with no width
+    // tap at the output's column (its NaN watch), a tap 16 bytes before its output; the choice planes=off.
     for (const char* line : {"maxpool dt=u8 layout=ncx src=1x3x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32",
                              "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 s=2x2 pb=1x1 pe=1x1",
                              "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=0x0",
@@ -82,7 +97,10 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
                              "maxpool dt=bf16 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
                              "maxpool dt=f32 layout=ncx src=1x3x4x40 k=1x9 pb=0x8 pe=0x0",
                              "maxpool dt=f32 layout=ncx src=1x3x2x3 k=1x3 pb=0x1 pe=0x1",
-                             "maxpool dt=u8 layout=nxc src=1x3x20x20 k=3x3 pb=1x1 pe=1x1"}) {
+                             "maxpool dt=u8 layout=nxc src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 d=2x2 pb=1x1 pe=1x1",
+                             "maxpool dt=f32 layout=ncx src=1x3x11x23 k=3x2 d=2x3 pb=1x1 pe=3x2",
+                             "maxpool dt=u8 layout=ncx src=1x3x20x40 k=3x3 d=1x8 pb=1x16 pe=1x0"}) {
         SCOPED_TRACE(line);
         EXPECT_FALSE(plan_of(line, jit::Isa::avx2).flat_planes.enabled());
     }
@@ -113,7 +131,9 @@ protected:
 // and the buffer's empty rows hold it too), on 1 and 2 threads (calls of fewer planes): SPPF's and SPP's planes
 // (the last vector overlapping), Inception's in s8, a plane of one 16-byte vector, width taps 15 bytes before
 // and after their outputs (the plane's first and last vectors shifted), uneven pads, planes of 98 vectors, and
-// an output whose channel planes lie apart (the gaps keep their poison); s32 taps 7 elements away (permuted).
+// an output whose channel planes lie apart (the gaps keep their poison); s32 taps 7 elements away (permuted);
+// dilated windows (3x3 by 2 in each integer type, taps 5 apart reaching 15 bytes before and after, taps 3 apart
+// with none at the output's column, a height dilation of 3).
 TEST_P(JitIsa, FlatPlanesMatchTheReferenceOnTiesAndTheLowestValue) {
     for (const int threads : {1, 2}) {
         pj::set_num_threads(threads);
@@ -130,7 +150,14 @@ TEST_P(JitIsa, FlatPlanesMatchTheReferenceOnTiesAndTheLowestValue) {
                                  "maxpool dt=s32 layout=ncx src=2x3x20x20 k=5x5 pb=2x2 pe=2x2",
                                  "maxpool dt=u8 layout=ncx src=1x3x112x112 k=3x3 pb=1x1 pe=1x1",
                                  "maxpool dt=s8 layout=ncx src=2x3x50x70 k=3x7 pb=1x3 pe=1x3",
-                                 "maxpool dt=s32 layout=ncx src=1x3x45x33 k=5x3 pb=3x1 pe=1x1"}) {
+                                 "maxpool dt=s32 layout=ncx src=1x3x45x33 k=5x3 pb=3x1 pe=1x1",
+                                 "maxpool dt=u8 layout=ncx src=2x5x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2",
+                                 "maxpool dt=s8 layout=ncx src=1x3x13x24 k=3x3 d=2x2 pb=2x2 pe=2x2",
+                                 "maxpool dt=s32 layout=ncx src=1x3x21x19 k=3x3 d=2x2 pb=2x2 pe=2x2",
+                                 "maxpool dt=u8 layout=ncx src=1x3x9x40 k=2x4 d=1x5 pb=0x15 pe=1x0",
+                                 "maxpool dt=s8 layout=ncx src=1x3x9x40 k=2x4 d=1x5 pb=1x0 pe=0x15",
+                                 "maxpool dt=s32 layout=ncx src=1x3x11x23 k=3x2 d=2x3 pb=1x1 pe=3x2",
+                                 "maxpool dt=u8 layout=ncx src=1x3x21x30 k=3x3 d=3x1 pb=3x1 pe=3x1"}) {
             SCOPED_TRACE(line + std::string(" on ") + std::to_string(threads) + " threads");
             const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
             ASSERT_TRUE(plan_of(line, isa()).flat_planes.enabled());
@@ -153,7 +180,8 @@ TEST_P(JitIsa, FlatPlanesOfFloatsKeepTheFirstMaximumAndTheNanRules) {
     for (const char* nan : {"propagate", "ignore"})
         for (const char* shape : {"src=2x6x20x20 k=5x5 pb=2x2 pe=2x2", "src=1x5x28x28 k=3x3 pb=1x1 pe=1x1",
                                   "src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", "src=1x3x56x56 k=3x3 pb=1x1 pe=1x1",
-                                  "src=1x4x3x20 k=3x8 pb=1x0 pe=1x7", "src=1x3x9x11 k=4x3 pb=1x1 pe=2x1"}) {
+                                  "src=1x4x3x20 k=3x8 pb=1x0 pe=1x7", "src=1x3x9x11 k=4x3 pb=1x1 pe=2x1",
+                                  "src=1x3x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2", "src=1x3x21x19 k=2x3 d=3x3 pb=0x3 pe=3x3"}) {
             const std::string line = std::string("maxpool dt=f32 layout=ncx ") + shape + " nan=" + nan;
             SCOPED_TRACE(line);
             ASSERT_TRUE(plan_of(line, isa()).flat_planes.enabled());

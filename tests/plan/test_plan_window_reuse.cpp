@@ -203,7 +203,7 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2x300x300 k=3x3", jit::Isa::avx2).separable.group_rows, 4);
     // Dilation 2 at stride 1: calls of rows 2 apart, one row of maxima apart, merged in pairs (as SPP's rows; not
     // the stem's rows, 2 apart, nor a stride of 4 under a dilation of 2, below).
-    const jit::KernelPlan dilated = plan_of("maxpool dt=f32 layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1");
+    const jit::KernelPlan dilated = plan_of("maxpool dt=f32 layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x1", jit::Isa::avx512, rows);
     EXPECT_EQ(dilated.ring_row_interval, 2);
     EXPECT_TRUE(dilated.separable.paired_output_rows);
     // The stem at stride 2: output rows 2 input rows apart, the padded row in its even and odd lanes. Padded
