@@ -1,5 +1,7 @@
-// Flat planes (KernelPlan::flat_planes): planar u8/s8/s32/f32 2-D values at stride 1 (any dilation) whose outputs
-// sit at their inputs' positions. A call computes `rows` planes of one image, one after another, each plane's elements as one
+// Flat planes (KernelPlan::flat_planes): planar u8/s8/s32/f32/bf16 2-D values at stride 1 (any dilation) whose
+// outputs sit at their inputs' positions. bf16 widens as it loads (a word to the top of a dword: its f32 value,
+// exactly) and runs the f32 code; the buffer holds f32, and each output vector narrows back (the top words, the
+// selected element's bits). A call computes `rows` planes of one image, one after another, each plane's elements as one
 // span of vectors that cross its rows (the last vector overlapping the one before where the plane is not whole
 // vectors):
 //
@@ -43,10 +45,11 @@ public:
     explicit FlatPlaneEmitter(const KernelPlan& plan)
         : CodeGenerator(4096, Xbyak::AutoGrow, &emit_allocator()), flat_(plan.flat_planes), dtype_(plan.dtype),
           width_(flat_.vector_bytes), lanes_(flat_.lanes), elem_(flat_.lanes > 0 ? flat_.vector_bytes / flat_.lanes : 0),
-          float_(plan.dtype == DType::f32), watch_(float_ && plan.nan == NanPolicy::propagate) {
+          widened_(plan.dtype == DType::bf16), data_elem_(widened_ ? 2 : elem_),
+          float_(plan.dtype == DType::f32 || widened_), watch_(float_ && plan.nan == NanPolicy::propagate) {
         const std::int64_t reach_after = flat_.extent_w() - 1 - flat_.pad_w;
         const bool bytes = dtype_ == DType::u8 || dtype_ == DType::s8;
-        const bool dwords = dtype_ == DType::s32 || dtype_ == DType::f32;
+        const bool dwords = dtype_ == DType::s32 || dtype_ == DType::f32 || widened_;
         const std::int64_t reach = bytes ? 15 : lanes_ - 1;
         if (plan.strategy != Strategy::ncx_planes || plan.has_indices || !(bytes || dwords) ||
             (bytes && elem_ != 1) || (dwords && (elem_ != 4 || width_ != 32)) || (width_ != 16 && width_ != 32) ||
@@ -54,8 +57,8 @@ public:
             reach_after < 0 || reach_after > reach || flat_.pad_h < 0 || flat_.pad_h >= flat_.extent_h() ||
             flat_.dilation_w < 1 || flat_.dilation_h < 1 || (watch_ && flat_.pad_w % flat_.dilation_w != 0) ||
             flat_.buffer_elements() * elem_ > max_buffer_bytes_)
-            throw Error("jit: flat planes need u8/s8 planes of at least one 16- or 32-byte vector, or s32/f32 planes of "
-                        "a 32-byte one, without indices, width taps at most 15 bytes or 7 elements from their output, "
+            throw Error("jit: flat planes need u8/s8 planes of at least one 16- or 32-byte vector, or s32/f32/bf16 planes "
+                        "of a 32-byte one (bf16 widened), without indices, width taps at most 15 bytes or 7 elements from their output, "
                         "a buffer of at most 64 KiB and, under a NaN watch, a width tap at each output's column");
         generate();
         ready();
@@ -116,11 +119,29 @@ private:
         std::int64_t src_element = 0, buffer_element = 0, dst_element = 0;
     };
     Bases plane_bases() const { return {src_, buffer_, dst_}; }
-    Xbyak::Address src_at(std::int64_t e) { return ptr[bases_.src + static_cast<std::int32_t>((e - bases_.src_element) * elem_)]; }
+    Xbyak::Address src_at(std::int64_t e) {
+        return ptr[bases_.src + static_cast<std::int32_t>((e - bases_.src_element) * data_elem_)];
+    }
     Xbyak::Address buffer_at(std::int64_t e) {
         return ptr[bases_.buffer + static_cast<std::int32_t>((e - bases_.buffer_element) * elem_)];
     }
-    Xbyak::Address dst_at(std::int64_t e) { return ptr[bases_.dst + static_cast<std::int32_t>((e - bases_.dst_element) * elem_)]; }
+    Xbyak::Address dst_at(std::int64_t e) {
+        return ptr[bases_.dst + static_cast<std::int32_t>((e - bases_.dst_element) * data_elem_)];
+    }
+    // A vector of the input as the code computes it: bf16 widened (each word the top of its dword).
+    void load_input(const Xmm& to, const Xbyak::Address& from) {
+        if (!widened_) return load(to, from);
+        vpmovzxwd(to, from);
+        vpslld(to, to, 16);
+    }
+    // A vector of outputs: bf16 narrowed (the top words, packed in order).
+    void store_output(const Xbyak::Address& to, const Xmm& from) {
+        if (!widened_) return store(to, from);
+        vpsrld(from, from, 16);
+        vpackusdw(from, from, from);  // each 128-bit lane: its 4 words twice
+        vpermq(Xbyak::Ymm(from.getIdx()), Xbyak::Ymm(from.getIdx()), 0x08);
+        vmovdqu(to, Xmm(from.getIdx()));
+    }
 
     // The empty value's bytes, the type's highest value's, and -inf's and a kept lane's for the f32 masks.
     void put_lane(Bytes& to, int lane, std::uint32_t bits) const {
@@ -179,7 +200,7 @@ private:
     void load_tap(const Xmm& to, std::int64_t a) {
         const std::int64_t from = std::clamp<std::int64_t>(a, 0, flat_.elements() - lanes_);
         const std::int64_t move = a - from;  // < 0: up, > 0: down
-        if (move == 0) return load(to, src_at(from));
+        if (move == 0) return load_input(to, src_at(from));
         if (elem_ == 4) {
             // Lane j takes element j + move of the loaded vector (clamped: a lane outside is masked).
             Bytes index{};
@@ -189,7 +210,12 @@ private:
             if (inserted) permute_bytes_ += width_;
             const Xbyak::Ymm t(to.getIdx()), s(scratch_);
             vmovdqu(s, ptr[rip + permutes_label_ + static_cast<std::int32_t>(it->second)]);
-            vpermd(t, s, src_at(from));
+            if (widened_) {
+                load_input(t, src_at(from));
+                vpermd(t, s, t);
+            } else {
+                vpermd(t, s, src_at(from));
+            }
             return;
         }
         load(to, src_at(from));
@@ -253,15 +279,17 @@ private:
             if (exact) exact_max_into(acc, row);
             else max_into(acc, row);
         }
-        store(dst_at(offset), acc);
+        store_output(dst_at(offset), acc);
     }
 
     // A pass over the plane's vectors: straight code, or where [loop_begin, loop_end) holds at least two periods
     // of `period` vectors whose code is the same, those in a loop of whole periods, addressed through `looped`
-    // (its cursors start at the addresses given and advance a period's elements a pass).
+    // (its cursors start at the addresses given and advance a period's elements a pass, of cursor_elem and
+    // second_cursor_elem bytes).
     template <class Vector>
     void pass(std::int64_t loop_begin, std::int64_t loop_end, std::int64_t period, const Bases& looped,
-              const Xbyak::Address& cursor_start, const Xbyak::Address& second_cursor_start, Vector vector) {
+              const Xbyak::Address& cursor_start, const Xbyak::Address& second_cursor_start, int cursor_elem,
+              int second_cursor_elem, Vector vector) {
         bases_ = plane_bases();
         const std::int64_t periods = loop_end - loop_begin >= 2 * period ? (loop_end - loop_begin) / period : 0;
         std::int64_t v = 0;
@@ -274,8 +302,8 @@ private:
             L(loop);
             bases_ = looped;
             for (std::int64_t j = 0; j < period; ++j) vector(loop_begin + j);
-            add(cursor_, static_cast<std::int32_t>(period * lanes_ * elem_));
-            add(second_cursor_, static_cast<std::int32_t>(period * lanes_ * elem_));
+            add(cursor_, static_cast<std::int32_t>(period * lanes_ * cursor_elem));
+            add(second_cursor_, static_cast<std::int32_t>(period * lanes_ * second_cursor_elem));
             dec(count_);
             jnz(loop, T_NEAR);
             bases_ = plane_bases();
@@ -296,12 +324,12 @@ private:
         const std::int64_t period = flat_.width / std::gcd(flat_.width, std::int64_t{lanes_});
         // The width pass's cursors walk the plane and the buffer, the height pass's the buffer and the output.
         const Bases width{cursor_, second_cursor_, dst_, first * lanes_, pre + first * lanes_, 0};
-        pass(first, last, period, width, ptr[src_ + static_cast<std::int32_t>(first * lanes_ * elem_)],
-             ptr[buffer_ + static_cast<std::int32_t>((pre + first * lanes_) * elem_)],
+        pass(first, last, period, width, ptr[src_ + static_cast<std::int32_t>(first * lanes_ * data_elem_)],
+             ptr[buffer_ + static_cast<std::int32_t>((pre + first * lanes_) * elem_)], data_elem_, elem_,
              [&](std::int64_t v) { width_vector(v, exact); });
         // Height: whole vectors in a loop of height_unroll_.
-        pass(0, whole, height_unroll_, Bases{src_, cursor_, second_cursor_, 0, 0, 0}, ptr[buffer_], ptr[dst_],
-             [&](std::int64_t v) { height_vector(v, exact); });
+        pass(0, whole, height_unroll_, Bases{src_, cursor_, second_cursor_, 0, 0, 0}, ptr[buffer_], ptr[dst_], elem_,
+             data_elem_, [&](std::int64_t v) { height_vector(v, exact); });
     }
 
     void generate() {
@@ -384,7 +412,10 @@ private:
 
     const FlatPlanes& flat_;
     const DType dtype_;
+    // elem_: a lane's bytes as the code computes (and the buffer holds); data_elem_: an input or output element's.
     const int width_, lanes_, elem_;
+    const bool widened_;
+    const int data_elem_;
     const bool float_, watch_;
     Label masks_label_, permutes_label_;
     std::map<Bytes, std::int64_t> masks_, permutes_;  // each distinct entry, by its offset in its table

@@ -1,4 +1,4 @@
-// Flat planes (FlatPlanes): planar u8/s8/s32/f32 2-D planes whose outputs sit at their inputs' positions (stride
+// Flat planes (FlatPlanes): planar u8/s8/s32/f32/bf16 2-D planes whose outputs sit at their inputs' positions (stride
 // 1, any dilation), a plane's elements as one span of vectors across its rows.
 #include "jit/plan/plan_rows.hpp"
 #include "jit/plan/planner.hpp"
@@ -45,7 +45,9 @@ std::string Planner::flat_planes_declined() const {
             return "outputs not at their inputs' positions (pads of the window's extent - 1 along each axis)";
     }
     // The NaN watch sums each vector's elements as its tap at the output's own column loads them.
-    if (p_.dtype == DType::f32 && p_.nan == NanPolicy::propagate && p_.pad_begin[1] % p_.dilation[1] != 0)
+    const bool floats = p_.dtype == DType::f32 || p_.dtype == DType::bf16;
+    const std::int64_t lane_bytes = p_.dtype == DType::bf16 ? 4 : elem();  // bf16 widens to f32 in the buffer
+    if (floats && p_.nan == NanPolicy::propagate && p_.pad_begin[1] % p_.dilation[1] != 0)
         return "no width tap at the output's own column (pads before of " + std::to_string(p_.pad_begin[1]) +
                ", not a multiple of the dilation " + std::to_string(p_.dilation[1]) + ") for the NaN watch";
     if (p_.pad_begin[1] > reach || p_.pad_end[1] > reach)
@@ -53,17 +55,18 @@ std::string Planner::flat_planes_declined() const {
     if (p_.kernel[0] > max_flat_kernel_rows) return "windows of more than " + std::to_string(max_flat_kernel_rows) + " rows";
     // Each factor below max_flat_buffer_bytes first: no product can overflow.
     if (p_.in[0] > max_flat_buffer_bytes || p_.in[1] > max_flat_buffer_bytes ||
-        (p_.in[0] + p_.pad_begin[0] + p_.pad_end[0]) * p_.in[1] * elem() > max_flat_buffer_bytes)
+        (p_.in[0] + p_.pad_begin[0] + p_.pad_end[0]) * p_.in[1] * lane_bytes > max_flat_buffer_bytes)
         return "a plane's buffer of width maxima past " + std::to_string(max_flat_buffer_bytes) + " bytes";
     if (!memory_.rows_contiguous || !memory_.planes_contiguous) return "a plane's rows are apart in memory (a view)";
     if (choice().planes == PlanChoice::Switch::off) return "the choice planes=off";
     if (reuse_is(PlanChoice::Reuse::ring) || reuse_is(PlanChoice::Reuse::separable)) return "the choice of reuse";
-    if (p_.dtype == DType::f32 && choice().nan == PlanChoice::Nan::scan)
+    if (floats && choice().nan == PlanChoice::Nan::scan)
         return "the choice nan=scan (flat planes watch the values they load)";
+    if (choice().pairs == PlanChoice::Switch::on) return "the choice pairs=on (flat planes widen each tap as it loads)";
     return {};
 }
 
-// Planar u8/s8/s32/f32 planes of at most 16 KiB at stride 1 with their outputs at their inputs' positions.
+// Planar u8/s8/s32/f32/bf16 planes of at most 16 KiB at stride 1 with their outputs at their inputs' positions.
 // Byte rows fill one vector per row (SPPF's 20-byte rows: 20 of 32 lanes), each row through a padded copy, its
 // width maxima and the merges down the rows: u8 SPPF ncx ran 6.1x its nxc time, Inception 3.75x. The flat span
 // fills every lane and pays a masked min for each width tap that may cross a row; it ran faster than byte rows on
@@ -71,7 +74,8 @@ std::string Planner::flat_planes_declined() const {
 void Planner::choose_flat_planes() {
     constexpr const char* step = "flat_planes";
     const bool bytes_data = p_.dtype == DType::u8 || p_.dtype == DType::s8;
-    if (!lanes_are_outputs_ || (!bytes_data && p_.dtype != DType::s32 && p_.dtype != DType::f32)) return;
+    const bool widened = p_.dtype == DType::bf16;  // each tap widened to f32 as it loads, each output narrowed
+    if (!lanes_are_outputs_ || (!bytes_data && !widened && p_.dtype != DType::s32 && p_.dtype != DType::f32)) return;
     if (const std::string why = flat_planes_declined(); !why.empty()) return declined(step, why);
     FlatPlanes flat;
     flat.height = p_.in[0];
@@ -83,15 +87,16 @@ void Planner::choose_flat_planes() {
     flat.dilation_h = static_cast<int>(p_.dilation[0]);
     flat.dilation_w = static_cast<int>(p_.dilation[1]);
     const std::int64_t elements = flat.elements();
-    // VEX code on both ISAs: bytes in ymm, or xmm for planes under 32 bytes; 32-bit elements in ymm.
+    // VEX code on both ISAs: bytes in ymm, or xmm for planes under 32 bytes; 32-bit elements (bf16 widened) in ymm.
     int bytes = caps_.vector_bytes >= 32 ? 32 : 16;
     if (bytes_data)
         while (bytes > 16 && bytes > elements) bytes /= 2;
-    const int lanes = bytes / static_cast<int>(elem());
+    const int lanes = bytes / static_cast<int>(widened ? 4 : elem());
     if (elements < lanes) return declined(step, "planes of fewer elements than a vector's " + std::to_string(lanes));
     flat.vector_bytes = bytes;
     flat.lanes = lanes;
-    const bool exact_copy = p_.dtype == DType::f32 && p_.nan == NanPolicy::propagate;
+    const bool floats = p_.dtype == DType::f32 || widened;
+    const bool exact_copy = floats && p_.nan == NanPolicy::propagate;
     // Unrolled: a looped pass's vectors before and after its loop, and a period (at most two periods and the
     // vectors that reach past the plane's ends, 4 of them at most with taps of up to 15 bytes or 7 elements).
     const std::int64_t period = flat.width / std::gcd(flat.width, std::int64_t{lanes});
@@ -105,7 +110,7 @@ void Planner::choose_flat_planes() {
         phases.insert(std::min(v * lanes, elements - lanes) % flat.width);
     const std::int64_t masked_taps = flat.kernel_w - (flat.pad_w % flat.dilation_w == 0 ? 1 : 0);  // dx = 0 needs none
     const std::int64_t mask_bytes =
-        static_cast<std::int64_t>(phases.size()) * masked_taps * bytes * (p_.dtype == DType::f32 ? 2 : 1);
+        static_cast<std::int64_t>(phases.size()) * masked_taps * bytes * (floats ? 2 : 1);
     if (mask_bytes > max_flat_mask_bytes)
         return declined(step, "width masks of more than " + std::to_string(max_flat_mask_bytes) + " bytes");
     plan_.strategy = Strategy::ncx_planes;
@@ -117,8 +122,9 @@ void Planner::choose_flat_planes() {
     plan_.ring_row_interval = 1;
     plan_.stacked_planes = false;
     plan_.width_ranges = false;
+    plan_.widened_pairs = plan_.even_element_loads = plan_.paired_tap_loads = plan_.tail_back_reads = false;
     plan_.prefetch_distance = plan_.prefetch_bytes = 0;  // a call's planes are one stream the hardware follows
-    // No scan pass: f32 under nan=propagate watches the values its width pass loads (the emitter's own sums).
+    // No scan pass: floats under nan=propagate watch the values its width pass loads (the emitter's own sums).
     plan_.scan_rows_for_nan = false;
     plan_.watch_rows_for_nan = exact_copy;
     plan_.watch_chains = 1;

@@ -236,9 +236,10 @@ const std::vector<StrategyRow>& strategy_registry() {
         {masked_items, {avx512}, {
             {"maxpool layout=ncx src=2x3x7x133 k=3x3 s=1x1 pb=1x1 pe=1x1"},
             {"maxpool layout=ncx src=1x3x10x70 k=3x5 s=2x2 pb=1x2 pe=1x2 round=ceil"},
-            // bf16 rows at stride 1, which AVX2 takes in widened pairs: 1-D, and 2-D windows of one row
+            // bf16 rows at stride 1, which AVX2 takes in widened pairs: 1-D, and 2-D windows of one row (one column
+            // short of its pads: flat planes take the outputs at their inputs)
             {"maxpool dt=bf16 layout=ncx src=1x3x301 k=3 pb=1 pe=1"},
-            {"maxpool dt=bf16 layout=ncx src=1x5x9x27 k=1x3 s=1x1 pb=0x1 pe=0x1"}}},
+            {"maxpool dt=bf16 layout=ncx src=1x5x9x27 k=1x3 s=1x1 pb=0x1 pe=0x0"}}},
         // Rows of few outputs (on AVX2 at most 3, windows of at least 4 taps: otherwise gathered lanes cost
         // less) on planes too large for registers (AVX-512): a global pool of less than a vector, adaptive bins
         // that overlap unevenly, 3-D with padding and a stride that would gather, windows of a whole AVX2 vector
@@ -297,7 +298,8 @@ const std::vector<StrategyRow>& strategy_registry() {
         // 56 and 100 bytes); f32 (under propagate a watch, and an exact copy for planes with a NaN)
         // and s32, their width taps 7 elements before and after their outputs (permuted into place); dilated
         // windows (3x3 by 2 with p2 in each type, a width dilation of 3 with uneven pads in bytes, a height
-        // dilation only, pads that leave no width tap at the output's column).
+        // dilation only, pads that leave no width tap at the output's column); bf16 (widened to f32 lanes) in
+        // SPPF's planes, taps 7 elements before the first vector and past the last, dilated.
         {flat_planes, {avx512, avx2}, {
             {"maxpool dt=u8 layout=ncx src=2x5x20x20 k=5x5 pb=2x2 pe=2x2"},
             {"maxpool dt=s8 layout=ncx src=1x6x28x28 k=3x3 pb=1x1 pe=1x1"},
@@ -324,7 +326,11 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=s32 layout=ncx src=1x3x12x17 k=3x3 d=1x2 pb=1x2 pe=1x2"},
             {"maxpool dt=u8 layout=ncx src=1x2x9x40 k=2x4 d=1x3 pb=0x4 pe=1x5"},
             {"maxpool dt=s8 layout=ncx src=1x2x21x30 k=3x3 d=3x1 pb=3x1 pe=3x1"},
-            {"maxpool dt=s32 layout=ncx src=1x2x11x23 k=3x2 d=2x3 pb=1x1 pe=3x2"}}},
+            {"maxpool dt=s32 layout=ncx src=1x2x11x23 k=3x2 d=2x3 pb=1x1 pe=3x2"},
+            {"maxpool dt=bf16 layout=ncx src=2x5x20x20 k=5x5 pb=2x2 pe=2x2"},
+            {"maxpool dt=bf16 layout=ncx src=1x2x3x20 k=2x8 pb=1x7 pe=0x0"},
+            {"maxpool dt=bf16 layout=ncx src=1x2x3x20 k=2x8 pb=0x0 pe=1x7"},
+            {"maxpool dt=bf16 layout=ncx src=1x3x21x19 k=3x3 d=2x2 pb=2x2 pe=2x2"}}},
         // Masked borders (SPPF-like, its last column's pad dropped: flat planes take SPPF), a width stride of 2 (paired lanes) with border rows of fewer taps and ceil
         // rounding, a width dilation, a stride along h equal to the dilation.
         {row_ring, {avx512}, {

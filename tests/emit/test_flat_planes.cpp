@@ -1,4 +1,4 @@
-// Flat planes (planar u8/s8/s32/f32 2-D planes whose outputs sit at their inputs' positions, jit/plan/plan_flat.cpp and
+// Flat planes (planar u8/s8/s32/f32/bf16 2-D planes whose outputs sit at their inputs' positions, jit/plan/plan_flat.cpp and
 // jit/emit/emit_flat_planes.cpp): what the planner takes and declines, and the code against the reference on
 // each ISA the CPU has (skipped by name otherwise).
 #include "jit/plan/strategies.hpp"
@@ -80,10 +80,18 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
         EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x3x11x23 k=3x2 d=2x3 pb=1x1 pe=3x2 nan=ignore", isa)
                         .flat_planes.enabled());
         EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x3x11x23 k=3x2 d=2x3 pb=1x1 pe=3x2", isa).flat_planes.enabled());
+        // bf16 widens to f32 lanes: 8 a ymm, SPPF's 400 elements in 50 vectors, a NaN watch under propagate.
+        const jit::KernelPlan sppf_bf16 = plan_of("maxpool dt=bf16 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", isa);
+        ASSERT_TRUE(sppf_bf16.flat_planes.enabled());
+        EXPECT_EQ(sppf_bf16.flat_planes.lanes, 8);
+        EXPECT_EQ(sppf_bf16.flat_planes.vectors(), 50);
+        EXPECT_TRUE(sppf_bf16.watch_rows_for_nan);
+        EXPECT_FALSE(sppf_bf16.widened_pairs);
+        EXPECT_EQ(jit::strategy_names(sppf_bf16), "flat_planes");
     }
     // Declined: indices, a stride of 2, outputs not at their inputs (pads of k - 2), a width tap 16 bytes from its
     // output, a buffer of width maxima past 16 KiB (130x130 bytes), masks past 8 KiB (rows of 61 bytes: 61 phases
-    // of 14 taps), a row pitch, f64 and bf16, an f32 tap 8 elements from its output, an f32 plane of fewer
+    // of 14 taps), a row pitch, f64 and f16, an f32 tap 8 elements from its output, an f32 plane of fewer
     // elements than a vector, channels last; dilated: pads short of the extent, f32 under propagate with no width
     // tap at the output's column (its NaN watch), a tap 16 bytes before its output; the choice planes=off.
     for (const char* line : {"maxpool dt=u8 layout=ncx src=1x3x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32",
@@ -94,7 +102,8 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
                              "maxpool dt=u8 layout=ncx src=1x3x61x61 k=15x15 pb=7x7 pe=7x7",
                              "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1 src_strides=1200x400x20x1 dst_strides=1260x420x21x1",
                              "maxpool dt=f64 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
-                             "maxpool dt=bf16 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=f16 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=bf16 layout=ncx src=1x3x4x40 k=1x9 pb=0x8 pe=0x0",
                              "maxpool dt=f32 layout=ncx src=1x3x4x40 k=1x9 pb=0x8 pe=0x0",
                              "maxpool dt=f32 layout=ncx src=1x3x2x3 k=1x3 pb=0x1 pe=0x1",
                              "maxpool dt=u8 layout=nxc src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
@@ -173,38 +182,48 @@ TEST_P(JitIsa, FlatPlanesMatchTheReferenceOnTiesAndTheLowestValue) {
     pj::set_num_threads(0);
 }
 
-// f32 ties (signed zeros, -1, -inf) with a NaN in some planes, under both NaN rules: under propagate a plane
-// with a NaN runs the exact copy (each window's first NaN, its bits kept), the others the fast one; under ignore
-// the fast code skips NaN (a window of NaN only is empty: -inf). Planes of only NaN and of only -inf, too.
+// f32 and bf16 (widened as it loads, narrowed as it stores) ties (signed zeros, -1, -inf) with a NaN in some
+// planes, under both NaN rules: under propagate a plane with a NaN runs the exact copy (each window's first NaN, its
+// bits kept: quiet payloads of both signs and a signaling one), the others the fast one; under ignore the fast
+// code skips NaN (a window of NaN only is empty: -inf). Planes of only NaN and of only -inf, too.
 TEST_P(JitIsa, FlatPlanesOfFloatsKeepTheFirstMaximumAndTheNanRules) {
-    for (const char* nan : {"propagate", "ignore"})
-        for (const char* shape : {"src=2x6x20x20 k=5x5 pb=2x2 pe=2x2", "src=1x5x28x28 k=3x3 pb=1x1 pe=1x1",
-                                  "src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", "src=1x3x56x56 k=3x3 pb=1x1 pe=1x1",
-                                  "src=1x4x3x20 k=3x8 pb=1x0 pe=1x7", "src=1x3x9x11 k=4x3 pb=1x1 pe=2x1",
-                                  "src=1x3x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2", "src=1x3x21x19 k=2x3 d=3x3 pb=0x3 pe=3x3"}) {
-            const std::string line = std::string("maxpool dt=f32 layout=ncx ") + shape + " nan=" + nan;
-            SCOPED_TRACE(line);
-            ASSERT_TRUE(plan_of(line, isa()).flat_planes.enabled());
-            const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
-            const pj::TensorDesc& d = p.src_desc();
-            ASSERT_GE(d.dims[1], 3);  // planes 0 to 2 of image 0 are written below
-            const std::int64_t plane = d.dims[2] * d.dims[3];
-            std::mt19937_64 rng(17);
-            std::vector<std::uint8_t> src = pj::test::tie_input(d, rng);
-            const auto put = [&](std::int64_t element, std::uint32_t bits) {
-                std::memcpy(src.data() + static_cast<std::size_t>(element) * 4, &bits, 4);
-            };
-            // Image 0: NaNs (two payloads, both signs) in plane 1; plane 2 all NaN, plane 0 all -inf.
-            for (std::int64_t e = 0; e < plane; ++e) {
-                put(2 * plane + e, 0x7FC00000u);
-                put(e, 0xFF800000u);
+    for (const char* dtype : {"f32", "bf16"})
+        for (const char* nan : {"propagate", "ignore"})
+            for (const char* shape : {"src=2x6x20x20 k=5x5 pb=2x2 pe=2x2", "src=1x5x28x28 k=3x3 pb=1x1 pe=1x1",
+                                      "src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", "src=1x3x56x56 k=3x3 pb=1x1 pe=1x1",
+                                      "src=1x4x3x20 k=3x8 pb=1x0 pe=1x7", "src=1x3x9x11 k=4x3 pb=1x1 pe=2x1",
+                                      "src=1x3x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2", "src=1x3x21x19 k=2x3 d=3x3 pb=0x3 pe=3x3"}) {
+                const std::string line = std::string("maxpool dt=") + dtype + " layout=ncx " + shape + " nan=" + nan;
+                SCOPED_TRACE(line);
+                ASSERT_TRUE(plan_of(line, isa()).flat_planes.enabled());
+                const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
+                const pj::TensorDesc& d = p.src_desc();
+                ASSERT_GE(d.dims[1], 3);  // planes 0 to 2 of image 0 are written below
+                const std::int64_t plane = d.dims[2] * d.dims[3];
+                const bool bf16 = d.dtype == pj::DType::bf16;
+                const std::size_t bytes = bf16 ? 2 : 4;
+                std::mt19937_64 rng(17);
+                std::vector<std::uint8_t> src = pj::test::tie_input(d, rng);
+                // An f32 bit pattern, or the bf16 one of its top 16 bits.
+                const auto put = [&](std::int64_t element, std::uint32_t bits) {
+                    const std::uint32_t value = bf16 ? bits >> 16 : bits;
+                    std::memcpy(src.data() + static_cast<std::size_t>(element) * bytes, &value, bytes);
+                };
+                const auto somewhere = [&](std::int64_t in_plane) {
+                    return in_plane * plane + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(plane));
+                };
+                // Image 0: NaNs (payloads of both signs, a signaling one) in plane 1; plane 2 all NaN, plane 0 all -inf.
+                for (std::int64_t e = 0; e < plane; ++e) {
+                    put(2 * plane + e, 0x7FC00000u);
+                    put(e, 0xFF800000u);
+                }
+                put(somewhere(1), 0xFFC10000u);
+                put(somewhere(1), 0x7FC20000u);
+                put(somewhere(1), 0x7F810000u);
+                expect_reference_on(isa(), line, src);
+                // Ties only: every plane takes the fast code (+0 beside -0: the first wins).
+                expect_reference_on(isa(), line, pj::test::tie_input(d, rng));
             }
-            put(plane + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(plane)), 0xFFC00001u);
-            put(plane + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(plane)), 0x7FC00002u);
-            expect_reference_on(isa(), line, src);
-            // Ties only: every plane takes the fast code (+0 beside -0: the first wins).
-            expect_reference_on(isa(), line, pj::test::tie_input(d, rng));
-        }
 }
 
 INSTANTIATE_TEST_SUITE_P(Isas, JitIsa, ::testing::ValuesIn(pj::test::jit_isas),

@@ -240,12 +240,12 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
 }
 
 TEST(PlanFacts, NcxRowsOfOneItemWhoseWindowsMoveByOneTapKeepARingOfRowMaxima) {
-    // (f32 and byte planes whose outputs sit at their inputs go to flat planes by the rules; planes=off keeps the
-    // rows.)
+    // (f32, bf16 and byte planes whose outputs sit at their inputs go to flat planes by the rules; planes=off
+    // keeps the rows.)
     jit::PlanOptions rows;
     rows.choice.planes = pj::PlanChoice::Switch::off;
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2", jit::Isa::avx512, rows).ring_rows, 5);
-    EXPECT_EQ(plan_of("maxpool dt=bf16 layout=ncx src=1x192x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1").ring_rows, 3);
+    EXPECT_EQ(plan_of("maxpool dt=bf16 layout=ncx src=1x192x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1", jit::Isa::avx512, rows).ring_rows, 3);
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x8x9x30 k=4x3 s=1x2 pb=1x0 pe=2x1").ring_rows, 4);
     // Windows that move by one tap every ring_row_interval output rows: at dilation 2 every second row (the
     // executor calls each residue's rows), a stride that equals the dilation every row, a stride of 2 under a
