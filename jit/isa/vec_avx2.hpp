@@ -185,6 +185,25 @@ public:
     void note_nan(const Vmm& sum, const Vmm& fresh) { add_float_lanes(g_, format_.compare, sum, fresh); }
     // A sum that has seen a NaN: all-ones lanes are NaN in f32 and f64.
     void mark_nan_seen(const Vmm& sum) { g_.vpcmpeqd(sum, sum, sum); }
+    // 16-bit floats as stored (bf16, f16): fresh holds `bytes` (16 or 32) of raw elements; their NaN lanes (the
+    // magnitude's bits above the infinity's) become all-ones words OR-ed into `seen`, which begins at zero. One
+    // and, one compare and one or for 16 elements, none waiting on the last: widened, each vector took two
+    // widening operations and an add in a chain of adds.
+    void note_raw_half_nan(const Vmm& seen, const Vmm& fresh, int bytes) {
+        const Xbyak::Label& inf = format_.dtype == DType::f16 ? f16_inf_words_ : bf16_inf_words_;
+        const auto ops = [&](const auto& s, const auto& f) {
+            g_.vpand(f, f, g_.ptr[g_.rip + magnitude_words_]);
+            g_.vpcmpgtw(f, f, g_.ptr[g_.rip + inf]);
+            g_.vpor(s, s, f);
+        };
+        if (bytes == 32) ops(seen, fresh);
+        else ops(Xbyak::Xmm(seen.getIdx()), Xbyak::Xmm(fresh.getIdx()));
+    }
+    void jump_if_raw_nan_seen(const Vmm* seen, int count, const Xbyak::Label& exact_path) {
+        for (int i = 1; i < count; ++i) g_.vpor(seen[0], seen[0], seen[i]);
+        g_.vptest(seen[0], seen[0]);
+        g_.jnz(exact_path, Xbyak::CodeGenerator::T_NEAR);
+    }
     void jump_if_nan_seen(const Vmm* sums, int count, const Xbyak::Label& exact_path) {
         constexpr std::uint8_t unord_q = 3;
         const bool f64 = format_.compare == CompareType::f64;
@@ -620,6 +639,12 @@ public:
         g_.L(byte_phases_);
         for (int lane = 0; lane < 2; ++lane)
             for (int i = 0; i < 16; ++i) g_.db(i < 8 ? 2 * i : 2 * (i - 8) + 1);
+        g_.L(magnitude_words_);
+        for (int i = 0; i < 8; ++i) g_.dd(0x7FFF7FFFu);
+        g_.L(bf16_inf_words_);
+        for (int i = 0; i < 8; ++i) g_.dd(0x7F807F80u);
+        g_.L(f16_inf_words_);
+        for (int i = 0; i < 8; ++i) g_.dd(0x7C007C00u);
     }
 
 private:
@@ -750,6 +775,8 @@ private:
     Xbyak::Label high_words_;  // the high 16 bits of each dword (load_widened_pair, load_widened_taps)
     Xbyak::Label low_bytes_;   // the low 8 bits of each dword (load_even_elements)
     Xbyak::Label byte_phases_;  // each 16-byte lane's even bytes, then its odd ones (split_byte_phases)
+    // 16-bit floats' magnitude bits, and the infinities of bf16 and f16 (note_raw_half_nan).
+    Xbyak::Label magnitude_words_, bf16_inf_words_, f16_inf_words_;
     int mask_dwords_ = -1;  // dwords set in tail_mask() at this point of straight-line code (-1: unknown)
 };
 

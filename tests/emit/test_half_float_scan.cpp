@@ -1,0 +1,94 @@
+// The NaN scan of planar bf16 and f16 rows (jit/emit/emit_nan_scan.cpp): on AVX2 it tests the elements as stored
+// (magnitude bits above the infinity's) instead of summing widened values. A NaN it missed would leave its row to
+// the fast code, which does not propagate it; a NaN it saw sends the row to the exact code. Each row below holds
+// one NaN at a time, of each kind and at each kind of place, beside the infinities of both signs (no NaN, but a
+// sum of them is one), and runs against the reference on each ISA the CPU has.
+#include "support/cpu_isas.hpp"
+#include "support/isa_cap.hpp"
+#include "support/run_compare.hpp"
+#include "support/plan_util.hpp"
+#include "support/tie_data.hpp"
+
+#include <pooljit/pooljit.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace pj = pooljit;
+namespace jit = pooljit::jit;
+
+namespace {
+
+using pooljit::testing::plan_of;
+
+class JitIsa : public ::testing::TestWithParam<jit::Isa> {
+protected:
+    void SetUp() override { POOLJIT_SKIP_UNLESS_CPU_RUNS(GetParam()); }
+    jit::Isa isa() const { return GetParam(); }
+};
+
+// Rows that scan (SegNet's plane, which the rules scan, and under the choice nan=scan k2 s2, the stem's k3 s2 p1, a
+// 1-D row whose last step reads back from its end, rows of whole 32-byte steps and of 16-byte ones), in bf16 and
+// f16: a quiet NaN of either sign, a signaling one and one of the smallest payload, in an even and an odd
+// element, at the row's start, its middle and its end; then +inf and -inf in rows without a NaN.
+TEST_P(JitIsa, PlanarHalfFloatRowsSeeEachNanAsStored) {
+    for (const char* dtype : {"bf16", "f16"}) {
+        const bool bf16 = std::string(dtype) == "bf16";
+        const std::vector<std::uint16_t> nans = bf16 ? std::vector<std::uint16_t>{0x7FC0, 0xFFC1, 0x7F81, 0xFF81}
+                                                     : std::vector<std::uint16_t>{0x7E00, 0xFE01, 0x7C01, 0xFC01};
+        const std::uint16_t plus_inf = bf16 ? 0x7F80 : 0x7C00, minus_inf = bf16 ? 0xFF80 : 0xFC00;
+        for (const char* shape : {"src=1x1x360x480 k=2x2 s=2x2", "src=1x3x6x100 k=2x2 s=2x2", "src=1x2x9x37 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                                  "src=1x3x203 k=3 s=2 pb=1 pe=1", "src=1x2x4x64 k=2x2 s=2x2", "src=1x2x4x40 k=2x3 s=2x2 pb=0x1 pe=0x1"}) {
+            for (const char* nan_rule : {"propagate", "ignore"}) {
+                const std::string line = std::string("maxpool dt=") + dtype + " layout=ncx " + shape + " nan=" + nan_rule;
+                SCOPED_TRACE(line);
+                // The rules scan SegNet's plane; the smaller ones scan by the choice.
+                pj::PlanChoice choice = pj::test::choice_for(isa());
+                if (std::string(shape).find("360x480") == std::string::npos) choice.nan = pj::PlanChoice::Nan::scan;
+                jit::PlanOptions options;
+                options.choice = choice;
+                const jit::KernelPlan plan = plan_of(line, isa(), options);
+                ASSERT_EQ(plan.strategy, jit::Strategy::ncx_width);
+                ASSERT_TRUE(plan.scan_rows_for_nan);
+                const pj::test::IsaCap cap(jit::to_string(isa()));
+                const pj::Primitive p = pj::create(pj::parse_problem(line), choice);
+                ASSERT_EQ(p.impl_name(), std::string("jit:") + jit::to_string(isa()));
+                const auto expect_reference = [&](const std::vector<std::uint8_t>& src) {
+                    pj::test::expect_run_matches_reference(p.problem(), src, [&](const void* s, void* d, void* i) { p.execute(s, d, i); },
+                                                           jit::to_string(isa()));
+                };
+                const pj::TensorDesc& d = p.src_desc();
+                const std::int64_t width = d.dims.back(), rows = static_cast<std::int64_t>(pj::casegen::byte_size(d) / 2) / width;
+                std::mt19937_64 rng(5);
+                const std::vector<std::uint8_t> ties = pj::test::tie_input(d, rng);
+                const auto put = [](std::vector<std::uint8_t>& src, std::int64_t element, std::uint16_t bits) {
+                    std::memcpy(src.data() + static_cast<std::size_t>(element) * 2, &bits, 2);
+                };
+                // Each run's NaN in another row (of every plane, in turn), at one place of its row.
+                const std::int64_t places[] = {0, 1, width / 2, width / 2 + 1, width - 2, width - 1};
+                std::int64_t run = 0;
+                for (const std::uint16_t nan : nans)
+                    for (const std::int64_t place : places) {
+                        std::vector<std::uint8_t> src = ties;
+                        put(src, (run++ * 7 % rows) * width + place, nan);
+                        expect_reference(src);
+                    }
+                std::vector<std::uint8_t> infinities = ties;
+                put(infinities, width / 2, plus_inf);
+                put(infinities, width / 2 + 1, minus_inf);
+                put(infinities, (rows - 1) * width, minus_inf);
+                expect_reference(infinities);
+            }
+        }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, JitIsa, ::testing::ValuesIn(pj::test::jit_isas),
+                         [](const ::testing::TestParamInfo<jit::Isa>& isa_info) { return std::string(jit::to_string(isa_info.param)); });
+
+}  // namespace
