@@ -1,7 +1,10 @@
-// Flat planes (KernelPlan::flat_planes): planar u8/s8/s32/f32/bf16 2-D values at stride 1 (any dilation) whose
-// outputs sit at their inputs' positions. bf16 widens as it loads (a word to the top of a dword: its f32 value,
-// exactly) and runs the f32 code; the buffer holds f32, and each output vector narrows back (the top words, the
-// selected element's bits). A call computes `rows` planes of one image, one after another, each plane's elements as one
+// Flat planes (KernelPlan::flat_planes): planar u8/s8/s32/f32/bf16/f16 2-D values at stride 1 (any dilation) whose
+// outputs sit at their inputs' positions. bf16 and f16 widen as they load and run the f32 code; the buffer holds
+// f32, and each output vector narrows back to the selected element's bits. bf16: a word to the top of a dword
+// (its f32 value, exactly) and back. f16: `vcvtph2ps` and `vcvtps2ph`, exact for every value but NaN, which the
+// conversion quiets: the fast code never stores a NaN (a plane that holds one runs the exact copy under propagate;
+// ignore skips them), and the exact copy gives each NaN lane the f32 NaN 0x7FC00000 | its bits, stored back as
+// its own 16 bits. A call computes `rows` planes of one image, one after another, each plane's elements as one
 // span of vectors that cross its rows (the last vector overlapping the one before where the plane is not whole
 // vectors):
 //
@@ -45,7 +48,8 @@ public:
     explicit FlatPlaneEmitter(const KernelPlan& plan)
         : CodeGenerator(4096, Xbyak::AutoGrow, &emit_allocator()), flat_(plan.flat_planes), dtype_(plan.dtype),
           width_(flat_.vector_bytes), lanes_(flat_.lanes), elem_(flat_.lanes > 0 ? flat_.vector_bytes / flat_.lanes : 0),
-          widened_(plan.dtype == DType::bf16), data_elem_(widened_ ? 2 : elem_),
+          widened_(plan.dtype == DType::bf16 || plan.dtype == DType::f16), half_(plan.dtype == DType::f16),
+          data_elem_(widened_ ? 2 : elem_),
           float_(plan.dtype == DType::f32 || widened_), watch_(float_ && plan.nan == NanPolicy::propagate) {
         const std::int64_t reach_after = flat_.extent_w() - 1 - flat_.pad_w;
         const bool bytes = dtype_ == DType::u8 || dtype_ == DType::s8;
@@ -57,8 +61,8 @@ public:
             reach_after < 0 || reach_after > reach || flat_.pad_h < 0 || flat_.pad_h >= flat_.extent_h() ||
             flat_.dilation_w < 1 || flat_.dilation_h < 1 || (watch_ && flat_.pad_w % flat_.dilation_w != 0) ||
             flat_.buffer_elements() * elem_ > max_buffer_bytes_)
-            throw Error("jit: flat planes need u8/s8 planes of at least one 16- or 32-byte vector, or s32/f32/bf16 planes "
-                        "of a 32-byte one (bf16 widened), without indices, width taps at most 15 bytes or 7 elements from their output, "
+            throw Error("jit: flat planes need u8/s8 planes of at least one 16- or 32-byte vector, or s32/f32/bf16/f16 "
+                        "planes of a 32-byte one (bf16 and f16 widened), without indices, width taps at most 15 bytes or 7 elements from their output, "
                         "a buffer of at most 64 KiB and, under a NaN watch, a width tap at each output's column");
         generate();
         ready();
@@ -128,19 +132,51 @@ private:
     Xbyak::Address dst_at(std::int64_t e) {
         return ptr[bases_.dst + static_cast<std::int32_t>((e - bases_.dst_element) * data_elem_)];
     }
-    // A vector of the input as the code computes it: bf16 widened (each word the top of its dword).
-    void load_input(const Xmm& to, const Xbyak::Address& from) {
+    // A vector of the input as the code computes it: bf16 widened (each word the top of its dword); f16 converted,
+    // and in the exact copy each NaN lane replaced by 0x7FC00000 | its bits (the watch's sums are free there).
+    void load_input(const Xmm& to, const Xbyak::Address& from, bool exact) {
         if (!widened_) return load(to, from);
-        vpmovzxwd(to, from);
-        vpslld(to, to, 16);
+        if (!half_) {
+            vpmovzxwd(to, from);
+            vpslld(to, to, 16);
+            return;
+        }
+        vcvtph2ps(to, from);
+        if (!exact) return;
+        const Xmm raw = vec(first_sum_), nan = vec(first_sum_ + 1);
+        vpmovzxwd(raw, from);
+        vpor(raw, raw, ptr[rip + constants_label_ + quiet_nan_at_]);
+        vcmpps(nan, to, to, 3);  // unordered: a NaN lane
+        vblendvps(to, to, raw, nan);
     }
-    // A vector of outputs: bf16 narrowed (the top words, packed in order).
-    void store_output(const Xbyak::Address& to, const Xmm& from) {
+    // A vector of outputs: bf16 narrowed (the top words, packed in order); f16 converted, and in the exact copy
+    // each NaN lane's low 16 bits.
+    void store_output(const Xbyak::Address& to, const Xmm& from, bool exact) {
         if (!widened_) return store(to, from);
-        vpsrld(from, from, 16);
-        vpackusdw(from, from, from);  // each 128-bit lane: its 4 words twice
-        vpermq(Xbyak::Ymm(from.getIdx()), Xbyak::Ymm(from.getIdx()), 0x08);
-        vmovdqu(to, Xmm(from.getIdx()));
+        const Xbyak::Ymm y(from.getIdx());
+        const Xmm x(from.getIdx());
+        if (!half_) {
+            vpsrld(y, y, 16);
+            vpackusdw(y, y, y);  // each 128-bit lane: its 4 words twice
+            vpermq(y, y, 0x08);
+            vmovdqu(to, x);
+            return;
+        }
+        if (!exact) {
+            vcvtps2ph(x, y, 0);  // exact: every value came from an f16
+            vmovdqu(to, x);
+            return;
+        }
+        const Xbyak::Ymm nan(first_sum_), bits(first_sum_ + 1), half(first_sum_ + 2);
+        vcmpps(nan, y, y, 3);
+        vpand(bits, y, ptr[rip + constants_label_ + low_words_at_]);
+        vcvtps2ph(Xmm(half.getIdx()), y, 0);
+        vpackusdw(bits, bits, bits);
+        vpermq(bits, bits, 0x08);
+        vpackssdw(nan, nan, nan);
+        vpermq(nan, nan, 0x08);
+        vpblendvb(Xmm(half.getIdx()), Xmm(half.getIdx()), Xmm(bits.getIdx()), Xmm(nan.getIdx()));
+        vmovdqu(to, Xmm(half.getIdx()));
     }
 
     // The empty value's bytes, the type's highest value's, and -inf's and a kept lane's for the f32 masks.
@@ -197,10 +233,10 @@ private:
     // to <- the plane's elements [a, a + lanes_), where the load must stay inside [0, elements): a tap before the
     // plane loads its first vector and moves the elements up, one past it loads its last vector and moves them
     // down. The lanes moved in belong to taps that lie outside the plane: masked.
-    void load_tap(const Xmm& to, std::int64_t a) {
+    void load_tap(const Xmm& to, std::int64_t a, bool exact) {
         const std::int64_t from = std::clamp<std::int64_t>(a, 0, flat_.elements() - lanes_);
         const std::int64_t move = a - from;  // < 0: up, > 0: down
-        if (move == 0) return load_input(to, src_at(from));
+        if (move == 0) return load_input(to, src_at(from), exact);
         if (elem_ == 4) {
             // Lane j takes element j + move of the loaded vector (clamped: a lane outside is masked).
             Bytes index{};
@@ -209,11 +245,12 @@ private:
             const auto [it, inserted] = permutes_.try_emplace(index, permute_bytes_);
             if (inserted) permute_bytes_ += width_;
             const Xbyak::Ymm t(to.getIdx()), s(scratch_);
-            vmovdqu(s, ptr[rip + permutes_label_ + static_cast<std::int32_t>(it->second)]);
             if (widened_) {
-                load_input(t, src_at(from));
+                load_input(t, src_at(from), exact);
+                vmovdqu(s, ptr[rip + permutes_label_ + static_cast<std::int32_t>(it->second)]);
                 vpermd(t, s, t);
             } else {
+                vmovdqu(s, ptr[rip + permutes_label_ + static_cast<std::int32_t>(it->second)]);
                 vpermd(t, s, src_at(from));
             }
             return;
@@ -250,7 +287,7 @@ private:
                 continue;
             }
             const Xmm tap = started || (float_ && !watch_) ? next_tap() : acc;
-            load_tap(tap, a);
+            load_tap(tap, a, exact);
             if (mask >= 0) apply_mask(tap, mask);
             if (watch_ && !exact && tap_dx == 0) {
                 const Xmm sum = vec(take(next_sum_, first_sum_, registers_));
@@ -279,7 +316,7 @@ private:
             if (exact) exact_max_into(acc, row);
             else max_into(acc, row);
         }
-        store_output(dst_at(offset), acc);
+        store_output(dst_at(offset), acc, exact);
     }
 
     // A pass over the plane's vectors: straight code, or where [loop_begin, loop_end) holds at least two periods
@@ -408,16 +445,24 @@ private:
         };
         put_table(masks_label_, masks_, mask_bytes_, float_ ? 2 * width_ : width_);
         put_table(permutes_label_, permutes_, permute_bytes_, width_);
+        if (half_) {
+            align(32);
+            L(constants_label_);
+            for (int i = 0; i < 8; ++i) dd(0x7FC00000u);
+            for (int i = 0; i < 8; ++i) dd(0x0000FFFFu);
+        }
     }
 
     const FlatPlanes& flat_;
     const DType dtype_;
     // elem_: a lane's bytes as the code computes (and the buffer holds); data_elem_: an input or output element's.
     const int width_, lanes_, elem_;
-    const bool widened_;
+    const bool widened_, half_;
     const int data_elem_;
+    // f16's exact copy: its constants' offsets after constants_label_ (0x7FC00000, then 0x0000FFFF, each dword).
+    static constexpr std::int32_t quiet_nan_at_ = 0, low_words_at_ = 32;
     const bool float_, watch_;
-    Label masks_label_, permutes_label_;
+    Label masks_label_, permutes_label_, constants_label_;
     std::map<Bytes, std::int64_t> masks_, permutes_;  // each distinct entry, by its offset in its table
     std::int64_t mask_bytes_ = 0, permute_bytes_ = 0;
     int next_maximum_ = first_maximum_, next_tap_ = first_tap_, next_sum_ = first_sum_;

@@ -1,4 +1,4 @@
-// Flat planes (FlatPlanes): planar u8/s8/s32/f32/bf16 2-D planes whose outputs sit at their inputs' positions (stride
+// Flat planes (FlatPlanes): planar u8/s8/s32/f32/bf16/f16 2-D planes whose outputs sit at their inputs' positions (stride
 // 1, any dilation), a plane's elements as one span of vectors across its rows.
 #include "jit/plan/plan_rows.hpp"
 #include "jit/plan/planner.hpp"
@@ -45,8 +45,9 @@ std::string Planner::flat_planes_declined() const {
             return "outputs not at their inputs' positions (pads of the window's extent - 1 along each axis)";
     }
     // The NaN watch sums each vector's elements as its tap at the output's own column loads them.
-    const bool floats = p_.dtype == DType::f32 || p_.dtype == DType::bf16;
-    const std::int64_t lane_bytes = p_.dtype == DType::bf16 ? 4 : elem();  // bf16 widens to f32 in the buffer
+    const bool half = p_.dtype == DType::bf16 || p_.dtype == DType::f16;  // widened to f32 in the buffer
+    const bool floats = p_.dtype == DType::f32 || half;
+    const std::int64_t lane_bytes = half ? 4 : elem();
     if (floats && p_.nan == NanPolicy::propagate && p_.pad_begin[1] % p_.dilation[1] != 0)
         return "no width tap at the output's own column (pads before of " + std::to_string(p_.pad_begin[1]) +
                ", not a multiple of the dilation " + std::to_string(p_.dilation[1]) + ") for the NaN watch";
@@ -66,7 +67,7 @@ std::string Planner::flat_planes_declined() const {
     return {};
 }
 
-// Planar u8/s8/s32/f32/bf16 planes of at most 16 KiB at stride 1 with their outputs at their inputs' positions.
+// Planar u8/s8/s32/f32/bf16/f16 planes of at most 16 KiB at stride 1 with their outputs at their inputs' positions.
 // Byte rows fill one vector per row (SPPF's 20-byte rows: 20 of 32 lanes), each row through a padded copy, its
 // width maxima and the merges down the rows: u8 SPPF ncx ran 6.1x its nxc time, Inception 3.75x. The flat span
 // fills every lane and pays a masked min for each width tap that may cross a row; it ran faster than byte rows on
@@ -74,7 +75,8 @@ std::string Planner::flat_planes_declined() const {
 void Planner::choose_flat_planes() {
     constexpr const char* step = "flat_planes";
     const bool bytes_data = p_.dtype == DType::u8 || p_.dtype == DType::s8;
-    const bool widened = p_.dtype == DType::bf16;  // each tap widened to f32 as it loads, each output narrowed
+    // bf16 and f16: each tap widened to f32 as it loads, each output narrowed as it stores.
+    const bool widened = p_.dtype == DType::bf16 || p_.dtype == DType::f16;
     if (!lanes_are_outputs_ || (!bytes_data && !widened && p_.dtype != DType::s32 && p_.dtype != DType::f32)) return;
     if (const std::string why = flat_planes_declined(); !why.empty()) return declined(step, why);
     FlatPlanes flat;

@@ -299,7 +299,8 @@ const std::vector<StrategyRow>& strategy_registry() {
         // and s32, their width taps 7 elements before and after their outputs (permuted into place); dilated
         // windows (3x3 by 2 with p2 in each type, a width dilation of 3 with uneven pads in bytes, a height
         // dilation only, pads that leave no width tap at the output's column); bf16 (widened to f32 lanes) in
-        // SPPF's planes, taps 7 elements before the first vector and past the last, dilated.
+        // SPPF's planes, taps 7 elements before the first vector and past the last, dilated; f16 (converted, its
+        // exact copy keeping each NaN's bits) in SPPF's and Inception's planes, taps before the first vector.
         {flat_planes, {avx512, avx2}, {
             {"maxpool dt=u8 layout=ncx src=2x5x20x20 k=5x5 pb=2x2 pe=2x2"},
             {"maxpool dt=s8 layout=ncx src=1x6x28x28 k=3x3 pb=1x1 pe=1x1"},
@@ -330,7 +331,10 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=bf16 layout=ncx src=2x5x20x20 k=5x5 pb=2x2 pe=2x2"},
             {"maxpool dt=bf16 layout=ncx src=1x2x3x20 k=2x8 pb=1x7 pe=0x0"},
             {"maxpool dt=bf16 layout=ncx src=1x2x3x20 k=2x8 pb=0x0 pe=1x7"},
-            {"maxpool dt=bf16 layout=ncx src=1x3x21x19 k=3x3 d=2x2 pb=2x2 pe=2x2"}}},
+            {"maxpool dt=bf16 layout=ncx src=1x3x21x19 k=3x3 d=2x2 pb=2x2 pe=2x2"},
+            {"maxpool dt=f16 layout=ncx src=2x5x20x20 k=5x5 pb=2x2 pe=2x2"},
+            {"maxpool dt=f16 layout=ncx src=1x2x3x20 k=2x8 pb=1x7 pe=0x0"},
+            {"maxpool dt=f16 layout=ncx src=1x3x28x28 k=3x3 pb=1x1 pe=1x1"}}},
         // Masked borders (SPPF-like, its last column's pad dropped: flat planes take SPPF), a width stride of 2 (paired lanes) with border rows of fewer taps and ceil
         // rounding, a width dilation, a stride along h equal to the dilation.
         {row_ring, {avx512}, {

@@ -88,10 +88,11 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
         EXPECT_TRUE(sppf_bf16.watch_rows_for_nan);
         EXPECT_FALSE(sppf_bf16.widened_pairs);
         EXPECT_EQ(jit::strategy_names(sppf_bf16), "flat_planes");
+        EXPECT_EQ(plan_of("maxpool dt=f16 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", isa).flat_planes.vectors(), 50);
     }
     // Declined: indices, a stride of 2, outputs not at their inputs (pads of k - 2), a width tap 16 bytes from its
     // output, a buffer of width maxima past 16 KiB (130x130 bytes), masks past 8 KiB (rows of 61 bytes: 61 phases
-    // of 14 taps), a row pitch, f64 and f16, an f32 tap 8 elements from its output, an f32 plane of fewer
+    // of 14 taps), a row pitch, f64 and s64, an f32 tap 8 elements from its output, an f32 plane of fewer
     // elements than a vector, channels last; dilated: pads short of the extent, f32 under propagate with no width
     // tap at the output's column (its NaN watch), a tap 16 bytes before its output; the choice planes=off.
     for (const char* line : {"maxpool dt=u8 layout=ncx src=1x3x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32",
@@ -102,7 +103,7 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
                              "maxpool dt=u8 layout=ncx src=1x3x61x61 k=15x15 pb=7x7 pe=7x7",
                              "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1 src_strides=1200x400x20x1 dst_strides=1260x420x21x1",
                              "maxpool dt=f64 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
-                             "maxpool dt=f16 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=s64 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
                              "maxpool dt=bf16 layout=ncx src=1x3x4x40 k=1x9 pb=0x8 pe=0x0",
                              "maxpool dt=f32 layout=ncx src=1x3x4x40 k=1x9 pb=0x8 pe=0x0",
                              "maxpool dt=f32 layout=ncx src=1x3x2x3 k=1x3 pb=0x1 pe=0x1",
@@ -182,12 +183,12 @@ TEST_P(JitIsa, FlatPlanesMatchTheReferenceOnTiesAndTheLowestValue) {
     pj::set_num_threads(0);
 }
 
-// f32 and bf16 (widened as it loads, narrowed as it stores) ties (signed zeros, -1, -inf) with a NaN in some
+// f32, bf16 and f16 (each widened as it loads, narrowed as it stores; f16's exact copy keeps a NaN's bits) ties (signed zeros, -1, -inf) with a NaN in some
 // planes, under both NaN rules: under propagate a plane with a NaN runs the exact copy (each window's first NaN, its
 // bits kept: quiet payloads of both signs and a signaling one), the others the fast one; under ignore the fast
 // code skips NaN (a window of NaN only is empty: -inf). Planes of only NaN and of only -inf, too.
 TEST_P(JitIsa, FlatPlanesOfFloatsKeepTheFirstMaximumAndTheNanRules) {
-    for (const char* dtype : {"f32", "bf16"})
+    for (const char* dtype : {"f32", "bf16", "f16"})
         for (const char* nan : {"propagate", "ignore"})
             for (const char* shape : {"src=2x6x20x20 k=5x5 pb=2x2 pe=2x2", "src=1x5x28x28 k=3x3 pb=1x1 pe=1x1",
                                       "src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", "src=1x3x56x56 k=3x3 pb=1x1 pe=1x1",
@@ -200,13 +201,22 @@ TEST_P(JitIsa, FlatPlanesOfFloatsKeepTheFirstMaximumAndTheNanRules) {
                 const pj::TensorDesc& d = p.src_desc();
                 ASSERT_GE(d.dims[1], 3);  // planes 0 to 2 of image 0 are written below
                 const std::int64_t plane = d.dims[2] * d.dims[3];
-                const bool bf16 = d.dtype == pj::DType::bf16;
-                const std::size_t bytes = bf16 ? 2 : 4;
+                const bool bf16 = d.dtype == pj::DType::bf16, f16 = d.dtype == pj::DType::f16;
+                const std::size_t bytes = bf16 || f16 ? 2 : 4;
                 std::mt19937_64 rng(17);
                 std::vector<std::uint8_t> src = pj::test::tie_input(d, rng);
-                // An f32 bit pattern, or the bf16 one of its top 16 bits.
+                // An f32 bit pattern below, or the bf16 one of its top 16 bits, or f16's of the same kind.
                 const auto put = [&](std::int64_t element, std::uint32_t bits) {
-                    const std::uint32_t value = bf16 ? bits >> 16 : bits;
+                    std::uint32_t value = bf16 ? bits >> 16 : bits;
+                    if (f16) {
+                        switch (bits) {
+                            case 0x7FC00000u: value = 0x7E00; break;  // quiet NaN
+                            case 0xFF800000u: value = 0xFC00; break;  // -inf
+                            case 0xFFC10000u: value = 0xFE01; break;  // payloads of both signs
+                            case 0x7FC20000u: value = 0x7E02; break;
+                            default: value = 0x7C01; break;           // signaling
+                        }
+                    }
                     std::memcpy(src.data() + static_cast<std::size_t>(element) * bytes, &value, bytes);
                 };
                 const auto somewhere = [&](std::int64_t in_plane) {
