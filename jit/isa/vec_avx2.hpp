@@ -191,6 +191,7 @@ public:
     // widening operations and an add in a chain of adds.
     void note_raw_half_nan(const Vmm& seen, const Vmm& fresh, int bytes) {
         const Xbyak::Label& inf = format_.dtype == DType::f16 ? f16_inf_words_ : bf16_inf_words_;
+        half_nan_words_used_ = true;
         const auto ops = [&](const auto& s, const auto& f) {
             g_.vpand(f, f, g_.ptr[g_.rip + magnitude_words_]);
             g_.vpcmpgtw(f, f, g_.ptr[g_.rip + inf]);
@@ -639,6 +640,7 @@ public:
         g_.L(byte_phases_);
         for (int lane = 0; lane < 2; ++lane)
             for (int i = 0; i < 16; ++i) g_.db(i < 8 ? 2 * i : 2 * (i - 8) + 1);
+        if (!half_nan_words_used_) return;  // only code that tests raw 16-bit floats carries these
         g_.L(magnitude_words_);
         for (int i = 0; i < 8; ++i) g_.dd(0x7FFF7FFFu);
         g_.L(bf16_inf_words_);
@@ -777,6 +779,7 @@ private:
     Xbyak::Label byte_phases_;  // each 16-byte lane's even bytes, then its odd ones (split_byte_phases)
     // 16-bit floats' magnitude bits, and the infinities of bf16 and f16 (note_raw_half_nan).
     Xbyak::Label magnitude_words_, bf16_inf_words_, f16_inf_words_;
+    bool half_nan_words_used_ = false;
     int mask_dwords_ = -1;  // dwords set in tail_mask() at this point of straight-line code (-1: unknown)
 };
 
