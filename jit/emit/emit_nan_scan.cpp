@@ -24,30 +24,23 @@ void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, s
     const int sums = plan_.vectors_per_block;
     // A call of some outputs of the row scans the positions their windows reach (below).
     const bool ranged = plan_.width_ranges && rows == -1;
-    // Planar 16-bit floats on AVX2 test the elements as stored, 16 or 32 bytes at a time (note_raw_half_nan),
-    // where whole steps cover the row: rows of planes too large to stay in cache were bound by the widened scan
-    // (Zen 3, one thread, SegNet's 1x64x360x480 k2 s2 bf16 ncx: 39% of the copy bound, nxc 80%).
+    // Planar 16-bit floats whose plan says so test the elements as stored, 16 or 32 bytes at a time
+    // (note_raw_half_nan; KernelPlan::scan_half_floats_as_stored).
+    const bool raw = plan_.scan_half_floats_as_stored;
     const std::int64_t raw_bytes = (step_bytes % 32 == 0) ? 32 : 16;
-    bool raw = false;
-    if constexpr (std::is_same_v<Ops, Avx2Ops>)
-        raw = (plan_.dtype == DType::bf16 || plan_.dtype == DType::f16) && !nxc_ && !ranged && full_steps > 0 &&
-              step_bytes % 16 == 0;
+    if (raw && (nxc_ || ranged || full_steps == 0 || step_bytes % 16 != 0))
+        throw Error("jit: a scan of 16-bit floats as stored takes planar rows of whole steps of 16 or 32 bytes");
     Vmm sum_regs[max_vectors];
     for (int v = 0; v < sums; ++v) {
         sum_regs[v] = vec(regs_.acc[v]);
         ops_.begin_nan_watch(sum_regs[v]);
     }
     const auto add_step = [&](const Reg64& base, std::int64_t lanes) {
-        if constexpr (std::is_same_v<Ops, Avx2Ops>) {
-            if (raw) {
-                for (std::int64_t at = 0, c = 0; at < step_bytes; at += raw_bytes, ++c) {
-                    const Vmm fresh = vec(regs_.fresh);
-                    if (raw_bytes == 32) vmovdqu(fresh, ptr[base + static_cast<std::int32_t>(at)]);
-                    else vmovdqu(Xbyak::Xmm(fresh.getIdx()), ptr[base + static_cast<std::int32_t>(at)]);
-                    ops_.note_raw_half_nan(sum_regs[c % sums], fresh, static_cast<int>(raw_bytes));
-                }
-                return;
-            }
+        if (raw) {
+            for (std::int64_t at = 0, c = 0; at < step_bytes; at += raw_bytes, ++c)
+                ops_.note_raw_half_nan(sum_regs[c % sums], vec(regs_.fresh), ptr[base + static_cast<std::int32_t>(at)],
+                                       static_cast<int>(raw_bytes));
+            return;
         }
         const ItemShape shape{lanes, 1, 1};
         for (int v = 0; v < vectors(shape); ++v) {
@@ -111,9 +104,7 @@ void WindowEmitter<Ops>::emit_nan_scan(Label& has_nan, std::int64_t first_row, s
     }
     close_outer_rows(h_loop, d_loop);
     place(scanned);
-    if constexpr (std::is_same_v<Ops, Avx2Ops>) {
-        if (raw) return ops_.jump_if_raw_nan_seen(sum_regs, sums, has_nan);
-    }
+    if (raw) return ops_.jump_if_raw_nan_seen(sum_regs, sums, has_nan);
     ops_.jump_if_nan_seen(sum_regs, sums, has_nan);
 }
 

@@ -185,11 +185,11 @@ public:
     void note_nan(const Vmm& sum, const Vmm& fresh) { add_float_lanes(g_, format_.compare, sum, fresh); }
     // A sum that has seen a NaN: all-ones lanes are NaN in f32 and f64.
     void mark_nan_seen(const Vmm& sum) { g_.vpcmpeqd(sum, sum, sum); }
-    // 16-bit floats as stored (bf16, f16): fresh holds `bytes` (16 or 32) of raw elements; their NaN lanes (the
-    // magnitude's bits above the infinity's) become all-ones words OR-ed into `seen`, which begins at zero. One
-    // and, one compare and one or for 16 elements, none waiting on the last: widened, each vector took two
-    // widening operations and an add in a chain of adds.
-    void note_raw_half_nan(const Vmm& seen, const Vmm& fresh, int bytes) {
+    // 16-bit floats as stored (bf16, f16): `bytes` (16 or 32) of raw elements from src into fresh; their NaN lanes
+    // (the magnitude's bits above the infinity's) become all-ones words OR-ed into `seen`, which begins at zero.
+    void note_raw_half_nan(const Vmm& seen, const Vmm& fresh, const Xbyak::Address& src, int bytes) {
+        if (bytes == 32) g_.vmovdqu(fresh, src);
+        else g_.vmovdqu(Xbyak::Xmm(fresh.getIdx()), src);
         const Xbyak::Label& inf = format_.dtype == DType::f16 ? f16_inf_words_ : bf16_inf_words_;
         half_nan_words_used_ = true;
         const auto ops = [&](const auto& s, const auto& f) {

@@ -172,6 +172,7 @@ KernelPlan Planner::plan() && {
     choose_shared_watch();
     choose_byte_planes();
     choose_flat_planes();
+    choose_half_float_scan();
     set_expected_work();
     check_choice_honoured();
     return std::move(plan_);

@@ -366,6 +366,9 @@ struct KernelPlan {
     // Float rows: one pass over the row's input looks for NaN, then a fast copy of the row code (no NaN policy
     // per tap) or the exact copy runs. Integer rows have one copy.
     bool scan_rows_for_nan = true;
+    // The scan of planar bf16/f16 rows tests the elements as stored (their magnitude bits above the infinity's,
+    // 16 or 32 bytes at a time) instead of summing widened values (choose_half_float_scan).
+    bool scan_half_floats_as_stored = false;
     // Float rows that skip the scan (channels last, bound by memory): the fast copy runs anyway and sums every
     // value it loads into a watch; a row whose watch ends NaN runs again as the exact copy. One max per tap
     // instead of two dependent compares and a blend, and no second pass over the input.

@@ -1,5 +1,5 @@
-// The NaN scan of planar bf16 and f16 rows (jit/emit/emit_nan_scan.cpp): on AVX2 it tests the elements as stored
-// (magnitude bits above the infinity's) instead of summing widened values. A NaN it missed would leave its row to
+// The NaN scan of planar bf16 and f16 rows (jit/emit/emit_nan_scan.cpp): on traits without opmasks the plan has it
+// test the elements as stored (magnitude bits above the infinity's) instead of summing widened values. A NaN it missed would leave its row to
 // the fast code, which does not propagate it; a NaN it saw sends the row to the exact code. Each row below holds
 // one NaN at a time, of each kind and at each kind of place, beside the infinities of both signs (no NaN, but a
 // sum of them is one), and runs against the reference on each ISA the CPU has.
@@ -25,6 +25,24 @@ namespace jit = pooljit::jit;
 namespace {
 
 using pooljit::testing::plan_of;
+
+// Planar bf16/f16 rows that scan test their elements as stored on AVX2, in whole steps of 16 or 32 bytes; AVX-512
+// (opmasks), channels last and f32 keep the widened sums, as do rows shorter than a step.
+TEST(PlanFacts, HalfFloatScansTestTheElementsAsStoredWithoutOpmasks) {
+    jit::PlanOptions scan;
+    scan.choice.nan = pj::PlanChoice::Nan::scan;
+    const auto as_stored = [&](const std::string& line, jit::Isa isa) {
+        const jit::KernelPlan plan = plan_of(line, isa, scan);
+        EXPECT_TRUE(plan.scan_rows_for_nan) << line;
+        return plan.scan_half_floats_as_stored;
+    };
+    EXPECT_TRUE(as_stored("maxpool dt=bf16 layout=ncx src=1x64x360x480 k=2x2 s=2x2", jit::Isa::avx2));
+    EXPECT_TRUE(as_stored("maxpool dt=f16 layout=ncx src=1x3x203 k=3 s=2 pb=1 pe=1", jit::Isa::avx2));
+    EXPECT_FALSE(as_stored("maxpool dt=bf16 layout=ncx src=1x64x360x480 k=2x2 s=2x2", jit::Isa::avx512));
+    EXPECT_FALSE(as_stored("maxpool dt=f32 layout=ncx src=1x64x360x480 k=2x2 s=2x2", jit::Isa::avx2));
+    EXPECT_FALSE(as_stored("maxpool dt=bf16 layout=nxc src=1x64x56x56 k=3x3 s=2x2", jit::Isa::avx2));
+    EXPECT_FALSE(as_stored("maxpool dt=f16 layout=ncx src=1x3x6x5 k=2x2 s=2x2", jit::Isa::avx2));
+}
 
 class JitIsa : public ::testing::TestWithParam<jit::Isa> {
 protected:
@@ -55,6 +73,9 @@ TEST_P(JitIsa, PlanarHalfFloatRowsSeeEachNanAsStored) {
                 const jit::KernelPlan plan = plan_of(line, isa(), options);
                 ASSERT_EQ(plan.strategy, jit::Strategy::ncx_width);
                 ASSERT_TRUE(plan.scan_rows_for_nan);
+                if (isa() == jit::Isa::avx2) {
+                    ASSERT_TRUE(plan.scan_half_floats_as_stored);
+                }
                 const pj::test::IsaCap cap(jit::to_string(isa()));
                 const pj::Primitive p = pj::create(pj::parse_problem(line), choice);
                 ASSERT_EQ(p.impl_name(), std::string("jit:") + jit::to_string(isa()));
