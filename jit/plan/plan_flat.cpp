@@ -63,7 +63,8 @@ std::string Planner::flat_planes_declined() const {
     if (reuse_is(PlanChoice::Reuse::ring) || reuse_is(PlanChoice::Reuse::separable)) return "the choice of reuse";
     if (floats && choice().nan == PlanChoice::Nan::scan)
         return "the choice nan=scan (flat planes watch the values they load)";
-    if (choice().pairs == PlanChoice::Switch::on) return "the choice pairs=on (flat planes widen each tap as it loads)";
+    if (p_.dtype == DType::bf16 && choice().pairs == PlanChoice::Switch::on)
+        return "the choice pairs=on (flat planes widen each tap as it loads)";
     return {};
 }
 

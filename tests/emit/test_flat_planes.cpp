@@ -1,4 +1,4 @@
-// Flat planes (planar u8/s8/s32/f32/bf16 2-D planes whose outputs sit at their inputs' positions, jit/plan/plan_flat.cpp and
+// Flat planes (planar u8/s8/s32/f32/bf16/f16 2-D planes whose outputs sit at their inputs' positions, jit/plan/plan_flat.cpp and
 // jit/emit/emit_flat_planes.cpp): what the planner takes and declines, and the code against the reference on
 // each ISA the CPU has (skipped by name otherwise).
 #include "jit/plan/strategies.hpp"
