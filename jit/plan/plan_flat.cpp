@@ -1,5 +1,5 @@
-// Flat planes (FlatPlanes): planar u8/s8/s32/f32/bf16/f16 2-D planes whose outputs sit at their inputs' positions (stride
-// 1, any dilation), a plane's elements as one span of vectors across its rows.
+// Flat planes (FlatPlanes): planar u8/s8/s32/f32/bf16/f16 2-D planes whose outputs sit at their inputs' positions
+// (stride 1, any dilation), a plane's elements as one span of vectors across its rows.
 #include "jit/plan/plan_rows.hpp"
 #include "jit/plan/planner.hpp"
 
