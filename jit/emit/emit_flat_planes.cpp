@@ -21,9 +21,9 @@
 // Integer maxima have no order to keep (ties have equal bits). f32 merges each tap into the maximum so far with
 // `vmaxps acc, tap, acc`, which keeps the maximum so far on a tie (+0 and -0: the first in scan order) and on a
 // NaN: under nan=ignore the maximum starts from -inf and a NaN is skipped as the rule asks; under nan=propagate
-// each vector's own elements (its tap at dx = 0, which the planner requires) add into a watch, and a plane whose watch ends NaN (or an inf
-// minus an inf) runs again in exact compares, a tap taken where the maximum so far is not NaN and the tap is
-// greater or NaN: each window's first NaN. Nothing is read outside the call's planes, and nothing is written
+// each vector's own elements (its tap at dx = 0, which the planner requires) add into a watch, and a plane whose
+// watch ends NaN (or an inf minus an inf) runs again in exact compares, a tap taken where the maximum so far is
+// not NaN and the tap is greater or NaN: each window's first NaN. Nothing is read outside the call's planes, and nothing is written
 // outside its output planes.
 #include "jit/emit/plane_kernel.hpp"
 #include "jit/isa/code_pages.hpp"
@@ -62,8 +62,9 @@ public:
             flat_.dilation_w < 1 || flat_.dilation_h < 1 || (watch_ && flat_.pad_w % flat_.dilation_w != 0) ||
             flat_.buffer_elements() * elem_ > max_buffer_bytes_)
             throw Error("jit: flat planes need u8/s8 planes of at least one 16- or 32-byte vector, or s32/f32/bf16/f16 "
-                        "planes of a 32-byte one (bf16 and f16 widened), without indices, width taps at most 15 bytes or 7 elements from their output, "
-                        "a buffer of at most 64 KiB and, under a NaN watch, a width tap at each output's column");
+                        "planes of a 32-byte one (bf16 and f16 widened), without indices, width taps at most 15 bytes "
+                        "or 7 elements from their output, a buffer of at most 64 KiB and, under a NaN watch, a width "
+                        "tap at each output's column");
         generate();
         ready();
     }
