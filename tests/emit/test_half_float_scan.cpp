@@ -70,6 +70,7 @@ TEST_P(JitIsa, PlanarHalfFloatRowsSeeEachNanAsStored) {
                 // The rules scan SegNet's plane; the smaller ones scan by the choice.
                 pj::PlanChoice choice = pj::test::choice_for(isa());
                 if (std::string(shape).find("360x480") == std::string::npos) choice.nan = pj::PlanChoice::Nan::scan;
+                choice.planes = pj::PlanChoice::Switch::off;  // AVX-512 would hold the 14x11 plane in registers
                 jit::PlanOptions options;
                 options.choice = choice;
                 const jit::KernelPlan plan = plan_of(line, isa(), options);
@@ -77,10 +78,10 @@ TEST_P(JitIsa, PlanarHalfFloatRowsSeeEachNanAsStored) {
                 ASSERT_TRUE(plan.scan_rows_for_nan);
                 if (isa() == jit::Isa::avx2) {
                     ASSERT_TRUE(plan.scan_half_floats_as_stored);
-                }
-                // The last shape scans in steps of one vector: 16 bytes, in xmm.
-                if (std::string(shape).find("14x11") != std::string::npos) {
-                    ASSERT_EQ(plan.vectors_per_block * plan.lanes * 2, 16);
+                    // The last shape scans in steps of one vector: 16 bytes, in xmm.
+                    if (std::string(shape).find("14x11") != std::string::npos) {
+                        ASSERT_EQ(plan.vectors_per_block * plan.lanes * 2, 16);
+                    }
                 }
                 const pj::test::IsaCap cap(jit::to_string(isa()));
                 const pj::Primitive p = pj::create(pj::parse_problem(line), choice);
