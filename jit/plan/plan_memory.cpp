@@ -62,7 +62,23 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
     const MemoryFacts m = memory_facts(p);
     const bool compare_bound = reads_per_element(p) >= 4.0;
     if (planar_lanes(p, m)) {
-        if (!traits.splits_512_bit_ops) return {Isa::avx512, "planar rows: opmasks for border items and gathers"};
+        // u8/s8 rows the 256-bit form compares in byte lanes (byte rows, or flat planes: the same 256-bit code in
+        // both forms), where the AVX-512 form widens bytes to 32-bit lanes or gathers small planes by permutes.
+        // Intel Xeon (Emerald Rapids), u8 ncx: VGG pool5 4.4 us against 13.6, GoogLeNet 32 against 91, MobileNet
+        // 31 against 44, the stem 36 against 44. On cores that split 512-bit operations, after small planes.
+        const auto takes_byte_rows = [&] {
+            if ((p.dtype != DType::u8 && p.dtype != DType::s8) || p.has_indices) return false;
+            try {
+                const KernelPlan avx2 = make_plan(p, Isa::avx2);
+                return (avx2.separable.enabled() && lane_bytes(avx2.compare) == 1) || avx2.flat_planes.enabled();
+            } catch (const Error&) {  // the AVX2 form does not plan it: the rules below
+                return false;
+            }
+        };
+        if (!traits.splits_512_bit_ops) {
+            if (takes_byte_rows()) return {Isa::avx2, "planar bytes in the 256-bit form's byte rows or flat planes"};
+            return {Isa::avx512, "planar rows: opmasks for border items and gathers"};
+        }
         // Small planes in registers, gathered by two-register permutes, are AVX-512's alone.
         const std::int64_t w_out = p.out[static_cast<std::size_t>(p.spatial_rank - 1)];
         const bool small_planes = w_out < 16 && p.spatial_out_size() >= 36 && p.spatial_in_size() <= 256 &&
@@ -83,19 +99,9 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
             if (uneven)
                 return {Isa::avx512, "bf16 small planes of uneven windows held in registers (AVX-512's permutes)"};
         }
-        // u8/s8 rows the 256-bit form compares in byte lanes (byte rows): faster than the AVX-512 form's byte
-        // rows or its 32-bit rings on every suite layer (Zen 4, u8 ncx: the stem 33 against 46 us, SPPF 80
-        // against 94, k3 s1 over 28x28 22 against 24). Flat planes are the same 256-bit code in both forms.
-        if ((p.dtype == DType::u8 || p.dtype == DType::s8) && !p.has_indices) {
-            bool byte_rows = false;
-            try {
-                const KernelPlan avx2 = make_plan(p, Isa::avx2);
-                byte_rows = (avx2.separable.enabled() && lane_bytes(avx2.compare) == 1) || avx2.flat_planes.enabled();
-            } catch (const Error&) {  // the AVX2 form does not plan it: the rules below
-            }
-            if (byte_rows)
-                return {Isa::avx2, "the core runs 512-bit operations in halves: planar bytes in the 256-bit form's byte rows or flat planes"};
-        }
+        // Zen 4, u8 ncx: the stem 33 against 46 us, SPPF 80 against 94, k3 s1 over 28x28 22 against 24.
+        if (takes_byte_rows())
+            return {Isa::avx2, "the core runs 512-bit operations in halves: planar bytes in the 256-bit form's byte rows or flat planes"};
         // f32 windows of 5 rows or more (SPP, SPPF): the 256-bit form's separable rows (ncx SPP k9 352-377 us
         // against 481, SPPF 132 against 142; Zen 4). s32 SPPF ran 1.07x faster on AVX-512.
         if (compare_bound && p.dtype == DType::f32 && p.spatial_rank == 2 && p.op == OpKind::max_pool &&
