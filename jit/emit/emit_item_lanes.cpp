@@ -99,7 +99,7 @@ void WindowEmitter<Ops>::init_from_first_tap(const ItemShape& s, const Reg64& ba
             continue;
         }
         load_item_vector(s, v, base, 0, vec(regs_.acc[v]), false, -1, 0);
-        if (f16()) load_item_vector(s, v, base, 0, vec(regs_.raw[v]), true, -1, 0);
+        if (raw_bits()) load_item_vector(s, v, base, 0, vec(regs_.raw[v]), true, -1, 0);
         if (plan_.has_indices) ops_.broadcast_gpr(vec(regs_.idx[v]), tap_index_, plan_.index_lanes_64);
     }
 }
@@ -175,16 +175,16 @@ void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::i
         }
         load_item_vector(s, v, base, offset, vec(regs_.fresh), false, -1, tap);
         if (fast && plan_.watch_rows_for_nan && tap_watched(tap)) ops_.note_nan(vec(next_watch(v)), vec(regs_.fresh));
-        if (fast && !plan_.has_indices && !f16()) {
+        if (fast && !plan_.has_indices && !raw_bits()) {
             if (first_tap_moves_) vmovaps(vec(regs_.acc[v]), vec(regs_.fresh));
             else ops_.max_fast(vec(regs_.acc[v]), vec(regs_.fresh));
             continue;
         }
-        if (f16()) load_item_vector(s, v, base, offset, vec(regs_.fresh_raw), true);
+        if (raw_bits()) load_item_vector(s, v, base, offset, vec(regs_.fresh_raw), true);
         if (fast) ops_.compute_take_fast(vec(regs_.fresh), vec(regs_.acc[v]));
         else ops_.compute_take(vec(regs_.fresh), vec(regs_.acc[v]));
         ops_.blend_take(vec(regs_.acc[v]), vec(regs_.fresh));
-        if (f16()) ops_.blend_take(vec(regs_.raw[v]), vec(regs_.fresh_raw));
+        if (raw_bits()) ops_.blend_take(vec(regs_.raw[v]), vec(regs_.fresh_raw));
         if (plan_.has_indices) ops_.blend_take_index(vec(regs_.idx[v]));
     }
 }
@@ -378,9 +378,10 @@ void WindowEmitter<Ops>::store_item(const ItemShape& s) {
     for (int v = 0; v < vectors(s); ++v) {
         if (in_pair_order(s)) {  // merged in pair order (load_item_vector): lanes in order first
             ops_.restore_pair_order(vec(regs_.acc[v]));
-            if (f16()) ops_.restore_pair_order(vec(regs_.raw[v]));
+            if (raw_bits()) ops_.restore_pair_order(vec(regs_.raw[v]));
             if (plan_.has_indices) ops_.restore_pair_order(vec(regs_.idx[v]));
         }
+        if (f16() && !raw_bits()) ops_.f16_bits_of(vec(regs_.raw[v]), vec(regs_.acc[v]));
         if (fix) {
             ops_.find_nan_lanes(vec(regs_.acc[v]));
             ops_.move_under_fix(value_reg(v), vec(regs_.empty_value));

@@ -135,7 +135,7 @@ void WindowEmitter<Ops>::emit_window_taps(const ItemShape& s, std::int64_t taps,
 template <typename Ops>
 bool WindowEmitter<Ops>::merges_row_in_chains(const ItemShape& s, std::int64_t taps, bool fast) const {
     return plan_.row_chains > 1 && fast && taps >= 2 && plan_.unroll_width_taps && !plan_.has_indices &&
-           !f16() && !s.taps_as_lanes && !s.whole_plane && s.masked == nullptr && !merges_tap_pairs(s, fast);
+           !raw_bits() && !s.taps_as_lanes && !s.whole_plane && s.masked == nullptr && !merges_tap_pairs(s, fast);
 }
 
 // The row's taps [0, half) into chain 0 and [half, taps) into chain 1, each started by its first tap's load
@@ -189,7 +189,7 @@ void WindowEmitter<Ops>::merge_unrolled_window(const ItemShape& s, std::int64_t 
             for (std::int64_t t = 0; t < (chains ? 0 : taps); ++t) {
                 // The window's first tap: every lane's first real tap in a plain item (the lowest value it would
                 // be merged with changes nothing: the first maximum is kept on ties either way).
-                first_tap_moves_ = fast && d == 0 && h == 0 && t == 0 && !indices && !f16() && s.masked == nullptr &&
+                first_tap_moves_ = fast && d == 0 && h == 0 && t == 0 && !indices && !raw_bits() && s.masked == nullptr &&
                                    !s.taps_as_lanes;
                 if (t + 1 < taps && merges_tap_pairs(s, fast)) {
                     merge_tap_pair(s, h_ptr_, wrap_mul(t, plan_.src_tap_stride_w), static_cast<int>(t));

@@ -114,6 +114,9 @@ private:
     std::int64_t elem() const { return static_cast<std::int64_t>(size_of(plan_.dtype)); }
     std::int64_t index_elem() const { return static_cast<std::int64_t>(size_of(plan_.index_dtype)); }
     bool f16() const { return plan_.dtype == DType::f16; }
+    // f16 exact rows carry each lane's raw bits beside its compare value (a NaN's bits survive); fast rows hold
+    // no NaN, so their f32 maxima convert back exactly at the store.
+    bool raw_bits() const { return f16() && exact_row(); }
     static Vmm vec(int i) { return Vmm(i); }
     // Items at lane stride 2 merge their taps in the trait's pair order and store_item restores lane order, where
     // index lanes (if any) match the compare lanes one to one: 64-bit index lanes beside half vectors of 32-bit

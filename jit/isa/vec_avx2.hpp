@@ -278,6 +278,12 @@ public:
         else g_.vcmpps(lane_mask(), acc, acc, unord_q);
     }
     void move_under_fix(const Vmm& dst, const Vmm& src) { blend(dst, src, lane_mask(), lanes_64()); }
+    // f16 fast rows: bits <- the f16 bits of value's f32 lanes, zero-extended (store_value's domain). Exact for
+    // every value that came from an f16 but NaN, which a fast row never holds.
+    void f16_bits_of(const Vmm& bits, const Vmm& value) {
+        g_.vcvtps2ph(Xbyak::Xmm(bits.getIdx()), value, 0);
+        g_.vpmovzxwd(bits, Xbyak::Xmm(bits.getIdx()));
+    }
 
     // Store-domain register (raw bits for f16, the compare value otherwise) -> `valid` elements of format.dtype.
     void store_value(const Xbyak::Address& dst, const Vmm& value, const Vmm& scratch, int valid) {

@@ -252,6 +252,12 @@ public:
         if (format_.compare == CompareType::f64) g_.vcmppd(fix_, acc, acc, unord_q);
         else g_.vcmpps(fix_, acc, acc, unord_q);
     }
+    // f16 fast rows: bits <- the f16 bits of value's f32 lanes, zero-extended (store_value's domain). Exact for
+    // every value that came from an f16 but NaN, which a fast row never holds.
+    void f16_bits_of(const Vmm& bits, const Vmm& value) {
+        g_.vcvtps2ph(Xbyak::Ymm(bits.getIdx()), value, 0);
+        g_.vpmovzxwd(bits, Xbyak::Ymm(bits.getIdx()));
+    }
     void move_under_fix(const Vmm& dst, const Vmm& src) {
         if (lanes_64()) g_.vmovdqa64(dst | fix_, src);
         else g_.vmovdqa32(dst | fix_, src);

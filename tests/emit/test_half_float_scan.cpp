@@ -1,8 +1,9 @@
-// The NaN scan of planar bf16 and f16 rows (jit/emit/emit_nan_scan.cpp): on traits without opmasks the plan has it
-// test the elements as stored (magnitude bits above the infinity's) instead of summing widened values. A NaN it missed would leave its row to
-// the fast code, which does not propagate it; a NaN it saw sends the row to the exact code. Each row below holds
-// one NaN at a time, of each kind and at each kind of place, beside the infinities of both signs (no NaN, but a
-// sum of them is one), and runs against the reference on each ISA the CPU has.
+// Half floats in the row code. The NaN scan of planar bf16 and f16 rows (jit/emit/emit_nan_scan.cpp): on traits
+// without opmasks the plan has it test the elements as stored (magnitude bits above the infinity's) instead of
+// summing widened values. A NaN it missed would leave its row to the fast code, which does not propagate it; a NaN
+// it saw sends the row to the exact code. Each row below holds one NaN at a time, of each kind and at each kind of
+// place, beside the infinities of both signs (no NaN, but a sum of them is one), and runs against the reference on
+// each ISA the CPU has. Then f16 fast rows, which store each f32 maximum's f16 bits back, over every finite f16.
 #include "support/cpu_isas.hpp"
 #include "support/isa_cap.hpp"
 #include "support/run_compare.hpp"
@@ -111,6 +112,46 @@ TEST_P(JitIsa, PlanarHalfFloatRowsSeeEachNanAsStored) {
                 put(infinities, width / 2 + 1, minus_inf);
                 put(infinities, (rows - 1) * width, minus_inf);
                 expect_reference(infinities);
+            }
+        }
+    }
+}
+
+// f16 fast rows (rows a scan or watch found without NaN) compare in f32 and store each maximum's f16 bits back
+// (WindowEmitter::raw_bits: only exact rows carry raw bits). Every finite f16, subnormals and the largest
+// included, infinities and both zeros, in channels-last and planar rows; each output must be its window's first
+// maximum, bit for bit.
+TEST_P(JitIsa, F16FastRowsStoreEachMaximumsBits) {
+    for (const char* shape : {"layout=nxc src=2x40x17x19 k=3x3 s=2x2 pb=1x1 pe=1x1", "layout=nxc src=1x24x12x12 k=5x5 pb=2x2 pe=2x2",
+                              "layout=ncx src=1x3x30x41 k=3x3 s=2x2 pb=1x1 pe=1x1", "layout=ncx src=2x5x77 k=4 s=3 pb=2 pe=1",
+                              "layout=nxc src=1x17x5x6x7 k=2x2x2 s=2x1x2 round=ceil", "layout=nCx16c src=1x20x9x9 k=3x3 s=2x2"}) {
+        for (const char* nan_rule : {"propagate", "ignore"}) {
+            const std::string line = std::string("maxpool dt=f16 ") + shape + " nan=" + nan_rule;
+            SCOPED_TRACE(line);
+            const pj::PlanChoice choice = pj::test::choice_for(isa());
+            jit::PlanOptions options;
+            options.choice = choice;
+            const jit::KernelPlan plan = plan_of(line, isa(), options);
+            if (std::string(nan_rule) == "propagate") {
+                ASSERT_TRUE(plan.scan_rows_for_nan || plan.watch_rows_for_nan);  // fast rows exist
+            }
+            const pj::test::IsaCap cap(jit::to_string(isa()));
+            const pj::Primitive p = pj::create(pj::parse_problem(line), choice);
+            ASSERT_EQ(p.impl_name(), std::string("jit:") + jit::to_string(isa()));
+            const std::size_t bytes = pj::casegen::byte_size(p.src_desc());
+            std::mt19937_64 rng(11);
+            for (int run = 0; run < 4; ++run) {
+                std::vector<std::uint8_t> src(bytes);
+                for (std::size_t e = 0; e < bytes / 2; ++e) {
+                    std::uint16_t bits = static_cast<std::uint16_t>(rng());
+                    if ((bits & 0x7C00) == 0x7C00) bits &= 0xFC00;           // a NaN or infinity: the infinity
+                    if (run == 1) bits &= 0x83FF;                           // zeros and subnormals only
+                    if (run == 2 && rng() % 4 != 0) bits = rng() % 2 ? 0x8000 : 0;  // mostly signed zeros
+                    if (run == 3) bits |= 0x7800;                           // the largest finite values and +-inf
+                    std::memcpy(src.data() + e * 2, &bits, 2);
+                }
+                pj::test::expect_run_matches_reference(p.problem(), src, [&](const void* s, void* d, void* i) { p.execute(s, d, i); },
+                                                       jit::to_string(isa()));
             }
         }
     }
