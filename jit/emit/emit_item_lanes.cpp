@@ -107,7 +107,7 @@ void WindowEmitter<Ops>::init_from_first_tap(const ItemShape& s, const Reg64& ba
 // The fast path starts from the type's lowest value (and the first tap's index) and merges every tap, the
 // first included, so the window is read once: a strict compare keeps the first index when every element is
 // the lowest, whose bits are then the accumulator's. It runs only on input without NaN; the exact path
-// starts from the first element. f16 keeps raw bits beside the compare value and starts from the element.
+// starts from the first element (f16's exact path with each lane's raw bits beside its compare value).
 // In a masked item a lane's first real tap may be a later one: its index is the one kept on ties.
 template <typename Ops>
 void WindowEmitter<Ops>::init_lowest(const ItemShape& s) {
@@ -381,10 +381,13 @@ void WindowEmitter<Ops>::store_item(const ItemShape& s) {
             if (raw_bits()) ops_.restore_pair_order(vec(regs_.raw[v]));
             if (plan_.has_indices) ops_.restore_pair_order(vec(regs_.idx[v]));
         }
-        if (f16() && !raw_bits()) ops_.f16_bits_of(vec(regs_.raw[v]), vec(regs_.acc[v]));
         if (fix) {
             ops_.find_nan_lanes(vec(regs_.acc[v]));
-            ops_.move_under_fix(value_reg(v), vec(regs_.empty_value));
+            ops_.move_under_fix(vec(regs_.acc[v]), vec(regs_.empty_value));
+            if (raw_bits()) {  // the empty window's raw bits: f16's -inf
+                ops_.broadcast_constant32(vec(regs_.scratch), 0xFC00u);
+                ops_.move_under_fix(vec(regs_.raw[v]), vec(regs_.scratch));
+            }
         }
         const std::int64_t first_lane = std::int64_t{v} * plan_.lanes;
         if (widened_pair(s, v)) {  // values only
@@ -399,11 +402,13 @@ void WindowEmitter<Ops>::store_item(const ItemShape& s) {
         }
         if constexpr (Ops::needs_vector_masks) {
             if (back_read_bytes(s, v) > 0) {
-                ops_.store_value_top(at(dst_, first_lane * elem()), value_reg(v), vec(regs_.scratch), valid(s, v));
+                ops_.store_value_top(at(dst_, first_lane * elem()), vec(regs_.acc[v]), vec(regs_.scratch), valid(s, v));
                 continue;  // (no indices: KernelPlan::tail_back_reads)
             }
         }
-        ops_.store_value(at(dst_, first_lane * elem()), value_reg(v), vec(regs_.scratch), valid(s, v));
+        const Address values = at(dst_, first_lane * elem());
+        if (raw_bits()) ops_.store_raw_f16(values, vec(regs_.raw[v]), vec(regs_.scratch), valid(s, v));
+        else ops_.store_value(values, vec(regs_.acc[v]), vec(regs_.scratch), valid(s, v));
         if (!plan_.has_indices) continue;
         const std::int64_t entry = plan_.wide_index_math ? 8 : 4;
         lea(big_offset_, ptr[rip + lane_table(s.lane_step)]);

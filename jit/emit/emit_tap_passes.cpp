@@ -22,8 +22,7 @@ void WindowEmitter<Ops>::emit_swept_item(const ItemShape& s, std::int64_t taps) 
 // h_index_ the destination block of emit_tap_pass.
 template <typename Ops>
 void WindowEmitter<Ops>::emit_tap_passes(const ItemShape& s, std::int64_t taps) {
-    if (plan_.has_indices || !plan_.fast_starts_from_lowest)
-        throw Error("jit: tap passes are for values that start from the lowest, without indices");
+    if (plan_.has_indices) throw Error("jit: tap passes are for values without indices");
     // Every block's maximum starts as the lowest value, in the output.
     for_each_channel_block([&] { store_empty_item(s); });
     const bool h_axis = plan_.spatial_rank >= 2;
@@ -81,7 +80,7 @@ void WindowEmitter<Ops>::emit_tap_pass(const ItemShape& s, std::int64_t taps) {
             ++v;
             continue;
         }
-        ops_.store_value(partial, value_reg(v), vec(regs_.scratch), valid(s, v));
+        ops_.store_value(partial, vec(regs_.acc[v]), vec(regs_.scratch), valid(s, v));
     }
     add_imm(tap_ptr_, block_bytes);
     add_imm(block_dst, block_bytes);

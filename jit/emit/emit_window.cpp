@@ -37,12 +37,12 @@ void WindowEmitter<Ops>::emit_window_taps(const ItemShape& s, std::int64_t taps,
     // Tap indices count from the window's first tap when the plan says so, else from the plane's start.
     if (plan_.index_relative_to_window) xor_(tap_index_, tap_index_);
     else mov(tap_index_, window_index_);
-    if (s.masked != nullptr && !(fast && plan_.unroll_width_taps && plan_.fast_starts_from_lowest))
+    if (s.masked != nullptr && !(fast && plan_.unroll_width_taps))
         throw Error("jit: a masked item needs the fast path with unrolled width taps");
-    if (s.taps_as_lanes && (!fast || !plan_.fast_starts_from_lowest || plan_.index_relative_to_window ||
+    if (s.taps_as_lanes && (!fast || plan_.index_relative_to_window ||
                             s.lanes > plan_.lanes || (Ops::needs_vector_masks && plan_.lanes != register_lanes())))
         throw Error("jit: a taps-as-lanes item needs the fast path, spatial indices and a window of at most one vector");
-    if (fast && plan_.fast_starts_from_lowest) init_lowest(s);
+    if (fast) init_lowest(s);
     else init_from_first_tap(s, window_);
 
     // A masked item's tap masks are the same on every pass of the outer loops: loaded once, before them.

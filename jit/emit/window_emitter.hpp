@@ -207,7 +207,6 @@ private:
         const int chain = watch_turn_[v]++ % plan_.watch_chains;
         return regs_.watch[chain * max_vectors + v];
     }
-    Vmm value_reg(int v) const { return vec(f16() ? regs_.raw[v] : regs_.acc[v]); }
     // Compare-type lanes a register holds (plan_.lanes is half that with 64-bit index lanes beside 32-bit).
     int register_lanes() const { return Ops::vector_bytes / lane_bytes(plan_.compare); }
     int vectors(const ItemShape& s) const { return static_cast<int>((s.lanes + plan_.lanes - 1) / plan_.lanes); }

@@ -278,14 +278,18 @@ public:
         else g_.vcmpps(lane_mask(), acc, acc, unord_q);
     }
     void move_under_fix(const Vmm& dst, const Vmm& src) { blend(dst, src, lane_mask(), lanes_64()); }
-    // f16 fast rows: bits <- the f16 bits of value's f32 lanes, zero-extended (store_value's domain). Exact for
-    // every value that came from an f16 but NaN, which a fast row never holds.
-    void f16_bits_of(const Vmm& bits, const Vmm& value) {
-        g_.vcvtps2ph(Xbyak::Xmm(bits.getIdx()), value, 0);
-        g_.vpmovzxwd(bits, Xbyak::Xmm(bits.getIdx()));
+    // f16 exact rows: `valid` elements of raw bits (zero-extended in 32-bit lanes) at dst, as they are.
+    void store_raw_f16(const Xbyak::Address& dst, const Vmm& raw, const Vmm& scratch, int valid) {
+        const Xbyak::Xmm narrow(scratch.getIdx());
+        if (valid == 1) return g_.vpextrw(dst, Xbyak::Xmm(raw.getIdx()), 0);
+        g_.vpackusdw(scratch, raw, raw);
+        g_.vpermq(scratch, scratch, 0x08);
+        if (valid < register_lanes()) xmm_to_memory(dst.getRegExp(), narrow, valid * 2);
+        else g_.vmovdqu(dst, narrow);
     }
 
-    // Store-domain register (raw bits for f16, the compare value otherwise) -> `valid` elements of format.dtype.
+    // Compare value -> `valid` elements of format.dtype (f16: `vcvtps2ph`, exact for every value that came from an
+    // f16 but NaN; f16 rows that may hold one store their raw bits, store_raw_f16).
     void store_value(const Xbyak::Address& dst, const Vmm& value, const Vmm& scratch, int valid) {
         const bool partial = valid < register_lanes();
         const bool same_width = byte_lanes() || size_of(format_.dtype) == static_cast<std::size_t>(lane_bytes(format_.compare));
@@ -298,7 +302,10 @@ public:
             const Xbyak::Xmm lane0(value.getIdx());
             switch (format_.dtype) {
                 case DType::bf16: g_.vpextrw(dst, lane0, 1); return;  // the f32's high half
-                case DType::f16: g_.vpextrw(dst, lane0, 0); return;   // raw bits, zero-extended
+                case DType::f16:
+                    g_.vcvtps2ph(Xbyak::Xmm(scratch.getIdx()), lane0, 0);
+                    g_.vpextrw(dst, Xbyak::Xmm(scratch.getIdx()), 0);
+                    return;
                 case DType::u8: case DType::s8: g_.vpextrb(dst, lane0, 0); return;  // the value's low byte
                 default: break;
             }
@@ -318,10 +325,7 @@ public:
                 g_.vpermq(scratch, scratch, 0x08);
                 g_.vpackuswb(narrow, narrow, narrow);
                 break;
-            case DType::f16:
-                g_.vpackusdw(scratch, value, value);
-                g_.vpermq(scratch, scratch, 0x08);
-                break;
+            case DType::f16: g_.vcvtps2ph(narrow, value, 0); break;
             case DType::bf16:
                 g_.vpsrld(scratch, value, 16);
                 g_.vpackusdw(scratch, scratch, scratch);

@@ -252,18 +252,17 @@ public:
         if (format_.compare == CompareType::f64) g_.vcmppd(fix_, acc, acc, unord_q);
         else g_.vcmpps(fix_, acc, acc, unord_q);
     }
-    // f16 fast rows: bits <- the f16 bits of value's f32 lanes, zero-extended (store_value's domain). Exact for
-    // every value that came from an f16 but NaN, which a fast row never holds.
-    void f16_bits_of(const Vmm& bits, const Vmm& value) {
-        g_.vcvtps2ph(Xbyak::Ymm(bits.getIdx()), value, 0);
-        g_.vpmovzxwd(bits, Xbyak::Ymm(bits.getIdx()));
+    // f16 exact rows: `valid` elements of raw bits (zero-extended in 32-bit lanes) at dst, as they are.
+    void store_raw_f16(const Xbyak::Address& dst, const Vmm& raw, const Vmm&, int valid) {
+        g_.vpmovdw(valid < register_lanes() ? dst | set_mask(valid) : dst, raw);
     }
     void move_under_fix(const Vmm& dst, const Vmm& src) {
         if (lanes_64()) g_.vmovdqa64(dst | fix_, src);
         else g_.vmovdqa32(dst | fix_, src);
     }
 
-    // Store-domain register (raw bits for f16, the compare value otherwise) -> `valid` elements of format.dtype.
+    // Compare value -> `valid` elements of format.dtype (f16: `vcvtps2ph`, exact for every value that came from an
+    // f16 but NaN; f16 rows that may hold one store their raw bits, store_raw_f16).
     void store_value(const Xbyak::Address& dst, const Vmm& value, const Vmm& scratch, int valid) {
         const Xbyak::Address at = valid < register_lanes() ? dst | set_mask(valid) : dst;
         if (byte_lanes()) {
@@ -276,7 +275,10 @@ public:
             case DType::s32: g_.vmovdqu32(at, value); break;
             case DType::s64: g_.vmovdqu64(at, value); break;
             case DType::s8: case DType::u8: g_.vpmovdb(at, value); break;
-            case DType::f16: g_.vpmovdw(at, value); break;
+            case DType::f16:
+                g_.vcvtps2ph(Xbyak::Ymm(scratch.getIdx()), value, 0);
+                g_.vmovdqu16(at, Xbyak::Ymm(scratch.getIdx()));
+                break;
             case DType::bf16:
                 g_.vpsrld(scratch, value, 16);
                 g_.vpmovdw(at, scratch);

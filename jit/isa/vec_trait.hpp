@@ -65,12 +65,11 @@ void max_keeping_second(Xbyak::CodeGenerator& g, CompareType compare, const Vmm&
     }
 }
 
-// v <- the empty-window value in the store domain (raw bits for f16), in every lane.
+// v <- the empty-window value as a compare value (f16 and bf16: f32's -inf), in every lane.
 template <typename Ops, typename Vmm>
 void broadcast_empty_value(Ops& ops, const Vmm& v, const LaneFormat& format) {
     switch (format.dtype) {
-        case DType::f32: case DType::bf16: ops.broadcast_constant32(v, 0xFF800000u); break;
-        case DType::f16: ops.broadcast_constant32(v, 0xFC00u); break;
+        case DType::f32: case DType::bf16: case DType::f16: ops.broadcast_constant32(v, 0xFF800000u); break;
         case DType::s8: ops.broadcast_constant32(v, format.compare == CompareType::s8 ? 0x80808080u : 0xFFFFFF80u); break;
         case DType::u8: ops.broadcast_constant32(v, 0u); break;
         case DType::s32: ops.broadcast_constant32(v, 0x80000000u); break;

@@ -115,7 +115,6 @@ Planner::Planner(const Problem& p, const IsaCaps& caps, const PlanOptions& optio
     plan_.nan = p.nan;
     plan_.spatial_rank = p.spatial_rank;
     plan_.vector_bytes = caps.vector_bytes;
-    plan_.fast_starts_from_lowest = p.dtype != DType::f16;
     if (p.has_indices) index_multipliers(p, multipliers_);
     const int w = p.spatial_rank - 1;
     wa_ = static_cast<std::size_t>(w);

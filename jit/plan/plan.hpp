@@ -419,9 +419,6 @@ struct KernelPlan {
     // ordered streams as it has taps; block by block, a window's taps were a pixel's width apart (a global
     // pool of 2048 channels: 8 KiB) and no prefetcher kept up. 0: block by block.
     std::int64_t tap_pass_taps = 0;
-    // The fast code starts each window from the type's lowest value and reads every tap once; f16, which
-    // carries raw bits beside the compare value, starts from the window's first element.
-    bool fast_starts_from_lowest = true;
     // ncx fast rows of one item (2-D; indices in 32-bit lanes only) whose windows along h move by one tap every
     // ring_row_interval output rows (dilation / stride, where the stride divides the dilation: 1 without
     // dilation or where the stride equals it, 2 at stride 1 and dilation 2): the

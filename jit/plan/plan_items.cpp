@@ -36,11 +36,10 @@ constexpr std::int64_t min_tap_pass_width_taps = 5;
 
 // Planar fast rows (input without NaN) may use item shapes of their own: a window of the whole plane read as
 // one span; a window's taps as lanes where a row has few outputs for its windows; else masked items that let
-// border outputs share vectors with interior ones (every kernel tap unrolled, a mask per tap). f16 starts
-// from its first element, which a masked or tap lane may not have. Taps as lanes keep each lane's scan rank
-// as its row's byte offset in the window, in 32-bit lanes, with opmasks; without them (AVX2) the window's
-// maximum goes to every lane and a second pass over its rows finds the first element equal to it (only for
-// indices or a float maximum of zero: any other maximum's bits are the element's).
+// border outputs share vectors with interior ones (every kernel tap unrolled, a mask per tap). Taps as lanes
+// keep each lane's scan rank as its row's byte offset in the window, in 32-bit lanes, with opmasks; without
+// them (AVX2) the window's maximum goes to every lane and a second pass over its rows finds the first element
+// equal to it (only for indices or a float maximum of zero: any other maximum's bits are the element's).
 void Planner::choose_fast_row() {
     constexpr const char* step = "fast_row";
     if (!lanes_are_outputs_) return;
@@ -49,7 +48,6 @@ void Planner::choose_fast_row() {
     if (!half_vectors_ && small_plane_ && memory_.planes_contiguous)
         plan_.fast_segments = whole_plane_segments(p_, multipliers_, plan_.lanes);
     if (!plan_.fast_segments.empty()) return choose_whole_plane();
-    if (!plan_.fast_starts_from_lowest) return declined(step, "f16 starts each window from its first element");
     if (!half_vectors_ && !window_relative_ && axis_.dilation == 1 && small_plane_)
         plan_.fast_segments = window_lane_segments(runs_, plan_.segments, axis_.out, plan_.lanes);
     // Without opmasks each window costs a reduction across the lanes and, for a float zero or indices, a
@@ -210,7 +208,7 @@ void Planner::choose_even_element_loads() {
 // or bf16 with its even elements widened in place; bytes widen their even elements alone): the lanes of tap
 // t + 1 are the odd elements of the pair of loads whose even elements are tap t's, so the fast copy merges its
 // taps two at a time from one pair of loads (bf16: one load of whole dwords, the taps its low and high halves).
-// Without indices (their blends follow each tap) and f16 (raw bits beside each tap). A 2x2 window at stride 2
+// Without indices (their blends follow each tap) and f16 (each tap converted as it loads). A 2x2 window at stride 2
 // loads 8 vectors an item of 16 f32 outputs tap by tap, 4 in pairs: VGG pool1 ncx f32 385 -> 336 us, s32 over
 // 256x56x56 88 -> 73 (AVX2, lowest of 6 alternating rounds).
 void Planner::choose_paired_tap_loads() {
@@ -225,7 +223,7 @@ void Planner::choose_paired_tap_loads() {
     if (!caps_.paired_tap_loads) return declined(step, "the trait does not merge two taps from one pair of loads");
     if (plan_.dilation_w != 1) return declined(step, "width taps a dilation apart");
     if (p_.has_indices) return declined(step, "indices");
-    if (plan_.dtype == DType::f16) return declined(step, "f16 keeps raw bits beside each tap");
+    if (plan_.dtype == DType::f16) return declined(step, "f16 converts each tap as it loads");
     // bf16's even elements widened in place pair too: a load of whole dwords holds tap t's elements in its low
     // halves and tap t + 1's in its high halves (a shift and an and, IsaCaps::widened_pairs). Bytes do not.
     if (plan_.even_element_loads && !(plan_.dtype == DType::bf16 && caps_.widened_pairs))
@@ -242,7 +240,7 @@ void Planner::choose_paired_tap_loads() {
 // Channels last on a trait without opmasks: a partial vector of channels loads a whole register ending at its
 // last channel (KernelPlan::tail_back_reads) in the plain items of the row code and the column ring, whose
 // rows keep the lanes where the loads put them; separable pixels and tap passes keep their lanes in order, and
-// indices, f16's raw bits and widened loads keep the masked load.
+// indices and widened loads (bf16, f16, planar bytes) keep the masked load.
 // Zen 3 (AVX2, one thread, u8 k3 s2 p1 over 56x56, min of 2000 calls): 24 channels ran 1.5x the time of 32
 // with a vpmaskmovd a tap.
 void Planner::choose_tail_back_reads() {
@@ -305,7 +303,6 @@ void Planner::choose_row_chains() {
     if (plan_.kernel_w < min_row_chain_taps)
         return declined(step, "windows of fewer than " + std::to_string(min_row_chain_taps) + " width taps");
     if (p_.has_indices) return declined(step, "indices");
-    if (plan_.dtype == DType::f16) return declined(step, "f16 keeps raw bits beside each tap");
     if (!plan_.unroll_width_taps) return declined(step, "width taps in a loop");
     if (plan_.widened_pairs) return declined(step, "widened pairs");
     if (plan_.ring_rows > 0 || plan_.separable.enabled() || plan_.tap_pass_taps > 0)
@@ -324,8 +321,8 @@ void Planner::choose_row_chains() {
 // global 7x7 pool of 2048 f32 channels 6.9x / 1.6x, u8 2.4x / 1.5x; PointNet's 1024 taps f32 3.3x / 2.3x,
 // u8 (1 KiB pixels) 2.4x / 1.3x; 1 KiB f32 pixels of a 7x7 pool 1.2x; a 5x5 window at stride 4 over 2 KiB
 // pixels 1.3x; k3 s2 windows (3 taps a pass) 0.5-1.0x at every width, 512-byte pixels about 1.0x. The
-// fast copy starts from the lowest value, so f16 and indices (raw bits or indices through the output)
-// keep the blocks.
+// fast copy starts from the lowest value and keeps each pass's maxima in the output (f16's converted back
+// exactly: the fast copy holds no NaN), so indices (which would pass through the output) keep the blocks.
 void Planner::choose_tap_passes() {
     constexpr const char* step = "tap_passes";
     if (lanes_are_outputs_ || plan_.channel_sweep <= 1) return;
@@ -340,7 +337,6 @@ void Planner::choose_tap_passes() {
     if (axis_.kernel < min_tap_pass_width_taps)
         return declined(step, "passes of " + std::to_string(axis_.kernel) + " width taps");
     if (p_.has_indices) return declined(step, "indices would pass through the output");
-    if (!plan_.fast_starts_from_lowest) return declined(step, "f16 starts each window from its first element");
     plan_.tap_pass_taps = max_unrolled_width_taps;
     chose(step, "passes of up to " + std::to_string(plan_.tap_pass_taps) + " taps over " +
                     std::to_string(sweep_bytes) + " bytes of channels");

@@ -110,7 +110,6 @@ void Planner::choose_row_ring() {
     if (p_.out[0] < 2 || p_.kernel[0] < 2) return declined(step, "windows along h do not overlap");
     if (p_.dilation[0] % p_.stride[0] != 0) return declined(step, "the stride along h does not divide the dilation");
     if (!caps_.opmasks) return declined(step, "the ring's rows are masked fast items (opmasks)");
-    if (!plan_.fast_starts_from_lowest) return declined(step, "f16 starts each window from its first element");
     if (p_.has_indices && (is_64bit(plan_.compare) || half_vectors_ || window_relative_))
         return declined(step, "indices beside the ring need 32-bit index lanes");
     if (!plan_.unroll_width_taps || fast_row.size() != 1 || fast_row[0].repeat != 1 || fast_row[0].taps <= 0 ||
@@ -132,7 +131,7 @@ void Planner::choose_row_ring() {
 // Channels-last windows whose rows overlap along h (stride 1, dilation 1) and whose input is read by enough
 // windows to bound them by compares.
 bool Planner::column_ring_shape() const {
-    return !lanes_are_outputs_ && !adaptive_ && plan_.fast_starts_from_lowest && p_.spatial_rank == 2 &&
+    return !lanes_are_outputs_ && !adaptive_ && p_.spatial_rank == 2 &&
            p_.out[0] >= 2 && p_.stride[0] == 1 && p_.dilation[0] == 1 && p_.kernel[0] >= 2 &&
            reads_per_element(p_) >= min_reads_of_compare_bound_rows;
 }
@@ -191,8 +190,7 @@ bool Planner::separable_row_steps(std::int64_t& interval, std::int64_t& row_step
 
 // Channels-last 2-D values in compare-bound rows whose windows along h share input rows, where the column
 // ring would hold a narrow block (integers: over pixels of a multiple of separable_pixel_bytes_multiple): the
-// reason they are not such a problem, or empty. f16 keeps raw bits beside each lane and starts from a
-// window's first element.
+// reason they are not such a problem, or empty. f16 rows are not converted into the pixel buffers.
 //
 // Measured (same run, separable pixels against the column ring, 1 thread): on AVX2 (16 registers: the ring
 // holds 1 to 3 vectors a row, 32 to 96 bytes), f32 1.2-5.2x faster (SPPF 465 -> 90 us, Inception 39 -> 34,
@@ -200,7 +198,7 @@ bool Planner::separable_row_steps(std::int64_t& interval, std::int64_t& row_step
 // s32 1.4-1.5x and u8 1.3-2.0x over pixels of 1 or 2 KiB. On AVX-512 (32 registers: 2 to 4 vectors of 64
 // bytes a row) 0.5-1.1x: the ring keeps it.
 std::string Planner::separable_pixels_declined() const {
-    if (p_.dtype == DType::f16) return "f16 carries raw bits beside each lane";
+    if (p_.dtype == DType::f16) return "f16 rows are not converted into the pixel buffers";
     if (p_.has_indices) {
         if (plan_.index_lanes_64 || is_64bit(plan_.compare) || half_vectors_ || window_relative_)
             return "indices ride in the buffers beside 32-bit compare lanes only";
@@ -411,7 +409,7 @@ void Planner::choose_separable_pixels() {
 
 // Planar rows of fewer outputs than a vector, in planes that fit in registers: the whole plane per pass,
 // its outputs flat across rows (VGG pool5's 14x14 planes: rows of 7 outputs, each a call's row loop with
-// its NaN scan, half the lanes idle). f16 carries raw bits beside each lane; half vectors keep 64-bit
+// its NaN scan, half the lanes idle). f16 planes are not converted into registers; half vectors keep 64-bit
 // index lanes beside 32-bit data lanes: both keep the rows.
 void Planner::choose_planes() {
     constexpr const char* step = "planes_in_registers";
@@ -424,7 +422,7 @@ void Planner::choose_planes() {
     if (axis_.out >= plan_.lanes && choice().planes != PlanChoice::Switch::on) return;
     if (!caps_.two_source_permutes || !caps_.opmasks)
         return declined(step, "outputs are gathered by two-register permutes into opmasked lanes");
-    if (p_.dtype == DType::f16) return declined(step, "f16 carries raw bits beside each lane");
+    if (p_.dtype == DType::f16) return declined(step, "f16 planes are not converted into registers");
     if (half_vectors_) return declined(step, "64-bit index lanes beside half vectors");
     if (!memory_.planes_contiguous) return declined(step, "a plane's rows are apart in memory (a view)");
     PlanePlan plane =
@@ -569,7 +567,7 @@ void Planner::choose_separable() {
     if (plan_.strategy != Strategy::ncx_width || p_.spatial_rank != 2 || adaptive_) return;
     if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::ring)) return declined(step, "the choice of reuse");
     if (plan_.ring_rows > 0) return declined(step, "a ring of row maxima in registers took the rows");
-    if (!plan_.fast_starts_from_lowest) return declined(step, "f16 carries raw bits beside each lane");
+    if (p_.dtype == DType::f16) return declined(step, "f16 rows are not converted into separable buffers");
     if (!byte_rows_ && (p_.kernel[0] < 2 || p_.out[0] < 2)) return declined(step, "windows along h do not overlap");
     std::int64_t interval = 1, row_step = 1;
     // Byte rows take windows that share no row too (a stride of the window's size): each input row is still

@@ -30,7 +30,7 @@ std::string to_string(const KernelPlan& plan) {
       << " out_width=" << plan.out_width << " unroll_width_taps=" << plan.unroll_width_taps
       << " unrolled_taps=" << plan.unrolled_taps_d << "x" << plan.unrolled_taps_h
       << " scan_rows_for_nan=" << plan.scan_rows_for_nan << (plan.scan_half_floats_as_stored ? " (as stored)" : "") << " watch_rows_for_nan=" << plan.watch_rows_for_nan
-      << " tap_pass_taps=" << plan.tap_pass_taps << " ring_rows=" << plan.ring_rows << "/" << plan.ring_row_interval << " ring_call_rows=" << plan.ring_call_rows << " fast_starts_from_lowest=" << plan.fast_starts_from_lowest
+      << " tap_pass_taps=" << plan.tap_pass_taps << " ring_rows=" << plan.ring_rows << "/" << plan.ring_row_interval << " ring_call_rows=" << plan.ring_call_rows
       << " prefetch=" << plan.prefetch_bytes << "@" << plan.prefetch_distance << " width_ranges=" << plan.width_ranges
       << " width_runs=";
     for (const WidthRun& r : plan.width_runs)

@@ -113,8 +113,9 @@ TEST(PlanFacts, ChannelBlocksAndTails) {
     }
 }
 
-// Channels-last items of one or two vectors whose windows span at least 4 width taps take two chains of maxima a kernel row (KernelPlan::row_chains); blocks of more vectors, indices, f16, windows
-// of 3 width taps and rows a ring serves keep one.
+// Channels-last items of one or two vectors whose windows span at least 4 width taps take two chains of maxima a
+// kernel row (KernelPlan::row_chains), f16 (its fast rows in f32 lanes) included; blocks of more vectors, indices,
+// windows of 3 width taps and rows a ring serves keep one.
 TEST(PlanFacts, ItemsOfFewVectorsTakeTwoChainsOfMaximaARow) {
     const auto chains = [](const std::string& line, jit::Isa isa) { return plan_of(line, isa).row_chains; };
     for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
@@ -123,7 +124,7 @@ TEST(PlanFacts, ItemsOfFewVectorsTakeTwoChainsOfMaximaARow) {
         EXPECT_EQ(chains("maxpool dt=u8 layout=nxc src=1x16x20x20 k=2x6 s=2x1", isa), 2);
         EXPECT_EQ(chains("maxpool dt=f32 layout=nxc src=16x2048x7x7 k=7x7", isa), 1);
         EXPECT_EQ(chains("maxpool dt=f32 layout=nCx8c src=16x2048x7x7 k=7x7 idx=s32", isa), 1);
-        EXPECT_EQ(chains("maxpool dt=f16 layout=nCx8c src=16x2048x7x7 k=7x7", isa), 1);
+        EXPECT_EQ(chains("maxpool dt=f16 layout=nCx8c src=16x2048x7x7 k=7x7", isa), 2);
         EXPECT_EQ(chains("maxpool dt=f32 layout=nCx8c src=16x2048x7x7 k=7x3", isa), 1);
     }
     EXPECT_EQ(chains("maxpool dt=f32 layout=nCx16c src=16x2048x7x7 k=7x7", jit::Isa::avx512), 2);
@@ -397,9 +398,10 @@ TEST(PlanFacts, NcxFastRowsShareItemsBetweenBorderAndInteriorOutputs) {
     EXPECT_TRUE(row.fast_segments[2].masked);
     EXPECT_EQ(row.fast_segments[2].out_begin, 256);
     EXPECT_EQ(row.fast_segments[2].outputs_per_item, 44);
-    // Not for AVX2 (no opmasks), f16 (its fast path starts from the element), nxc, or rows with empty windows.
+    // f16 too (its fast rows in f32 lanes, converted back at the store); not for AVX2 (no opmasks), nxc, or rows
+    // with empty windows.
     EXPECT_TRUE(plan_of(sppf, jit::Isa::avx2).fast_segments.empty());
-    EXPECT_TRUE(plan_of("maxpool dt=f16 layout=ncx src=1x1x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2").fast_segments.empty());
+    EXPECT_FALSE(plan_of("maxpool dt=f16 layout=ncx src=1x1x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2").fast_segments.empty());
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x1x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2").fast_segments.empty());
     for (const jit::Segment& s : plan_of("maxpool dt=f32 layout=ncx src=1x1x3x8 k=2x2 s=1x1 pb=3x3 pe=3x3").fast_segments)
         EXPECT_FALSE(s.masked);
@@ -533,14 +535,15 @@ TEST(PlanFacts, WidePixelsComputeLongWindowsInTapPasses) {
     }
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x1024x1024 k=1024").tap_pass_taps, 8);  // 1 KiB pixels
     EXPECT_EQ(plan_of("maxpool dt=bf16 layout=nxc src=1x512x28x28 k=5x5 s=4x4").tap_pass_taps, 8);
-    // Declined: pixels under 1 KiB, 3 width taps a pass (k3 s2 ran 0.5-1.0x), one pass, indices and f16 (they
-    // would carry indices or raw bits through the output), dense windows (compare bound, one block a call).
+    // f16 keeps its partial maxima in the output as f16, exactly (its fast rows hold no NaN).
+    EXPECT_EQ(plan_of("maxpool dt=f16 layout=nxc src=16x2048x7x7 k=7x7").tap_pass_taps, 8);
+    // Declined: pixels under 1 KiB, 3 width taps a pass (k3 s2 ran 0.5-1.0x), one pass, indices (they would
+    // pass through the output), dense windows (compare bound, one block a call).
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=16x128x7x7 k=7x7").tap_pass_taps, 0);
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=16x512x7x7 k=7x7").tap_pass_taps, 0);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x1024x28x28 k=3x3 s=2x2").tap_pass_taps, 0);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x1024x28x28 k=1x8 s=1x8").tap_pass_taps, 0);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=16x2048x7x7 k=7x7 idx=s64").tap_pass_taps, 0);
-    EXPECT_EQ(plan_of("maxpool dt=f16 layout=nxc src=16x2048x7x7 k=7x7").tap_pass_taps, 0);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x2048x20x20 k=5x5 pb=2x2 pe=2x2").tap_pass_taps, 0);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2048x7x7 k=7x7").tap_pass_taps, 0);
 }
@@ -654,7 +657,7 @@ TEST(PlanChoices, StepsSayWhatTheyChoseOrWhyTheyDeclined) {
     const std::string sppf = "maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2";
     EXPECT_NE(choices(sppf, jit::Isa::avx512).find("row_ring: 5 rows"), std::string::npos) << choices(sppf, jit::Isa::avx512);
     const std::string global_f16 = "maxpool dt=f16 layout=ncx src=1x8x20x20 k=3x3 s=1x1 pb=1x1 pe=1x1";
-    EXPECT_NE(choices(global_f16, jit::Isa::avx512).find("row_ring: no, f16 starts each window from its first element"),
+    EXPECT_NE(choices(global_f16, jit::Isa::avx512).find("separable_rows: no, a ring of row maxima in registers took the rows"),
               std::string::npos)
         << choices(global_f16, jit::Isa::avx512);
     const std::string u8_nxc = "maxpool dt=u8 layout=nxc src=1x64x20x20 k=3x3 s=2x2 idx=s64";
