@@ -440,7 +440,8 @@ const std::vector<StrategyRow>& strategy_registry() {
         {column_ring_indices, {avx512}, {
             {"maxpool dt=bf16 layout=nxc src=2x70x12x9 k=3x3 pb=1x1 pe=1x1 idx=s64"},
             {"maxpool dt=u8 layout=nxc src=1x40x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil idx=s32 axis=1"},
-            {"maxpool dt=s8 layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2 idx=s64 nan=ignore"}}},
+            {"maxpool dt=s8 layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2 idx=s64 nan=ignore"},
+            {"maxpool dt=f16 layout=nxc src=1x42x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil idx=s64"}}},
         // bf16 values in plain items of consecutive lanes: channels last with a pair of 9 elements in the tail
         // block (AVX-512: of 25), swept blocks, ceil rounding; tap passes; separable pixels and rows. (AVX2's
         // planar rows at stride 1 and bf16 separable pixels take pairs too; on AVX-512 those shapes are masked
