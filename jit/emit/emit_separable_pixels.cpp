@@ -126,7 +126,7 @@ void WindowEmitter<Ops>::separable_merge_rows(std::int64_t maxima_bytes, MergeRo
 template <typename Ops>
 void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) {
     const SeparableRows& sep = plan_.separable;
-    if (!nxc_ || plan_.has_indices || f16() || plan_.spatial_rank != 2 || sep.phases != 1 || sep.row_step < 1 ||
+    if (!nxc_ || plan_.has_indices || plan_.spatial_rank != 2 || sep.phases != 1 || sep.row_step < 1 ||
         (block_lanes_ != plan_.channel_block && !(sep.partial_tail && block_lanes_ == plan_.channel_tail)) ||
         sweep_ != 1)
         throw Error("jit: separable pixels are channels-last 2-D values, one block (or a partial tail) a call");

@@ -190,7 +190,7 @@ bool Planner::separable_row_steps(std::int64_t& interval, std::int64_t& row_step
 
 // Channels-last 2-D values in compare-bound rows whose windows along h share input rows, where the column
 // ring would hold a narrow block (integers: over pixels of a multiple of separable_pixel_bytes_multiple): the
-// reason they are not such a problem, or empty. f16 rows are not converted into the pixel buffers.
+// reason they are not such a problem, or empty.
 //
 // Measured (same run, separable pixels against the column ring, 1 thread): on AVX2 (16 registers: the ring
 // holds 1 to 3 vectors a row, 32 to 96 bytes), f32 1.2-5.2x faster (SPPF 465 -> 90 us, Inception 39 -> 34,
@@ -198,8 +198,8 @@ bool Planner::separable_row_steps(std::int64_t& interval, std::int64_t& row_step
 // s32 1.4-1.5x and u8 1.3-2.0x over pixels of 1 or 2 KiB. On AVX-512 (32 registers: 2 to 4 vectors of 64
 // bytes a row) 0.5-1.1x: the ring keeps it.
 std::string Planner::separable_pixels_declined() const {
-    if (p_.dtype == DType::f16) return "f16 rows are not converted into the pixel buffers";
     if (p_.has_indices) {
+        if (p_.dtype == DType::f16) return "f16 with indices keeps the row code";
         if (plan_.index_lanes_64 || is_64bit(plan_.compare) || half_vectors_ || window_relative_)
             return "indices ride in the buffers beside 32-bit compare lanes only";
         // A padded tap before a window's first real one takes that tap's index (emit_separable_pixel_indices in

@@ -86,7 +86,7 @@ TEST(PlanFacts, NcxPlanesOfShortRowsGatherEveryWindowFromRegisters) {
     EXPECT_EQ(plan_of("adaptivemaxpool dt=f32 layout=ncx src=1x256x13x13 out=2x2").strategy, jit::Strategy::ncx_width);
 
     // Not: rows of a vector or more, planes over 16 registers (f32 28x28; f64 14x14), one output per plane (whole
-    // planes), more permutes than allowed (15x15 k7: 225 outputs of 49 taps), f16 (raw bits), half vectors
+    // planes), more permutes than allowed (15x15 k7: 225 outputs of 49 taps), f16 (not converted into registers), half vectors
     // beside 64-bit index lanes, channels last, AVX2.
     const auto planes = [](const std::string& line, jit::Isa isa = jit::Isa::avx512, jit::PlanOptions options = {}) {
         const jit::KernelPlan plan = jit::make_plan(pj::resolve(pj::parse_max_pool(line)), isa, options);
@@ -267,12 +267,12 @@ TEST(PlanFacts, NcxRowsOfOneItemWhoseWindowsMoveByOneTapKeepARingOfRowMaxima) {
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=6x5 s=1x1 pb=2x2 pe=3x2", jit::Isa::avx512, rows).ring_rows, 6);
     EXPECT_EQ(ring("maxpool dt=f64 layout=ncx src=1x512x20x20 k=3x3 pb=1x1 pe=1x1 idx=s64"), 0);
     // Not: a stride along h that does not divide its dilation (windows of neighbouring rows never share rows one
-    // tap apart), rows of several items (224 outputs), f16 (its fast code starts from the first element), 1-D and
-    // 3-D, AVX2, or more ring registers than allowed (channels last: the column ring below).
+    // tap apart), rows of several items (224 outputs), 1-D and 3-D, AVX2, or more ring registers than allowed
+    // (channels last: the column ring below). f16 takes it (one row short of its pads: not a flat plane).
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20x20 k=3x3 s=2x1"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x30x20 k=3x3 s=2x1 d=3x1"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x224x224 k=3x3 pb=1x1 pe=1x1"), 0);
-    EXPECT_EQ(ring("maxpool dt=f16 layout=ncx src=1x64x20x20 k=5x5 pb=2x2 pe=2x2"), 0);
+    EXPECT_EQ(ring("maxpool dt=f16 layout=ncx src=1x64x20x20 k=5x5 pb=2x2 pe=1x2"), 5);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20 k=5"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x4x20x20 k=1x5x5"), 0);
     EXPECT_EQ(ring("maxpool dt=f32 layout=ncx src=1x64x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2), 0);
@@ -436,11 +436,13 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
         EXPECT_TRUE(plan_of(line, jit::Isa::avx2).separable.enabled()) << line;
         EXPECT_FALSE(plan_of(line, jit::Isa::avx512).separable.enabled()) << line;
     }
-    // Not: integers over smaller pixels, f16, rows bound by memory (k3 s2), 1-D, 3-D; AVX-512, whose 32
-    // registers hold 4 vectors of 64 bytes a row of the ring.
+    // f16 too, converted as each pixel loads; not with indices.
+    EXPECT_TRUE(plan_of("maxpool dt=f16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=f16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32", jit::Isa::avx2).separable.enabled());
+    // Not: integers over smaller pixels, rows bound by memory (k3 s2), 1-D, 3-D; AVX-512, whose 32 registers hold
+    // 4 vectors of 64 bytes a row of the ring.
     for (const char* line : {"maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1",
                              "maxpool dt=s32 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1",
-                             "maxpool dt=f16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2",
                              "maxpool dt=f32 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
                              "maxpool dt=f32 layout=nxc src=1x512x20 k=5 pb=2 pe=2",
                              "maxpool dt=f32 layout=nxc src=1x512x4x20x20 k=1x5x5 pb=0x2x2 pe=0x2x2"})
