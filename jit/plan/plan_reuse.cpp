@@ -224,11 +224,14 @@ std::string Planner::separable_pixels_declined() const {
     // and 28.6, k3 d2 8.7 against 9.1; bf16 k3 d2 42.6 against 63; f32 k3 d2 51.7 against 59.7); windows of 3
     // rows keep the ring (Inception k3 s1: u8 4.6 us in the ring against 8.2, f32 29.7 against 38.2).
     if (options_.core.splits_512_bit_ops && window_spans_at_least(p_, 0, 5)) return {};
-    // bf16 on every core: each tap it reads widens to f32 as it loads, and separable pixels read 2k taps an output
-    // where the ring reads k x k. A 16-core Xeon VM (full 512-bit units; one thread, tuned against the rules'
-    // AVX-512 column ring): SPPF bf16 nxc 79.6 us against 121, SPP k9 339 against 506, k3 d2 p2 60.7 against
-    // 77.1; f32 on the same layers kept the ring within 1.2x. (Measured without indices.)
-    if (p_.dtype == DType::bf16 && !p_.has_indices && window_spans_at_least(p_, 0, 5)) return {};
+    // bf16 and f16 on every core: each tap they read widens to f32 as it loads, and separable pixels read 2k taps
+    // an output where the ring reads k x k. A 16-core Xeon VM (full 512-bit units; one thread, tuned against the
+    // rules' AVX-512 column ring): SPPF bf16 nxc 79.6 us against 121, SPP k9 339 against 506, k3 d2 p2 60.7
+    // against 77.1; f32 on the same layers kept the ring within 1.2x. Xeon 2 (the same way): f16 SPPF 70.0
+    // against 105, SPP k9 263 against 446, k3 d2 p1 45.2 against 84.5, p2 51.7 against 84.9; Inception's 3 rows
+    // keep the ring. (Measured without indices.)
+    if ((p_.dtype == DType::bf16 || p_.dtype == DType::f16) && !p_.has_indices && window_spans_at_least(p_, 0, 5))
+        return {};
     // 32-bit data with indices: the column ring carries indices beside 8- and 16-bit data only
     // (choose_column_ring), so the alternative to the buffers is the row code, a compare and two blends for each
     // of a window's taps. On AVX2 they ran 4.4x faster than those rows (Zen 3, SPP k9 f32 s32); the AVX-512 form,

@@ -312,8 +312,12 @@ TEST(PlanFacts, NxcWindowsOverlappingAlongHeightKeepAColumnRing) {
     EXPECT_EQ(ring_and_vectors("maxpool dt=bf16 layout=nxc src=1x192x28x28 k=2x2 idx=s64 axis=1"), std::pair(std::int64_t{2}, 4));
     EXPECT_EQ(plan_of("maxpool dt=f64 layout=nxc src=1x64x20x20 k=3x3 pb=1x1 pe=1x1").ring_rows, 3);
     // Not: indices beside 32- and 64-bit data (above, and f64), a stride or dilation along h, input read by few
-    // windows (k2 s2 along the width), 1-D and 3-D. f16 takes it (its fast rows in f32 lanes).
-    EXPECT_EQ(plan_of("maxpool dt=f16 layout=nxc src=1x64x20x20 k=5x5 pb=2x2 pe=2x2").ring_rows, 5);
+    // windows (k2 s2 along the width), 1-D and 3-D. f16 takes it (its fast rows in f32 lanes) for windows of
+    // fewer than 5 rows, and with indices; its windows of 5 rows or more take separable pixels, as bf16's do.
+    EXPECT_EQ(plan_of("maxpool dt=f16 layout=nxc src=1x64x20x20 k=3x3 pb=1x1 pe=1x1").ring_rows, 3);
+    EXPECT_EQ(plan_of("maxpool dt=f16 layout=nxc src=1x64x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32").ring_rows, 5);
+    EXPECT_EQ(plan_of("maxpool dt=f16 layout=nxc src=1x64x20x20 k=5x5 pb=2x2 pe=2x2").ring_rows, 0);
+    EXPECT_TRUE(plan_of("maxpool dt=f16 layout=nxc src=1x64x20x20 k=5x5 pb=2x2 pe=2x2").separable.enabled());
     for (const char* line : {"maxpool dt=f64 layout=nxc src=1x64x20x20 k=3x3 pb=1x1 pe=1x1 idx=s64",
                              "maxpool dt=f32 layout=nxc src=1x64x20x20 k=3x3 s=2x1",
                              "maxpool dt=f32 layout=nxc src=1x64x20x20 k=3x3 d=2x1",
