@@ -145,7 +145,7 @@ void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::i
     for (int v = 0; v < vectors(s); ++v) {
         if constexpr (!Ops::needs_vector_masks) {
             if (s.masked != nullptr && tap >= 0) {
-                // Fast rows only (no NaN, no f16): merged in the lanes where the tap is inside the input.
+                // Fast rows only (no NaN): merged in the lanes where the tap is inside the input.
                 const std::uint64_t bits = lane_bits(s, v, tap);
                 if (bits == 0) continue;
                 load_item_vector(s, v, base, offset, vec(regs_.fresh), false, tap);

@@ -67,7 +67,7 @@ public:
         const int lanes = Ops::vector_bytes / lane_bytes(plan_.compare);
         if (plan_.strategy != Strategy::ncx_planes || plan_.lanes != lanes || lane_bytes(plan_.compare) < 4 ||
             plan_.dtype == DType::f16 || plan_.plane.registers < 1 || plan_.plane.registers > first_role)
-            throw Error("jit: planes in registers need whole registers of 32- or 64-bit lanes, no raw f16 bits and "
+            throw Error("jit: planes in registers need whole registers of 32- or 64-bit lanes, no f16 and "
                         "at most " + std::to_string(first_role) + " registers of input");
         for (const PlaneGather& g : plan_.plane.gathers)
             if (g.first >= plan_.plane.registers || g.second >= plan_.plane.registers)

@@ -7,8 +7,9 @@
 namespace pooljit::jit {
 
 // The type that comparisons happen in. Narrow types are widened to 32-bit lanes on load and narrowed back
-// on store: bf16 by a 16-bit shift (exact, NaN payloads included), f16 through F16C with the raw bits carried
-// beside the compared value (so a selected signalling NaN keeps its bits), s8/u8 by sign/zero extension.
+// on store: bf16 by a 16-bit shift (exact, NaN payloads included), f16 through F16C (exact but for NaN: rows that
+// may hold one carry each lane's raw bits beside the compared value, so a selected signalling NaN keeps its
+// bits), s8/u8 by sign/zero extension.
 // u8 and s8 (AVX-512, channels last, no indices) compare in their own bytes, 64 lanes per vector.
 enum class CompareType { f32, f64, s32, u32, s64, u8, s8 };
 

@@ -449,8 +449,8 @@ struct KernelPlan {
     bool loop_whole_plane = false;
     int whole_plane_sums = 1;
     // Whole-plane items without indices store the plane's maximum itself, searching for the first element equal
-    // to it only when it is a float zero (+0 equals -0; elements equal to any other value have its bits). f16
-    // keeps the search: its maximum is held converted, not as its bits.
+    // to it only when it is a float zero (+0 equals -0; elements equal to any other value have its bits; f16's
+    // converted back exactly, the fast copy holding no NaN).
     bool whole_plane_stores_maximum = false;
     // ncx_planes: the gathers that compute one plane (the segments are then only the fallback's description).
     PlanePlan plane;

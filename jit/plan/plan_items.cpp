@@ -86,7 +86,7 @@ void Planner::choose_fast_row() {
 void Planner::choose_whole_plane() {
     const std::int64_t vectors = (plan_.fast_segments.front().taps + plan_.lanes - 1) / plan_.lanes;
     plan_.loop_whole_plane = vectors > max_unrolled_whole_plane_vectors;
-    plan_.whole_plane_stores_maximum = !p_.has_indices && plan_.dtype != DType::f16;
+    plan_.whole_plane_stores_maximum = !p_.has_indices;
     if (plan_.loop_whole_plane) {
         // The row's other items are one output each: the block's vectors only matter to this item. As many
         // maxima in flight as the registers hold, each with its own NaN sum where they hold that too: one sum

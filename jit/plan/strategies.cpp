@@ -199,8 +199,7 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=f32 layout=nxc src=1x70x5x6x7 k=2x3x2 s=1x2x2 d=2x1x2 pb=1x1x0 pe=0x1x1 round=ceil"}}},
         // Planar float rows of plain items (AVX-512 takes masked items or planes in registers there, and loads
         // them its own way): VGG pool5's stride 2 with a width tail, borders and ceil rounding at stride 3 with
-        // a width dilation, 3-D, 1-D with a long row, adaptive bins. f16 rows on AVX-512 are plain items too:
-        // those of at least 8 outputs an item take the watch there (the paired_lanes example's f16 run).
+        // a width dilation, 3-D, 1-D with a long row, adaptive bins.
         {planar_nan_watch, {avx2}, {
             {"maxpool dt=f32 layout=ncx src=2x3x14x14 k=2x2 s=2x2"},
             {"maxpool dt=f64 layout=ncx src=1x3x10x40 k=3x3 s=3x3 d=1x2 pb=1x2 pe=1x2 round=ceil"},
