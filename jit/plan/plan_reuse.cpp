@@ -232,6 +232,12 @@ std::string Planner::separable_pixels_declined() const {
     // keep the ring. (Measured without indices.)
     if ((p_.dtype == DType::bf16 || p_.dtype == DType::f16) && !p_.has_indices && window_spans_at_least(p_, 0, 5))
         return {};
+    // Every type on every core, windows spanning 7 rows or more: the ring merges k row maxima an output where
+    // separable pixels merge 2, and AVX-512's ring holds fewer vectors a row as k grows. Xeon 2 (full 512-bit
+    // units; one thread, tuned against the rules' AVX-512 column ring, without indices): SPP k9 nxc f32 499 us
+    // against 720, u8 61.1 against 86.5, s32 412 against 498; k7 p3 over 26x26 f32 36.9 against 46.1; SPPF's
+    // 5 rows kept the ring (f32 level).
+    if (!p_.has_indices && window_spans_at_least(p_, 0, 7)) return {};
     // 32-bit data with indices: the column ring carries indices beside 8- and 16-bit data only
     // (choose_column_ring), so the alternative to the buffers is the row code, a compare and two blends for each
     // of a window's taps. On AVX2 they ran 4.4x faster than those rows (Zen 3, SPP k9 f32 s32); the AVX-512 form,

@@ -329,7 +329,8 @@ TEST(PlanFacts, NxcWindowsOverlappingAlongHeightKeepAColumnRing) {
     // vectors (18 of the ring's 20 registers, not 24); AVX2's 16 registers hold SPPF's 5 rows of s32 in 2
     // vectors (the ring's 10 registers); SPP's 9x9 window, its 9 width taps unrolled for the ring, in 1 vector on AVX2 (9 of
     // the ring's 10 registers) and 2 on AVX-512 (18 of 20). A width of 17 taps is not unrolled: no ring. (On
-    // AVX2 SPPF and SPP take separable pixels by the rules, so the ring is asked for there.)
+    // AVX2 SPPF and SPP, and on every core windows of 7 rows or more, take separable pixels by the rules, so the
+    // ring is asked for there.)
     jit::PlanOptions ring;
     ring.choice.reuse = pooljit::PlanChoice::Reuse::ring;
     EXPECT_EQ(ring_and_vectors("maxpool dt=f32 layout=nxc src=1x512x20x20 k=6x5 pb=2x2 pe=3x2"), std::pair(std::int64_t{6}, 3));
@@ -338,8 +339,8 @@ TEST(PlanFacts, NxcWindowsOverlappingAlongHeightKeepAColumnRing) {
     const std::string spp = "maxpool dt=f32 layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4";
     EXPECT_EQ(ring_and_vectors("maxpool dt=s32 layout=nxc src=1x192x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2, ring),
               std::pair(std::int64_t{9}, 1));
-    EXPECT_EQ(ring_and_vectors(spp), std::pair(std::int64_t{9}, 2));
-    EXPECT_TRUE(plan_of(spp).unroll_width_taps);
+    EXPECT_EQ(ring_and_vectors(spp, jit::Isa::avx512, ring), std::pair(std::int64_t{9}, 2));
+    EXPECT_TRUE(plan_of(spp, jit::Isa::avx512, ring).unroll_width_taps);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x64x40x40 k=3x17 pb=1x8 pe=1x8").ring_rows, 0);
 }
 
@@ -561,12 +562,12 @@ TEST(PlanWindowReuse, SplitCoresTakeSeparablePixelsForWindowsOfFiveRowsOrMore) {
 }
 
 // bf16 (taps widened as they load) without indices takes separable pixels for windows spanning 5 rows or more
-// on every core, where f32 keeps the AVX-512 column ring (or, dilated along h, the rows); windows of 3 rows keep
-// the ring, and so does bf16 with indices.
+// on every core, where f32 keeps the AVX-512 column ring (or, dilated along h, the rows) up to 5 or 6 rows (7 or
+// more: separable pixels in every type); windows of 3 rows keep the ring, and so does bf16 with indices.
 TEST(PlanWindowReuse, Bf16TakesSeparablePixelsForWindowsOfFiveRowsOrMoreOnEveryCore) {
     const auto bf16 = [](const std::string& dims) { return "maxpool dt=bf16 layout=nxc src=" + dims; };
     for (const std::string& dims : {std::string("1x512x20x20 k=5x5 pb=2x2 pe=2x2"),
-                                    std::string("1x256x40x40 k=9x9 pb=4x4 pe=4x4"),
+                                    std::string("1x128x20x20 k=6x6 pb=2x2 pe=3x3"),
                                     std::string("1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2")}) {
         SCOPED_TRACE(dims);
         for (const jit::Isa isa : {jit::Isa::avx2, jit::Isa::avx512}) EXPECT_TRUE(plan_of(bf16(dims), isa).separable.enabled());
@@ -574,6 +575,12 @@ TEST(PlanWindowReuse, Bf16TakesSeparablePixelsForWindowsOfFiveRowsOrMoreOnEveryC
         EXPECT_FALSE(plan_of(bf16(dims + " idx=s32"), jit::Isa::avx512).separable.enabled());
     }
     EXPECT_GT(plan_of("maxpool dt=f32 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx512).ring_rows, 0);
+    // Windows of 7 rows or more, without indices: separable pixels in every type.
+    for (const char* dt : {"f32", "u8", "s32", "f16"})
+        EXPECT_TRUE(plan_of(std::string("maxpool dt=") + dt + " layout=nxc src=1x256x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx512)
+                        .separable.enabled())
+            << dt;
+    EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x128x26x26 k=7x7 pb=3x3 pe=3x3", jit::Isa::avx512).separable.enabled());
     const jit::KernelPlan inception = plan_of(bf16("1x192x28x28 k=3x3 pb=1x1 pe=1x1"), jit::Isa::avx512);
     EXPECT_FALSE(inception.separable.enabled());
     EXPECT_GT(inception.ring_rows, 0);
