@@ -149,6 +149,7 @@ void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::i
                 const std::uint64_t bits = lane_bits(s, v, tap);
                 if (bits == 0) continue;
                 load_item_vector(s, v, base, offset, vec(regs_.fresh), false, tap);
+                if (plan_.watch_rows_for_nan && tap_watched(tap)) ops_.note_nan(vec(next_watch(v)), vec(regs_.fresh));
                 if (!plan_.has_indices) {
                     ops_.max_fast_lanes(vec(regs_.acc[v]), vec(regs_.fresh), bits);
                     continue;

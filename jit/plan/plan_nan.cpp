@@ -44,16 +44,18 @@ void Planner::choose_nan_scan() {
         chose("nan_scan", "a watch in the fast copy: channels-last rows bound by memory, no second pass");
 }
 
-// Planar rows whose fast copy is plain items (no taps as lanes, masked borders, whole planes, rings or
-// separable buffers: each of those loads the row its own way) watch what they load as channels-last rows
-// do, where each input element is read by few windows: every element a window reads is a lane of some tap's
-// vector, so the sums see it. The scan's second pass over the row cost more than the watch's adds there:
+// Planar rows whose fast copy is items, plain or masked (no taps as lanes, whole planes, rings or separable
+// buffers: each of those loads the row its own way), watch what they load as channels-last rows do, where each
+// input element is read by few windows: every element a window reads is a lane of some tap's vector (a masked
+// item's load zeroes the lanes whose tap is outside the input), so the sums see it. The scan's second pass over the row cost more than the watch's adds there:
 // AVX2 VGG pool5 (1x512x14x14 k2 s2 f32), its kernel called alone over the planes, 18.1 against 14.6 us.
 void Planner::choose_planar_nan_watch() {
     constexpr const char* step = "planar_nan_watch";
     if (!lanes_are_outputs_ || !plan_.scan_rows_for_nan || plan_.strategy != Strategy::ncx_width) return;
     if (choice().nan == PlanChoice::Nan::scan) return declined(step, "the choice nan=scan");
-    if (!plan_.fast_segments.empty()) return declined(step, "the fast row's items load the row their own way");
+    const bool own_loads = std::any_of(plan_.fast_segments.begin(), plan_.fast_segments.end(),
+                                       [](const Segment& s) { return s.taps_as_lanes || s.whole_plane; });
+    if (own_loads) return declined(step, "taps as lanes and whole planes load the row their own way");
     if (plan_.separable.enabled() || plan_.ring_rows > 0)
         return declined(step, "the row's buffers or rings read the input, not items");
     const bool chosen = choice().nan == PlanChoice::Nan::watch;  // the speed rules below give way to the choice
