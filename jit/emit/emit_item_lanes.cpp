@@ -112,7 +112,7 @@ void WindowEmitter<Ops>::init_from_first_tap(const ItemShape& s, const Reg64& ba
 template <typename Ops>
 void WindowEmitter<Ops>::init_lowest(const ItemShape& s) {
     if constexpr (!Ops::needs_vector_masks) {
-        if (s.taps_as_lanes) ops_.zero_vector(vec(regs_.rank));  // the window's first row
+        if (s.taps_as_lanes && plan_.taps_as_lanes_ranked) ops_.zero_vector(vec(regs_.rank));  // the window's first row
     }
     for (int v = 0; v < vectors(s); ++v) {
         vmovaps(vec(regs_.acc[v]), vec(regs_.empty_value));
@@ -246,24 +246,24 @@ void WindowEmitter<Ops>::merge_loaded_values(int v, const Vmm& fresh, bool fast,
     ops_.blend_take(vec(regs_.acc[v]), fresh);
 }
 
-// Taps-as-lanes items (fast rows only): one input row of the window, its width taps in the lanes. Integer
-// maxima without indices need no scan rank (equal values have equal bits); floats keep it for +0 and -0.
-// Without opmasks only the maximum is kept, lane by lane (lanes past the window merge the lowest value): the first
-// element equal to it is searched for at the store.
+// Taps-as-lanes items (fast rows only): one input row of the window, its width taps in the lanes. Ranked items
+// (KernelPlan::taps_as_lanes_ranked, opmasks) keep each lane's scan rank beside its maximum; others keep only the
+// maximum, lane by lane (lanes past the window keep the lowest value): the first element equal to it is searched
+// for at the store where its bits or index need it.
 template <typename Ops>
 void WindowEmitter<Ops>::merge_row_of_taps(const ItemShape& s, const Reg64& row, std::int64_t offset) {
-    if constexpr (Ops::needs_vector_masks) {
+    if (!plan_.taps_as_lanes_ranked) {
         load_item_vector(s, 0, row, offset, vec(regs_.fresh), false);
         if (s.lanes < register_lanes())
             ops_.max_fast_first_lanes_over(vec(regs_.acc[0]), vec(regs_.fresh), static_cast<int>(s.lanes), vec(regs_.empty_value));
         else ops_.max_fast(vec(regs_.acc[0]), vec(regs_.fresh));
+        return;
+    }
+    if constexpr (Ops::needs_vector_masks) {
+        throw Error("jit: ranked taps-as-lanes items need opmasks");
     } else {
         if (plan_.has_indices) ops_.prepare_tap_index(tap_index_);
         load_item_vector(s, 0, row, offset, vec(regs_.fresh), false);
-        if (!plan_.has_indices && !plan_.is_float) {
-            ops_.max_fast(vec(regs_.acc[0]), vec(regs_.fresh));
-            return;
-        }
         ops_.compute_take_fast(vec(regs_.fresh), vec(regs_.acc[0]));
         ops_.blend_take(vec(regs_.acc[0]), vec(regs_.fresh));
         if (plan_.has_indices) ops_.blend_take_index(vec(regs_.idx[0]));
@@ -276,7 +276,7 @@ void WindowEmitter<Ops>::merge_row_of_taps(const ItemShape& s, const Reg64& row,
 // Taps-as-lanes items: the window's first maximum in scan order, picked across the lanes, and its index.
 template <typename Ops>
 void WindowEmitter<Ops>::store_first_maximum(const ItemShape& s) {
-    if constexpr (Ops::needs_vector_masks) {
+    if (!plan_.taps_as_lanes_ranked) {
         // The maximum in every lane; stored as it is unless indices or a float zero need the first element
         // equal to it (+0 equals -0: that element's bits are the answer).
         const Vmm m = vec(regs_.acc[0]);
@@ -294,7 +294,9 @@ void WindowEmitter<Ops>::store_first_maximum(const ItemShape& s) {
         }
         search_window_rows(s);
         if (!plan_.has_indices) place(stored);
-    } else {
+        return;
+    }
+    if constexpr (!Ops::needs_vector_masks) {
         const Reg64 lane = tap_count_;  // free outside the width-tap loop
         const Vmm idx = vec(plan_.has_indices ? regs_.idx[0] : regs_.acc[0]);
         ops_.select_first_maximum(vec(regs_.acc[0]), plan_.has_indices ? &idx : nullptr, vec(regs_.rank),

@@ -40,7 +40,7 @@ void WindowEmitter<Ops>::emit_window_taps(const ItemShape& s, std::int64_t taps,
     if (s.masked != nullptr && !(fast && plan_.unroll_width_taps))
         throw Error("jit: a masked item needs the fast path with unrolled width taps");
     if (s.taps_as_lanes && (!fast || plan_.index_relative_to_window ||
-                            s.lanes > plan_.lanes || (Ops::needs_vector_masks && plan_.lanes != register_lanes())))
+                            s.lanes > plan_.lanes || (!plan_.taps_as_lanes_ranked && plan_.lanes != register_lanes())))
         throw Error("jit: a taps-as-lanes item needs the fast path, spatial indices and a window of at most one vector");
     if (fast) init_lowest(s);
     else init_from_first_tap(s, window_);

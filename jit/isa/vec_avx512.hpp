@@ -51,6 +51,10 @@ public:
         if (bits == all_lanes()) load_widened(dst, dst, src);
         else load_widened(Vmm(dst.getIdx()) | set_bits(bits) | Xbyak::util::T_z, dst, src);
     }
+    // Lanes [0, valid) of m <- max(m, fresh); the others keep m's (the lowest value: unranked taps-as-lanes items).
+    void max_fast_first_lanes_over(const Vmm& m, const Vmm& fresh, int valid, const Vmm&) {
+        max_fast_lanes(m, fresh, (std::uint64_t{1} << valid) - 1);
+    }
     void max_fast_lanes(const Vmm& acc, const Vmm& fresh, std::uint64_t bits) {
         if (bits == all_lanes()) {
             max_fast(acc, fresh);

@@ -361,6 +361,10 @@ struct KernelPlan {
     // with interior ones through lane masks, or where the lanes are each window's taps. Empty: the fast code
     // walks `segments` too.
     std::vector<Segment> fast_segments;
+    // Taps-as-lanes items keep each lane's scan rank (the row its maximum came from) and pick the window's first
+    // maximum by it under opmasks. Otherwise a lane keeps only its maximum, and the first element equal to the
+    // window's maximum is searched for in its rows where its bits or index need it (indices, a float zero).
+    bool taps_as_lanes_ranked = false;
     bool computed_windows = false;     // true: `walk` replaces `segments`
     ComputedWindows walk;
     // Float rows: one pass over the row's input looks for NaN, then a fast copy of the row code (no NaN policy

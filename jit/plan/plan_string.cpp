@@ -41,7 +41,9 @@ std::string to_string(const KernelPlan& plan) {
     else s << " segments=" << plan.segments.size();
     if (!plan.fast_segments.empty())
         s << " fast_segments=" << plan.fast_segments.size()
-          << (plan.fast_segments.front().taps_as_lanes || plan.fast_segments.back().taps_as_lanes ? " (taps as lanes)" : "")
+          << (plan.fast_segments.front().taps_as_lanes || plan.fast_segments.back().taps_as_lanes
+                  ? (plan.taps_as_lanes_ranked ? " (taps as lanes, ranked)" : " (taps as lanes)")
+                  : "")
           << (plan.fast_segments.front().whole_plane ? " (whole plane)" : "")
           << (plan.loop_whole_plane ? " looped, nan_sums=" + std::to_string(plan.whole_plane_sums) : "")
           << (plan.whole_plane_stores_maximum ? " stores_maximum" : "");

@@ -91,7 +91,7 @@ struct VectorRoles {
         empty_value = used++;
         if (plan.strategy == Strategy::ncx_width) pair_hi = used++;
         if (indices && plan.index_relative_to_window) item_base = used++;
-        if (any_fast(&Segment::taps_as_lanes)) rank = used++;
+        if (plan.taps_as_lanes_ranked) rank = used++;
         if ((any_fast(&Segment::whole_plane) && plan.scan_rows_for_nan) || (plan.separable.enabled() && plan.is_float)) {
             plane_sum = used;
             used += plane_sums(plan);

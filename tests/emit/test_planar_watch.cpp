@@ -64,8 +64,9 @@ TEST(PlanFacts, PlanarRowsOfMaskedItemsWatchForNan) {
             EXPECT_FALSE(plan.scan_rows_for_nan) << line;
             EXPECT_TRUE(std::any_of(plan.fast_segments.begin(), plan.fast_segments.end(), [](const jit::Segment& s) { return s.masked; }))
                 << line;
-            if (std::string(shape).find("idx=") == std::string::npos)
+            if (std::string(shape).find("idx=") == std::string::npos) {
                 EXPECT_TRUE(plan_of(line, jit::Isa::avx2, options).watch_rows_for_nan) << line << " on avx2";
+            }
         }
     // Windows that overlap 4 times or more keep the scan (Inception's k3 s1).
     EXPECT_TRUE(plan_of("maxpool layout=ncx src=1x2x28x28 k=3x3 pb=1x1 pe=1x1", jit::Isa::avx512, options).scan_rows_for_nan);
