@@ -314,7 +314,7 @@ void WindowEmitter<Ops>::close_separable_index_group(const Reg64& group, Label& 
 template <typename Ops>
 void WindowEmitter<Ops>::emit_separable(Label& other_calls, Label& done) {
     const SeparableRows& sep = plan_.separable;
-    if (nxc_ || plan_.has_indices || f16() || plan_.spatial_rank != 2 || plan_.stride_w > 2 || sep.row_step < 1)
+    if (nxc_ || plan_.has_indices || plan_.spatial_rank != 2 || plan_.stride_w > 2 || sep.row_step < 1)
         throw Error("jit: separable rows are planar 2-D values of at most stride 2 along the width");
     const std::int64_t lb = lane_bytes(plan_.compare), L = plan_.lanes, vb = Ops::vector_bytes;
     if (L * lb != vb) throw Error("jit: separable rows fill whole registers with compare lanes");

@@ -522,6 +522,7 @@ std::string Planner::byte_rows_declined() const {
 // real tap (emit_separable_indices.cpp), so every window along the width must have one.
 std::string Planner::separable_row_indices_declined() const {
     if (!p_.has_indices) return {};
+    if (p_.dtype == DType::f16) return "f16 with indices keeps the row code: the index buffers do not convert f16";
     if (plan_.index_lanes_64 || lane_bytes(plan_.compare) != 4 || half_vectors_ || window_relative_)
         return "indices ride in the buffers beside 32-bit compare lanes only";
     for (std::int64_t o = 0; o < axis_.out; ++o) {
@@ -576,7 +577,6 @@ void Planner::choose_separable() {
     if (plan_.strategy != Strategy::ncx_width || p_.spatial_rank != 2 || adaptive_) return;
     if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::ring)) return declined(step, "the choice of reuse");
     if (plan_.ring_rows > 0) return declined(step, "a ring of row maxima in registers took the rows");
-    if (p_.dtype == DType::f16) return declined(step, "f16 rows are not converted into separable buffers");
     if (!byte_rows_ && (p_.kernel[0] < 2 || p_.out[0] < 2)) return declined(step, "windows along h do not overlap");
     std::int64_t interval = 1, row_step = 1;
     // Byte rows take windows that share no row too (a stride of the window's size): each input row is still

@@ -199,14 +199,14 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=f32 layout=nxc src=1x70x5x6x7 k=2x3x2 s=1x2x2 d=2x1x2 pb=1x1x0 pe=0x1x1 round=ceil"}}},
         // Planar float rows of items, plain or masked: VGG pool5's stride 2 with a width tail, borders and ceil
         // rounding at stride 3 with a width dilation, 3-D, 1-D with a long row, adaptive bins (the pool5 plane and
-        // the adaptive bins are planes in registers on AVX-512), f16 at stride 2 with masked borders.
+        // the adaptive bins are planes in registers on AVX-512), 3-D f16 at stride 2 with masked borders.
         {planar_nan_watch, {avx512, avx2}, {
             {"maxpool dt=f32 layout=ncx src=2x3x14x14 k=2x2 s=2x2", {}, {avx2}},
             {"maxpool dt=f64 layout=ncx src=1x3x10x40 k=3x3 s=3x3 d=1x2 pb=1x2 pe=1x2 round=ceil"},
             {"maxpool dt=bf16 layout=ncx src=1x2x4x12x40 k=2x2x2 s=2x2x2"},
             {"maxpool dt=f32 layout=ncx src=1x3x300 k=3 s=2 pb=1 pe=1"},
             {"adaptivemaxpool dt=f32 layout=ncx src=2x3x13x13 out=6x6", {}, {avx2}},
-            {"maxpool dt=f16 layout=ncx src=1x2x9x150 k=3x3 s=2x2 pb=1x1 pe=1x1"}}},
+            {"maxpool dt=f16 layout=ncx src=1x2x3x9x150 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1"}}},
         // Watched channels-last rows whose windows overlap (tests/emit/test_jit_paths.cpp puts a NaN at every input
         // position): 3 wide at stride 2 with a channel tail (rows and width taps shared), dilated, ceil rounding
         // (the row's first output in a loop of several), a 1-D row computed in pieces, 3-D (width taps only).

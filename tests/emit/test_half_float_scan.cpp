@@ -45,6 +45,16 @@ TEST(PlanFacts, HalfFloatScansTestTheElementsAsStoredWithoutOpmasks) {
     EXPECT_FALSE(as_stored("maxpool dt=f16 layout=ncx src=1x3x6x5 k=2x2 s=2x2", jit::Isa::avx2));
 }
 
+// f16 planar rows convert into separable rows' f32 buffers and back at the store, as their fast rows do; with
+// indices they keep the row code (the index buffers do not convert f16).
+TEST(PlanFacts, F16PlanarRowsTakeSeparableRowsWithoutIndices) {
+    const std::string stem = "maxpool dt=f16 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1";
+    for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
+        EXPECT_TRUE(plan_of(stem, isa).separable.enabled()) << jit::to_string(isa);
+        EXPECT_FALSE(plan_of(stem + " idx=s32", isa).separable.enabled()) << jit::to_string(isa);
+    }
+}
+
 class JitIsa : public ::testing::TestWithParam<jit::Isa> {
 protected:
     void SetUp() override { POOLJIT_SKIP_UNLESS_CPU_RUNS(GetParam()); }
