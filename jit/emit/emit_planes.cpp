@@ -6,7 +6,9 @@
 //
 // Float planes are watched for NaN while they load (a running sum) and, when one is seen, run the exact copy of
 // the gathers (two dependent compares per tap under the NaN policy) instead of the fast one (one max, or one
-// ordered compare with indices). Both copies start each lane from its window's first real tap.
+// ordered compare with indices). Both copies start each lane from its window's first real tap. f16 (values only)
+// computes in f32 lanes, converted as the plane loads and back as each vector stores; its exact copy reloads the
+// plane with each NaN lane as the f32 NaN 0x7FC00000 | its 16 bits, and stores a NaN maximum's low 16 bits.
 #include "jit/isa/code_pages.hpp"
 #include "jit/emit/plane_kernel.hpp"
 #include "jit/isa/vec_avx512.hpp"
@@ -66,8 +68,8 @@ public:
         : CodeGenerator(8192, Xbyak::AutoGrow, &emit_allocator()), plan_(plan), ops_(*this, lane_format(plan), resources()), tables_(tables) {
         const int lanes = Ops::vector_bytes / lane_bytes(plan_.compare);
         if (plan_.strategy != Strategy::ncx_planes || plan_.lanes != lanes || lane_bytes(plan_.compare) < 4 ||
-            plan_.dtype == DType::f16 || plan_.plane.registers < 1 || plan_.plane.registers > first_role)
-            throw Error("jit: planes in registers need whole registers of 32- or 64-bit lanes, no f16 and "
+            (f16() && plan_.has_indices) || plan_.plane.registers < 1 || plan_.plane.registers > first_role)
+            throw Error("jit: planes in registers need whole registers of 32- or 64-bit lanes, no f16 indices and "
                         "at most " + std::to_string(first_role) + " registers of input");
         for (const PlaneGather& g : plan_.plane.gathers)
             if (g.first >= plan_.plane.registers || g.second >= plan_.plane.registers)
@@ -91,7 +93,8 @@ private:
     static constexpr int first_role = 16;
     static constexpr int acc_ = first_role, idx_ = first_role + 1, gathered_ = first_role + 2, sum_ = first_role + 3,
                          sum_odd_ = first_role + 4, empty_ = first_role + 5, minus_one_ = first_role + 6,
-                         channel_lanes_ = first_role + 7, store_scratch_ = first_role + 8;
+                         channel_lanes_ = first_role + 7, store_scratch_ = first_role + 8, raw_ = first_role + 9,
+                         quiet_nan_ = first_role + 10;
 
     TraitResources resources() const {
         TraitResources r;
@@ -100,6 +103,7 @@ private:
     }
     static Vmm vec(int i) { return Vmm(i); }
     std::int64_t elem() const { return static_cast<std::int64_t>(size_of(plan_.dtype)); }
+    bool f16() const { return plan_.dtype == DType::f16; }
     std::int64_t index_elem() const { return static_cast<std::int64_t>(size_of(plan_.index_dtype)); }
     int valid(std::int64_t count, std::int64_t v) const {
         return static_cast<int>(std::min<std::int64_t>(plan_.lanes, count - v * plan_.lanes));
@@ -122,6 +126,31 @@ private:
             ops_.load_value(vec(r), ptr[src_ + static_cast<std::int32_t>(offset)], valid(plan_.plane.elements, r));
             if (watch) ops_.note_nan(vec(r % 2 == 0 ? sum_ : sum_odd_), vec(r));  // two chains: half the latency
         }
+    }
+
+    // f16's exact copy: the plane again, each NaN lane as 0x7FC00000 | its raw bits (a NaN to every compare,
+    // whose low 16 bits are the element's).
+    void reload_f16_plane_exact() {
+        ops_.broadcast_constant32(vec(quiet_nan_), 0x7FC00000u);
+        for (int r = 0; r < plan_.plane.registers; ++r) {
+            const auto at = ptr[src_ + static_cast<std::int32_t>(std::int64_t{r} * plan_.lanes * elem())];
+            ops_.load_raw(vec(raw_), at, valid(plan_.plane.elements, r));
+            vpord(vec(raw_), vec(raw_), vec(quiet_nan_));
+            ops_.find_nan_lanes(vec(r));
+            ops_.move_under_fix(vec(r), vec(raw_));
+        }
+    }
+
+    // f16's exact copy: a vector of maxima as f16, a NaN lane as its low 16 bits.
+    void store_f16_exact(const Xbyak::Address& to, const Vmm& acc, int n) {
+        const Xbyak::Ymm half(store_scratch_);
+        vcvtps2ph(half, acc, 0);  // exact for every value that came from an f16
+        vpmovzxwd(vec(raw_), half);
+        ops_.find_nan_lanes(acc);
+        ops_.broadcast_constant32(vec(store_scratch_), 0x0000FFFFu);
+        vpandd(vec(store_scratch_), acc, vec(store_scratch_));
+        ops_.move_under_fix(vec(raw_), vec(store_scratch_));
+        ops_.store_raw_f16(to, vec(raw_), vec(store_scratch_), n);
     }
 
     // Every output vector of the plane: each lane from its first real tap, then the later taps merged, stored.
@@ -161,7 +190,9 @@ private:
             // Empty windows store index -1, not -1 plus the channel's part.
             const bool fix_indices = plan_.has_indices && (fix_all_nan || empty_lanes != 0);
             if (plan_.has_indices && empty_lanes != 0) ops_.set_fix_lanes(empty_lanes, fix_all_nan);
-            ops_.store_value(ptr[dst_ + static_cast<std::int32_t>(v * plan_.lanes * elem())], acc, vec(store_scratch_), n);
+            const auto to = ptr[dst_ + static_cast<std::int32_t>(v * plan_.lanes * elem())];
+            if (f16() && !fast) store_f16_exact(to, acc, n);
+            else ops_.store_value(to, acc, vec(store_scratch_), n);
             if (plan_.has_indices) {
                 const std::int64_t first = v * plan_.lanes;
                 const std::int64_t entry = plan_.wide_index_math ? 8 : 4;
@@ -207,6 +238,7 @@ private:
         if (plan_.is_float) {
             jmp(next, T_NEAR);
             place(exact);
+            if (f16()) reload_f16_plane_exact();
             emit_gathers(false);
         }
         place(next);

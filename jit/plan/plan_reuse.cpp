@@ -431,7 +431,7 @@ void Planner::choose_planes() {
     if (axis_.out >= plan_.lanes && choice().planes != PlanChoice::Switch::on) return;
     if (!caps_.two_source_permutes || !caps_.opmasks)
         return declined(step, "outputs are gathered by two-register permutes into opmasked lanes");
-    if (p_.dtype == DType::f16) return declined(step, "f16 planes are not converted into registers");
+    if (p_.dtype == DType::f16 && p_.has_indices) return declined(step, "f16 planes with indices keep the row code");
     if (half_vectors_) return declined(step, "64-bit index lanes beside half vectors");
     if (!memory_.planes_contiguous) return declined(step, "a plane's rows are apart in memory (a view)");
     PlanePlan plane =

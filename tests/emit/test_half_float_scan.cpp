@@ -167,6 +167,42 @@ TEST_P(JitIsa, F16FastRowsStoreEachMaximumsBits) {
     }
 }
 
+// f16 planes in registers (AVX-512; AVX2 runs its row code on the same data): the fast gathers compare in f32
+// and store each maximum converted back; a plane that holds a NaN runs the exact gathers, whose NaN lanes carry
+// their own 16 bits. Tie data (signed zeros, -1, -inf), every third plane one NaN of another kind (quiet, negative,
+// signaling, the smallest payload), every fifth a 2x2 block of NaN (windows of NaN only: under nan=ignore empty),
+// both NaN rules; values compared with the reference bit for bit.
+TEST_P(JitIsa, F16PlanesKeepEachNansBits) {
+    const std::uint16_t nans[] = {0x7E00, 0xFE01, 0x7C01, 0xFC01};
+    for (const char* window : {"maxpool dt=f16 layout=ncx src=2x24x14x14 k=2x2 s=2x2",
+                               "maxpool dt=f16 layout=ncx src=1x24x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil",
+                               "adaptivemaxpool dt=f16 layout=ncx src=1x24x13x13 out=6x6",
+                               "maxpool dt=f16 layout=ncx src=1x24x7x7 k=3x3 s=2x2 pb=1x1 pe=1x1"})
+        for (const char* nan_rule : {"", " nan=ignore"}) {
+            const std::string line = std::string(window) + (window[0] == 'm' ? nan_rule : "");
+            SCOPED_TRACE(line);
+            EXPECT_EQ(plan_of(line, jit::Isa::avx512).strategy, jit::Strategy::ncx_planes);
+            const pj::test::IsaCap cap(jit::to_string(isa()));
+            const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
+            ASSERT_EQ(p.impl_name(), std::string("jit:") + jit::to_string(isa()));
+            const pj::TensorDesc& d = p.src_desc();
+            const std::int64_t width = d.dims[3], plane = d.dims[2] * width, planes = d.dims[0] * d.dims[1];
+            std::mt19937_64 rng(static_cast<std::uint64_t>(plane));
+            std::vector<std::uint8_t> src = pj::test::tie_input(d, rng);
+            const auto put = [&](std::int64_t element, std::uint16_t bits) {
+                std::memcpy(src.data() + static_cast<std::size_t>(element) * 2, &bits, 2);
+            };
+            for (std::int64_t q = 0; q < planes; ++q) {
+                const std::uint16_t nan = nans[q % 4];
+                if (q % 3 == 0) put(q * plane + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(plane)), nan);
+                if (q % 5 == 1)
+                    for (const std::int64_t at : {std::int64_t{0}, std::int64_t{1}, width, width + 1}) put(q * plane + 2 * width + 2 + at, nan);
+            }
+            pj::test::expect_run_matches_reference(p.problem(), src, [&](const void* s, void* dst, void* i) { p.execute(s, dst, i); },
+                                                   jit::to_string(isa()));
+        }
+}
+
 INSTANTIATE_TEST_SUITE_P(Isas, JitIsa, ::testing::ValuesIn(pj::test::jit_isas),
                          [](const ::testing::TestParamInfo<jit::Isa>& isa_info) { return std::string(jit::to_string(isa_info.param)); });
 

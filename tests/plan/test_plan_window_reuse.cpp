@@ -86,8 +86,8 @@ TEST(PlanFacts, NcxPlanesOfShortRowsGatherEveryWindowFromRegisters) {
     EXPECT_EQ(plan_of("adaptivemaxpool dt=f32 layout=ncx src=1x256x13x13 out=2x2").strategy, jit::Strategy::ncx_width);
 
     // Not: rows of a vector or more, planes over 16 registers (f32 28x28; f64 14x14), one output per plane (whole
-    // planes), more permutes than allowed (15x15 k7: 225 outputs of 49 taps), f16 (not converted into registers), half vectors
-    // beside 64-bit index lanes, channels last, AVX2.
+    // planes), more permutes than allowed (15x15 k7: 225 outputs of 49 taps), f16 with indices, half vectors
+    // beside 64-bit index lanes, channels last, AVX2. (f16 values convert as they load and store.)
     const auto planes = [](const std::string& line, jit::Isa isa = jit::Isa::avx512, jit::PlanOptions options = {}) {
         const jit::KernelPlan plan = jit::make_plan(pj::resolve(pj::parse_max_pool(line)), isa, options);
         return plan.strategy == jit::Strategy::ncx_planes && !plan.flat_planes.enabled();
@@ -99,7 +99,8 @@ TEST(PlanFacts, NcxPlanesOfShortRowsGatherEveryWindowFromRegisters) {
     EXPECT_FALSE(planes("maxpool dt=f64 layout=ncx src=1x512x14x14 k=2x2 s=2x2"));
     EXPECT_FALSE(planes("maxpool dt=f32 layout=ncx src=1x1x14x14 k=14x14"));
     EXPECT_FALSE(planes("maxpool dt=f32 layout=ncx src=1x1x15x15 k=7x7 pb=3x3 pe=3x3"));
-    EXPECT_FALSE(planes("maxpool dt=f16 layout=ncx src=1x512x14x14 k=2x2 s=2x2"));
+    EXPECT_FALSE(planes("maxpool dt=f16 layout=ncx src=1x512x14x14 k=2x2 s=2x2 idx=s32"));
+    EXPECT_TRUE(planes("maxpool dt=f16 layout=ncx src=1x512x14x14 k=2x2 s=2x2"));
     jit::PlanOptions wide;
     wide.wide_index_lanes = true;
     EXPECT_FALSE(planes("maxpool dt=f32 layout=ncx src=1x512x14x14 k=2x2 s=2x2 idx=s64", jit::Isa::avx512, wide));
@@ -221,14 +222,14 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     EXPECT_EQ(strided.separable.row_step, 2);
     EXPECT_FALSE(strided.separable.paired_output_rows);
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").separable.enabled());
-    // Not: a register ring took the rows (AVX-512 SPPF), f16, windows that share no row (k2 s2), a
+    // Not: a register ring took the rows (AVX-512 SPPF), f16 with indices, windows that share no row (k2 s2), a
     // stride and dilation that are not multiples of one another, widened bytes at stride 2 along h where masked
     // rows widen their taps (AVX-512 u8 rows of 14 outputs, too few for byte rows), a width stride of 3, nxc,
     // 1-D. (Byte rows take the u8 stem on both ISAs, and k2 s2.)
     // (SPPF's planes go to flat planes by the rules; the choice planes=off keeps the rows.)
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx512, rows).separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2, rows).separable.enabled());
-    EXPECT_FALSE(plan_of("maxpool dt=f16 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4", jit::Isa::avx2).separable.enabled());
+    EXPECT_FALSE(plan_of("maxpool dt=f16 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4 idx=s32", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=2x2 s=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=3x3 s=3x1 d=2x1", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch").separable.enabled());
