@@ -91,6 +91,31 @@ void Planner::choose_planar_nan_watch() {
     chose(step, "a watch in the fast copy: each element read by few windows, no second pass");
 }
 
+// Channels-last rows bound by compares scan (choose_nan_scan), which pays where a column ring or separable pixels
+// read each input row once (Xeon 2, wisdom forcing the watch, 4 rounds: Inception's k3 s1 f32 nxc 1.13x, SPPF
+// 1.25x slower watched). Dilated windows, which no reuse takes, run the row code, whose f32 and f64 taps are
+// loaded as stored: there the watch's adds beside the maxima cost less than the scan's pass over the window rows
+// of every output row (the dilated 3x3 f32 nxc, p2 59.5 -> 53.5 us, p1 58.6 -> 49.0; nCx16c p2 84.1 -> 61.6).
+// Widened taps (bf16, f16) keep the scan: their taps cost more operations already (bf16 p2 1.11x slower watched,
+// p1 level; f16 0.96x). Other row code (k2x6 s2x1, say) keeps the scan: not measured, and its watch sums would
+// take the registers of AVX2's row chains.
+void Planner::choose_row_code_nan_watch() {
+    constexpr const char* step = "row_code_nan_watch";
+    if (lanes_are_outputs_ || !plan_.scan_rows_for_nan || choice().nan == PlanChoice::Nan::scan) return;
+    if (plan_.ring_rows > 0 || plan_.separable.enabled() || plan_.tap_pass_taps > 0)
+        return declined(step, "a ring, separable pixels or tap passes read the input rows once");
+    if (p_.dtype != DType::f32 && p_.dtype != DType::f64) return declined(step, "widened taps keep the scan");
+    if (std::all_of(p_.dilation.begin(), p_.dilation.begin() + p_.spatial_rank, [](std::int64_t d) { return d == 1; }))
+        return declined(step, "windows without a dilation keep the scan");
+    KernelPlan candidate = plan_;
+    candidate.scan_rows_for_nan = false;
+    candidate.watch_rows_for_nan = true;
+    if (!fits_registers(candidate)) return declined(step, "no registers for the sums (" + registers_text(candidate) + ")");
+    plan_.scan_rows_for_nan = false;
+    plan_.watch_rows_for_nan = true;
+    chose(step, "a watch in the row code: its taps are loaded as stored");
+}
+
 // Watched rows sum each vector's loads into several running sums in turn, as many as the registers hold up
 // to max_watch_chains: the same adds, in chains that short. With one sum a vector, the chain of adds through
 // the row bounded AVX2's channels-last stem on Zen 3 (3 cycles an add, 9 a 3x3 item's vector: f32 111 us,

@@ -89,6 +89,7 @@ private:
     // plan_nan.cpp: a scan before the fast copy of a float row, or a watch within it.
     void choose_nan_scan();
     void choose_planar_nan_watch();
+    void choose_row_code_nan_watch();
     void choose_half_float_scan();
     void choose_watch_chains();
     void choose_shared_watch();

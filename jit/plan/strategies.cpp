@@ -196,7 +196,10 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=f64 layout=nxc src=1x40x7x7 k=7x7"},
             {"adaptivemaxpool dt=bf16 layout=nxc src=1x33x1000 out=600"},
             {"maxpool dt=f16 layout=nxc src=1x20x300 k=3 s=2 pb=1 pe=1 idx=s32"},
-            {"maxpool dt=f32 layout=nxc src=1x70x5x6x7 k=2x3x2 s=1x2x2 d=2x1x2 pb=1x1x0 pe=0x1x1 round=ceil"}}},
+            {"maxpool dt=f32 layout=nxc src=1x70x5x6x7 k=2x3x2 s=1x2x2 d=2x1x2 pb=1x1x0 pe=0x1x1 round=ceil"},
+            // AVX-512's row code of dilated windows read by 9 windows each, in a blocked layout (AVX2 takes
+            // separable pixels there, which scan)
+            {"maxpool dt=f32 layout=nCx16c src=1x40x9x10 k=3x3 d=2x2 pb=2x2 pe=2x2", {}, {avx512}}}},
         // Planar float rows of items, plain or masked: VGG pool5's stride 2 with a width tail, borders and ceil
         // rounding at stride 3 with a width dilation, 3-D, 1-D with a long row, adaptive bins (the pool5 plane and
         // the adaptive bins are planes in registers on AVX-512), 3-D f16 at stride 2 with masked borders.

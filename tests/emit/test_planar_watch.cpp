@@ -2,7 +2,8 @@
 // running sums and leaves for the exact copy where a sum is NaN. On AVX-512 the fast rows are masked items, whose
 // border loads keep only the lanes whose tap lies inside the input; on AVX2 they are plain items. Either way every
 // element a window reads must reach a sum: one NaN at each input position of a plane in turn, on tie data, is
-// compared with the reference, values and indices, on each ISA the CPU has.
+// compared with the reference, values and indices, on each ISA the CPU has. Then the channels-last row code of
+// dilated windows (Planner::choose_row_code_nan_watch), which watches f32 and f64 where its windows overlap.
 #include "support/cpu_isas.hpp"
 #include "support/isa_cap.hpp"
 #include "support/plan_util.hpp"
@@ -103,6 +104,48 @@ TEST_P(JitIsa, PlanarWatchSeesANanAtEveryInputPosition) {
                 if (HasFailure()) return;
             }
         }
+    pj::set_num_threads(0);
+}
+
+// Dilated 3x3 windows at stride 1, channels last, f32 and f64: AVX-512's row code watches (9 windows read each
+// element: the rules scan other such rows); bf16 and windows without a dilation keep the scan.
+TEST(PlanFacts, DilatedChannelsLastRowCodeWatchesItsF32Taps) {
+    const auto watched = [](const std::string& line) {
+        const jit::KernelPlan plan = plan_of(line, jit::Isa::avx512);
+        EXPECT_NE(plan.scan_rows_for_nan, plan.watch_rows_for_nan) << line;
+        return plan.watch_rows_for_nan;
+    };
+    EXPECT_TRUE(watched("maxpool dt=f32 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2"));
+    EXPECT_TRUE(watched("maxpool dt=f64 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=1x1 pe=1x1"));
+    EXPECT_TRUE(watched("maxpool dt=f32 layout=nCx16c src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2"));
+    EXPECT_FALSE(watched("maxpool dt=bf16 layout=nxc src=1x64x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2"));
+    EXPECT_FALSE(watched("maxpool dt=f32 layout=nxc src=1x16x20x20 k=2x6 s=2x1"));
+}
+
+// One NaN at each input position of such rows in turn (a channel that varies with the position), on tie data.
+TEST_P(JitIsa, DilatedRowCodeWatchSeesANanAtEveryInputPosition) {
+    pj::set_num_threads(1);
+    for (const char* line : {"maxpool dt=f32 layout=nxc src=1x20x9x10 k=3x3 d=2x2 pb=2x2 pe=2x2",
+                             "maxpool dt=f64 layout=nCx8c src=1x12x8x9 k=3x3 d=2x2 pb=1x1 pe=1x1 idx=s64",
+                             "maxpool dt=f32 layout=nxc src=1x24x7x11 k=3x2 d=2x3 pb=1x2 pe=2x1 round=ceil nan=ignore"}) {
+        SCOPED_TRACE(line);
+        const pj::test::IsaCap cap(jit::to_string(isa()));
+        const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
+        ASSERT_EQ(p.impl_name(), std::string("jit:") + jit::to_string(isa()));
+        const pj::TensorDesc& d = p.src_desc();
+        const std::size_t elem = pj::test::element_bytes(d), elements = pj::casegen::byte_size(d) / elem;
+        std::mt19937_64 rng(elements);
+        const std::vector<std::uint8_t> ties = pj::test::tie_input(d, rng);
+        const std::uint64_t nan = pj::test::special_bits(d.dtype, 5);
+        for (std::size_t e = 0; e < elements; e += 3) {  // every third element: each position, channel and block
+            std::vector<std::uint8_t> src = ties;
+            std::memcpy(src.data() + e * elem, &nan, elem);
+            SCOPED_TRACE("NaN at element " + std::to_string(e));
+            pj::test::expect_run_matches_reference(p.problem(), src, [&](const void* s, void* dst, void* i) { p.execute(s, dst, i); },
+                                                   jit::to_string(isa()));
+            if (HasFailure()) return;
+        }
+    }
     pj::set_num_threads(0);
 }
 

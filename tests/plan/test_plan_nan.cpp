@@ -18,9 +18,9 @@ namespace {
 
 using pooljit::testing::plan_of;
 
-// Planar rows of plain items whose elements few windows read watch their loads instead of scanning the row
-// first; the others keep the scan.
-TEST(PlanFacts, PlanarRowsOfPlainItemsReadByFewWindowsWatchTheirLoads) {
+// Planar rows of items (plain, or masked on AVX-512) whose elements few windows read watch their loads instead of
+// scanning the row first; the others keep the scan.
+TEST(PlanFacts, PlanarRowsOfItemsReadByFewWindowsWatchTheirLoads) {
     const auto watches = [](const std::string& line, jit::Isa isa) {
         const jit::KernelPlan plan = plan_of(line, isa);
         EXPECT_NE(plan.scan_rows_for_nan, plan.watch_rows_for_nan) << line;
@@ -35,10 +35,13 @@ TEST(PlanFacts, PlanarRowsOfPlainItemsReadByFewWindowsWatchTheirLoads) {
     EXPECT_FALSE(watches("maxpool dt=f32 layout=ncx src=1x3x9x40 k=3x3 s=2x1 pb=1x1 pe=1x1", jit::Isa::avx2));
     // Separable rows (the stem's overlapping rows) read the input through their buffers.
     EXPECT_FALSE(watches("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2));
-    // AVX-512: f32 and f16 fast rows are masked items, VGG pool5's planes sit in registers.
-    EXPECT_FALSE(watches("maxpool dt=f32 layout=ncx src=1x256x56x56 k=2x2 s=2x2", jit::Isa::avx512));
-    EXPECT_FALSE(watches("maxpool dt=f16 layout=ncx src=1x256x56x56 k=2x2 s=2x2", jit::Isa::avx512));
+    // AVX-512: f32 and f16 fast rows are masked items, watched too; VGG pool5's planes sit in registers, adaptive
+    // bins to 2x2 take taps as lanes (their own loads), and 3x3 windows at stride 1 along w keep the scan.
+    EXPECT_TRUE(watches("maxpool dt=f32 layout=ncx src=1x256x56x56 k=2x2 s=2x2", jit::Isa::avx512));
+    EXPECT_TRUE(watches("maxpool dt=f16 layout=ncx src=1x256x16000 k=3 s=2", jit::Isa::avx512));
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx512).watch_rows_for_nan);
+    EXPECT_FALSE(watches("adaptivemaxpool dt=f32 layout=ncx src=1x256x13x13 out=2x2", jit::Isa::avx512));
+    EXPECT_FALSE(watches("maxpool dt=f32 layout=ncx src=1x3x9x40 k=3x3 s=2x1 pb=1x1 pe=1x1", jit::Isa::avx512));
 }
 
 TEST(PlanFacts, FloatRowsScanForNan) {
@@ -51,7 +54,8 @@ TEST(PlanFacts, FloatRowsScanForNan) {
 
 TEST(PlanFacts, ChannelsLastRowsReadByFewWindowsSkipTheNanScan) {
     // Channels last, the scan is a second pass over memory that pays only for dense windows (4 or more reads
-    // per input element); planar rows keep it for the item shapes of their fast copy.
+    // per input element); planar rows keep it where windows overlap that much (AVX-512's masked items watch at
+    // k2 s2, PlanarRowsOfItemsReadByFewWindowsWatchTheirLoads).
     const auto scans = [](const std::string& layout, const std::string& window) {
         return plan_of("maxpool dt=f32 layout=" + layout + " src=1x64x20x20 " + window).scan_rows_for_nan;
     };
@@ -61,7 +65,8 @@ TEST(PlanFacts, ChannelsLastRowsReadByFewWindowsSkipTheNanScan) {
     EXPECT_FALSE(scans("nxc", "k=20x20"));  // a global pool reads each element once, whatever its stride
     EXPECT_TRUE(scans("nxc", "k=2x2 s=1x1"));
     EXPECT_TRUE(scans("nxc", "k=5x5 s=1x1 pb=2x2 pe=2x2"));
-    EXPECT_TRUE(scans("ncx", "k=2x2 s=2x2"));
+    EXPECT_TRUE(scans("ncx", "k=2x2"));
+    EXPECT_TRUE(scans("ncx", "k=3x3"));
     EXPECT_FALSE(plan_of("adaptivemaxpool dt=f32 layout=nxc src=1x8x13x13 out=6x6").scan_rows_for_nan);
     // No fast item shapes of their own either.
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=nxc src=1x64x20x20 k=3x3 s=2x2").fast_segments.empty());
