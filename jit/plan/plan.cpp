@@ -19,7 +19,7 @@
 //   choose_planes           small planes in registers, outputs gathered by permutes
 //   choose_separable        planar 2-D rows: padded rows, width maxima buffered, merged down the rows
 //   choose_planar_nan_watch planar rows of items read by few windows: the watch instead of the scan
-//   choose_row_code_nan_watch  channels-last f32/f64 row code of overlapping windows no reuse took: the watch
+//   choose_row_code_nan_watch  channels-last f32/f64 row code of dilated windows: the watch instead of the scan
 //   choose_outer_unroll     items of rows whose windows hold the most common outer taps: those taps unrolled
 //   choose_watch_chains     watched rows: running NaN sums per vector, taken in turn by the taps
 //   choose_widened_pairs    bf16 items, whole planes and separable buffers: two vectors a load, split into
@@ -39,8 +39,8 @@
 // file reads), so each file holds one kind of decision: here, the run order and the plan's basic shape
 // (choose_lanes, choose_vector_blocking, choose_channel_blocks, choose_width_code, choose_width_ranges and the
 // set_* facts); plan_nan.cpp, how a float row's fast copy learns it holds no NaN (choose_nan_scan,
-// choose_planar_nan_watch, choose_row_code_nan_watch, choose_watch_chains, choose_shared_watch); plan_items.cpp, the shapes and loads of
-// the fast copy's items (choose_fast_row and its whole plane, choose_tap_passes, choose_outer_unroll,
+// choose_planar_nan_watch, choose_row_code_nan_watch, choose_watch_chains, choose_shared_watch); plan_items.cpp,
+// the shapes and loads of the fast copy's items (choose_fast_row and its whole plane, choose_tap_passes, choose_outer_unroll,
 // choose_widened_pairs, choose_even_element_loads, choose_paired_tap_loads, choose_row_chains); plan_reuse.cpp, input rows or row maxima kept in registers
 // or buffers for the outputs that read them again (choose_row_ring, choose_separable_pixels, choose_column_ring,
 // choose_planes, choose_separable, choose_separable_accumulators); plan_flat.cpp, planar byte planes whose

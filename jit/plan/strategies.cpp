@@ -473,8 +473,9 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=s8 layout=ncx src=1x2x5x6x33 k=2x2x3 s=2x2x2 pb=0x0x1 pe=0x0x1"}}},
         // Planar lanes at stride 2, taps one element apart, loaded as stored: windows of 2 taps (one pair), 3 (a
         // pair and a single tap) and 4 (two pairs), rows whose last vector is partial or whole, the first and
-        // last windows in the padding, 1-D to 3-D, adaptive bins at stride 2, f64's 64-bit lanes.
-        {paired_tap_loads, {avx2}, {
+        // last windows in the padding, 1-D to 3-D, adaptive bins at stride 2, f64's 64-bit lanes. AVX-512 pairs the
+        // taps of its plain items (not masked ones, not bf16, whose lanes there are even-word loads).
+        {paired_tap_loads, {avx512, avx2}, {
             {"maxpool dt=f32 layout=ncx src=2x3x10x37 k=2x2 s=2x2"},
             {"maxpool dt=f32 layout=ncx src=1x2x3x9x45 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1 round=ceil"},
             {"maxpool dt=s32 layout=ncx src=1x2x7x70 k=2x4 s=2x2 pb=0x1 pe=0x2"},
@@ -483,10 +484,10 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"adaptivemaxpool dt=f32 layout=ncx src=1x3x8x50 out=4x25"},
             // bf16: one load of whole dwords a pair (7 lanes masked, 3 lanes in pieces, whole registers), windows
             // of 3 taps whose last one loads its even elements alone
-            {"maxpool dt=bf16 layout=ncx src=1x3x14x14 k=2x2 s=2x2"},
-            {"maxpool dt=bf16 layout=ncx src=2x2x9x6 k=2x2 s=2x2 round=ceil"},
-            {"maxpool dt=bf16 layout=ncx src=1x2x4x40 k=2x2 s=2x2"},
-            {"maxpool dt=bf16 layout=ncx src=1x3x41 k=3 s=2 pb=1 pe=1"}}},
+            {"maxpool dt=bf16 layout=ncx src=1x3x14x14 k=2x2 s=2x2", {}, {avx2}},
+            {"maxpool dt=bf16 layout=ncx src=2x2x9x6 k=2x2 s=2x2 round=ceil", {}, {avx2}},
+            {"maxpool dt=bf16 layout=ncx src=1x2x4x40 k=2x2 s=2x2", {}, {avx2}},
+            {"maxpool dt=bf16 layout=ncx src=1x3x41 k=3 s=2 pb=1 pe=1", {}, {avx2}}}},
         // Channels last without opmasks, a partial vector read back from its last channel: pixels narrower than
         // a register (k2 s2 without padding splits off the first item, whose tap has no pixel before it; 7 s8
         // channels need 4 pixels of room), a tail after a whole vector, floats (NaN policies from the run), 64-bit
