@@ -54,7 +54,7 @@ template <typename Ops>
 void WindowEmitter<Ops>::emit_separable_indices(Label& other_calls, Label& done) {
     const SeparableRows& sep = plan_.separable;
     const std::int64_t lb = lane_bytes(plan_.compare), L = plan_.lanes, vb = Ops::vector_bytes;
-    if (nxc_ || !plan_.has_indices || f16() || plan_.spatial_rank != 2 || plan_.stride_w > 2 || sep.row_step < 1 ||
+    if (nxc_ || !plan_.has_indices || plan_.spatial_rank != 2 || plan_.stride_w > 2 || sep.row_step < 1 ||
         lb != 4 || plan_.index_lanes_64 || plan_.index_relative_to_window || L * lb != vb)
         throw Error("jit: separable rows with indices are planar 2-D rows of 32-bit lanes, at most stride 2 along the width");
     // A row of maxima: its value vectors, then as many index vectors.

@@ -411,7 +411,7 @@ void WindowEmitter<Ops>::emit_separable_pixels(Label& other_calls, Label& done) 
 template <typename Ops>
 void WindowEmitter<Ops>::emit_separable_pixel_indices(Label& other_calls, Label& done) {
     const SeparableRows& sep = plan_.separable;
-    if (!nxc_ || !plan_.has_indices || plan_.index_lanes_64 || plan_.index_relative_to_window || f16() ||
+    if (!nxc_ || !plan_.has_indices || plan_.index_lanes_64 || plan_.index_relative_to_window ||
         lane_bytes(plan_.compare) != 4 || plan_.spatial_rank != 2 || sep.phases != 1 || sep.row_step < 1 ||
         plan_.dilation_w != 1 || block_lanes_ != plan_.channel_block || sweep_ != 1)
         throw Error("jit: separable pixels with indices are channels-last 2-D rows of 32-bit lanes, one full block a call");

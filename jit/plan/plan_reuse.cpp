@@ -199,7 +199,6 @@ bool Planner::separable_row_steps(std::int64_t& interval, std::int64_t& row_step
 // bytes a row) 0.5-1.1x: the ring keeps it.
 std::string Planner::separable_pixels_declined() const {
     if (p_.has_indices) {
-        if (p_.dtype == DType::f16) return "f16 with indices keeps the row code";
         if (plan_.index_lanes_64 || is_64bit(plan_.compare) || half_vectors_ || window_relative_)
             return "indices ride in the buffers beside 32-bit compare lanes only";
         // A padded tap before a window's first real one takes that tap's index (emit_separable_pixel_indices in
@@ -522,7 +521,6 @@ std::string Planner::byte_rows_declined() const {
 // real tap (emit_separable_indices.cpp), so every window along the width must have one.
 std::string Planner::separable_row_indices_declined() const {
     if (!p_.has_indices) return {};
-    if (p_.dtype == DType::f16) return "f16 with indices keeps the row code: the index buffers do not convert f16";
     if (plan_.index_lanes_64 || lane_bytes(plan_.compare) != 4 || half_vectors_ || window_relative_)
         return "indices ride in the buffers beside 32-bit compare lanes only";
     for (std::int64_t o = 0; o < axis_.out; ++o) {

@@ -319,14 +319,15 @@ TEST_P(JitIsa, SeparablePixelIndicesKeepEachWindowsFirstMaximum) {
                              "maxpool dt=u8 layout=nxc src=1x16x21x15 k=5x4 s=2x2 pb=2x1 pe=2x2 round=ceil idx=s64",
                              "maxpool dt=s8 layout=nxc src=1x16x30x20 k=3x3 d=2x1 pb=2x1 pe=2x1 idx=s32",
                              "maxpool dt=s32 layout=nxc src=1x8x9x8 k=3x3 pb=3x1 pe=3x1 idx=s64",
-                             "maxpool dt=f32 layout=nxc src=2x16x13x11 k=4x4 pb=1x2 pe=2x1 nan=ignore idx=s32"}) {
+                             "maxpool dt=f32 layout=nxc src=2x16x13x11 k=4x4 pb=1x2 pe=2x1 nan=ignore idx=s32",
+                             "maxpool dt=f16 layout=nxc src=2x32x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32"}) {
         SCOPED_TRACE(line);
         const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
         const jit::KernelPlan plan = plan_on(jit::Isa::avx2, p.problem());
         EXPECT_TRUE(plan.separable.enabled());
         const pj::TensorDesc& d = p.src_desc();
         std::mt19937_64 rng(7);
-        const bool is_float = d.dtype == pj::DType::f32 || d.dtype == pj::DType::bf16;
+        const bool is_float = d.dtype == pj::DType::f32 || d.dtype == pj::DType::bf16 || d.dtype == pj::DType::f16;
         expect_reference_on(isa(), line, is_float ? ties_with_two_nans(d) : integer_ties(d, rng));
     }
     // A 3x3 block of NaNs in channel 3 under nan=ignore: the window over it is empty (index -1), which the row

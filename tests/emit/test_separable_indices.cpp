@@ -48,13 +48,14 @@ std::vector<std::uint8_t> planar_ties_with_two_nans(const pj::TensorDesc& d) {
 // tap's, which a window that starts in the padding takes from the padded position before it.
 std::vector<std::uint8_t> lowest_everywhere(const pj::TensorDesc& d) {
     std::mt19937_64 rng(1);
-    std::vector<std::uint8_t> src = d.dtype == pj::DType::f32 || d.dtype == pj::DType::bf16 ? pj::test::tie_input(d, rng)
-                                                                                             : pj::test::integer_ties(d, rng);
+    const bool is_float = d.dtype == pj::DType::f32 || d.dtype == pj::DType::bf16 || d.dtype == pj::DType::f16;
+    std::vector<std::uint8_t> src = is_float ? pj::test::tie_input(d, rng) : pj::test::integer_ties(d, rng);
     const std::size_t elem = pj::test::element_bytes(d);
     for (std::size_t e = 0; e < src.size() / elem; ++e) {
         switch (d.dtype) {
             case pj::DType::f32:
-            case pj::DType::bf16: {
+            case pj::DType::bf16:
+            case pj::DType::f16: {
                 const std::uint64_t bits = pj::test::special_bits(d.dtype, 0);
                 std::memcpy(src.data() + e * elem, &bits, elem);
                 break;
@@ -88,13 +89,15 @@ TEST_P(JitIsa, SeparableRowIndicesKeepEachWindowsFirstMaximum) {
                                  "maxpool dt=u8 layout=ncx src=2x4x28x28 k=3x3 pb=1x1 pe=1x1 idx=s32 axis=1",
                                  "maxpool dt=f32 layout=ncx src=2x3x13x11 k=4x4 pb=1x2 pe=2x1 nan=ignore idx=s32",
                                  "maxpool dt=f32 layout=ncx src=1x2x80x150 k=5x5 pb=2x2 pe=2x2 idx=s64",
-                                 "maxpool dt=f32 layout=ncx src=1x3x17x33 k=2x5 pb=0x2 pe=1x2 idx=s64"}) {
+                                 "maxpool dt=f32 layout=ncx src=1x3x17x33 k=2x5 pb=0x2 pe=1x2 idx=s64",
+                                 "maxpool dt=f16 layout=ncx src=2x3x40x40 k=9x9 pb=4x4 pe=4x4 idx=s32",
+                                 "maxpool dt=f16 layout=ncx src=1x2x12x99 k=4x4 s=1x2 pb=1x1 pe=1x1 round=ceil idx=s64 nan=ignore"}) {
             SCOPED_TRACE(line + std::string(" on ") + std::to_string(threads) + " threads");
             const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
             EXPECT_TRUE(plan_on(jit::Isa::avx2, p.problem()).separable.enabled());
             const pj::TensorDesc& d = p.src_desc();
             std::mt19937_64 rng(11);
-            const bool is_float = d.dtype == pj::DType::f32 || d.dtype == pj::DType::bf16;
+            const bool is_float = d.dtype == pj::DType::f32 || d.dtype == pj::DType::bf16 || d.dtype == pj::DType::f16;
             expect_reference_on(isa(), line, is_float ? planar_ties_with_two_nans(d) : pj::test::integer_ties(d, rng));
             expect_reference_on(isa(), line, lowest_everywhere(d));
         }

@@ -222,14 +222,14 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     EXPECT_EQ(strided.separable.row_step, 2);
     EXPECT_FALSE(strided.separable.paired_output_rows);
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").separable.enabled());
-    // Not: a register ring took the rows (AVX-512 SPPF), f16 with indices, windows that share no row (k2 s2), a
+    // Not: a register ring took the rows (AVX-512 SPPF), windows that share no row (k2 s2), a
     // stride and dilation that are not multiples of one another, widened bytes at stride 2 along h where masked
     // rows widen their taps (AVX-512 u8 rows of 14 outputs, too few for byte rows), a width stride of 3, nxc,
     // 1-D. (Byte rows take the u8 stem on both ISAs, and k2 s2.)
     // (SPPF's planes go to flat planes by the rules; the choice planes=off keeps the rows.)
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx512, rows).separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2, rows).separable.enabled());
-    EXPECT_FALSE(plan_of("maxpool dt=f16 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4 idx=s32", jit::Isa::avx2).separable.enabled());
+    EXPECT_TRUE(plan_of("maxpool dt=f16 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4 idx=s32", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=2x2 s=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=3x3 s=3x1 d=2x1", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch").separable.enabled());
@@ -442,9 +442,9 @@ TEST(PlanFacts, NxcPixelsAreSeparableWhereTheColumnRingHoldsANarrowBlock) {
         EXPECT_TRUE(plan_of(line, jit::Isa::avx2).separable.enabled()) << line;
         EXPECT_FALSE(plan_of(line, jit::Isa::avx512).separable.enabled()) << line;
     }
-    // f16 too, converted as each pixel loads; not with indices.
+    // f16 too, converted as each pixel loads and as each output stores, with indices too.
     EXPECT_TRUE(plan_of("maxpool dt=f16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2).separable.enabled());
-    EXPECT_FALSE(plan_of("maxpool dt=f16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32", jit::Isa::avx2).separable.enabled());
+    EXPECT_TRUE(plan_of("maxpool dt=f16 layout=nxc src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32", jit::Isa::avx2).separable.enabled());
     // Not: integers over smaller pixels, rows bound by memory (k3 s2), 1-D, 3-D; AVX-512, whose 32 registers hold
     // 4 vectors of 64 bytes a row of the ring.
     for (const char* line : {"maxpool dt=u8 layout=nxc src=1x192x28x28 k=3x3 pb=1x1 pe=1x1",
