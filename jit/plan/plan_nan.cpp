@@ -84,13 +84,7 @@ void Planner::choose_planar_nan_watch() {
     if (!chosen && 2 * outputs_per_item < plan_.lanes)
         return declined(step, "items of " + std::to_string(outputs_per_item) + " outputs in " +
                                   std::to_string(plan_.lanes) + " lanes");
-    KernelPlan candidate = plan_;
-    candidate.scan_rows_for_nan = false;
-    candidate.watch_rows_for_nan = true;
-    if (!fits_registers(candidate)) return declined(step, "no registers for the sums (" + registers_text(candidate) + ")");
-    plan_.scan_rows_for_nan = false;
-    plan_.watch_rows_for_nan = true;
-    chose(step, "a watch in the fast copy: each element read by few windows, no second pass");
+    watch_instead_of_scan(step, "a watch in the fast copy: each element read by few windows, no second pass");
 }
 
 // Channels-last rows bound by compares scan (choose_nan_scan), which pays where a column ring or separable pixels
@@ -109,13 +103,18 @@ void Planner::choose_row_code_nan_watch() {
     if (p_.dtype != DType::f32 && p_.dtype != DType::f64) return declined(step, "widened taps keep the scan");
     if (std::all_of(p_.dilation.begin(), p_.dilation.begin() + p_.spatial_rank, [](std::int64_t d) { return d == 1; }))
         return declined(step, "windows without a dilation keep the scan");
+    watch_instead_of_scan(step, "a watch in the row code: its taps are loaded as stored");
+}
+
+// The watch in place of the scan, where the registers hold its sums beside the plan's other roles.
+void Planner::watch_instead_of_scan(const char* step, const std::string& why) {
     KernelPlan candidate = plan_;
     candidate.scan_rows_for_nan = false;
     candidate.watch_rows_for_nan = true;
     if (!fits_registers(candidate)) return declined(step, "no registers for the sums (" + registers_text(candidate) + ")");
     plan_.scan_rows_for_nan = false;
     plan_.watch_rows_for_nan = true;
-    chose(step, "a watch in the row code: its taps are loaded as stored");
+    chose(step, why);
 }
 
 // Watched rows sum each vector's loads into several running sums in turn, as many as the registers hold up

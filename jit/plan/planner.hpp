@@ -90,6 +90,7 @@ private:
     void choose_nan_scan();
     void choose_planar_nan_watch();
     void choose_row_code_nan_watch();
+    void watch_instead_of_scan(const char* step, const std::string& why);
     void choose_half_float_scan();
     void choose_watch_chains();
     void choose_shared_watch();
