@@ -122,7 +122,8 @@ TEST(PlanFacts, DilatedChannelsLastRowCodeWatchesItsF32Taps) {
     EXPECT_FALSE(watched("maxpool dt=f32 layout=nxc src=1x16x20x20 k=2x6 s=2x1"));
 }
 
-// One NaN at each input position of such rows in turn (a channel that varies with the position), on tie data.
+// One NaN at every third input element of such rows in turn (with 20, 12 and 24 channels, every position and
+// every channel offset in turn, the padded lanes of the blocked tensor included), on tie data.
 TEST_P(JitIsa, DilatedRowCodeWatchSeesANanAtEveryInputPosition) {
     pj::set_num_threads(1);
     for (const char* line : {"maxpool dt=f32 layout=nxc src=1x20x9x10 k=3x3 d=2x2 pb=2x2 pe=2x2",
