@@ -28,6 +28,7 @@ namespace pooljit::detail {
 
 CacheKey make_cache_key(const Problem& problem, const PlanChoice& choice) {
     CacheKey key{problem, jit::max_isa(), choice};
+    key.byte_permutes = key.isa == jit::Isa::avx512 && jit::cpu_features().avx512_vbmi;
     // The batch size and the steps between images are run-time arguments: the code is the same for every N.
     key.problem.batch = 0;
     key.problem.src_strides.n = key.problem.dst_strides.n = key.problem.indices_strides.n = 0;
@@ -68,7 +69,7 @@ std::uint64_t hash_of(const CacheKey& key) {
         add(s->c);
         add_spatial(s->spatial);
     }
-    add(static_cast<std::int64_t>(key.isa));
+    add(static_cast<std::int64_t>(key.isa) | std::int64_t{key.byte_permutes} << 8);
     const PlanChoice& c = key.choice;
     add(static_cast<std::int64_t>(c.isa) | static_cast<std::int64_t>(c.nan) << 8 | static_cast<std::int64_t>(c.reuse) << 16 |
         static_cast<std::int64_t>(c.planes) << 24 | static_cast<std::int64_t>(c.pairs) << 32 |

@@ -12,13 +12,14 @@
 
 namespace pooljit::detail {
 
-// What generated code depends on: the canonical problem without its batch size, and the ISA cap in force
-// (POOLJIT_MAX_ISA lowered to what the CPU has). Equality compares every field, so a hash collision costs a
+// What generated code depends on: the canonical problem without its batch size, the ISA cap in force
+// (POOLJIT_MAX_ISA lowered to what the CPU has) and the CPU's ISA extensions that plans read. Equality compares every field, so a hash collision costs a
 // comparison, never a wrong kernel.
 struct CacheKey {
     Problem problem;  // batch is always 0
     jit::Isa isa = jit::Isa::ref;
     PlanChoice choice;  // rules unless a caller, wisdom or the tuner named another answer
+    bool byte_permutes = false;  // the CPU's AVX512_VBMI after POOLJIT_CPU_MASK (jit::CpuTraits::byte_permutes)
 
     friend bool operator==(const CacheKey&, const CacheKey&) = default;
 };

@@ -16,7 +16,10 @@ CompileReport compile_only(const AnyPoolDesc& desc, std::string_view isa_name) {
         throw Error("compile_only: isa = " + std::string(isa_name) + ", must be avx512 or avx2");
     const std::string impl_name = std::string("jit:") + jit::to_string(*isa);
     try {
-        const jit::KernelPlan plan = jit::make_plan(problem, *isa);
+        // The code of an AVX-512 core with AVX512_VBMI (Ice Lake and later, Zen 4 and later): byte permutes.
+        jit::PlanOptions options;
+        options.core.byte_permutes = *isa == jit::Isa::avx512;
+        const jit::KernelPlan plan = jit::make_plan(problem, *isa, options);
         const std::unique_ptr<jit::CompiledKernel> kernel = jit::compile(plan);
         return {impl_name, jit::strategy_names(plan), kernel->code_size(), jit::to_string(plan)};
     } catch (const std::exception& e) {

@@ -4,7 +4,8 @@
 // and is stored whole. A row of 7 outputs otherwise costs a row loop, a NaN scan and a half-empty vector per
 // tap; here a plane costs its loads, one permute and one max per gather, and its stores.
 //
-// Float planes are watched for NaN while they load (a running sum) and, when one is seen, run the exact copy of
+// u8/s8 planes keep byte lanes (64 outputs a vector), gathered by byte permutes (AVX512_VBMI's vpermi2b: the
+// planner takes them only for a core that has it). Float planes are watched for NaN while they load (a running sum) and, when one is seen, run the exact copy of
 // the gathers (two dependent compares per tap under the NaN policy) instead of the fast one (one max, or one
 // ordered compare with indices). Both copies start each lane from its window's first real tap. f16 (values only)
 // computes in f32 lanes, converted as the plane loads and back as each vector stores; its exact copy reloads the
@@ -38,21 +39,22 @@ struct alignas(64) TableLine {
 std::vector<TableLine> plane_tables(const KernelPlan& plan) {
     const std::size_t gathers = plan.plane.gathers.size();
     std::vector<TableLine> lines(static_cast<std::size_t>(plane_table_offset(plan, gathers)) / 64 + 2, TableLine{});
-    const auto put = [&](std::size_t line, int lane, std::int64_t value, bool wide) {
-        std::uint8_t* at = lines[line].bytes + lane * (wide ? 8 : 4);
-        if (wide) std::memcpy(at, &value, 8);
+    const int source_bytes = lane_bytes(plan.compare) == 1 ? 1 : lane_bytes(plan.compare) == 8 ? 8 : 4;
+    const auto put = [&](std::size_t line, int lane, std::int64_t value, int bytes) {
+        std::uint8_t* at = lines[line].bytes + lane * bytes;
+        if (bytes == 8) std::memcpy(at, &value, 8);
+        else if (bytes == 1) *at = static_cast<std::uint8_t>(value);
         else {
             const auto narrow = static_cast<std::int32_t>(value);
             std::memcpy(at, &narrow, 4);
         }
     };
-    const bool source_64 = lane_bytes(plan.compare) == 8;
     for (std::size_t g = 0; g < gathers; ++g) {
         const PlaneGather& gather = plan.plane.gathers[g];
         const std::size_t line = static_cast<std::size_t>(plane_table_offset(plan, g)) / 64;
         for (int j = 0; j < plan.lanes; ++j) {
-            put(line, j, gather.source[static_cast<std::size_t>(j)], source_64);
-            if (plan.has_indices) put(line + 1, j, gather.index[static_cast<std::size_t>(j)], plan.index_lanes_64);
+            put(line, j, gather.source[static_cast<std::size_t>(j)], source_bytes);
+            if (plan.has_indices) put(line + 1, j, gather.index[static_cast<std::size_t>(j)], plan.index_lanes_64 ? 8 : 4);
         }
     }
     return lines;
@@ -67,10 +69,12 @@ public:
     PlaneEmitter(const KernelPlan& plan, const void* tables)
         : CodeGenerator(8192, Xbyak::AutoGrow, &emit_allocator()), plan_(plan), ops_(*this, lane_format(plan), resources()), tables_(tables) {
         const int lanes = Ops::vector_bytes / lane_bytes(plan_.compare);
-        if (plan_.strategy != Strategy::ncx_planes || plan_.lanes != lanes || lane_bytes(plan_.compare) < 4 ||
-            (f16() && plan_.has_indices) || plan_.plane.registers < 1 || plan_.plane.registers > first_role)
-            throw Error("jit: planes in registers need whole registers of 32- or 64-bit lanes, no f16 indices and "
-                        "at most " + std::to_string(first_role) + " registers of input");
+        const bool byte_lanes = lane_bytes(plan_.compare) == 1;
+        if (plan_.strategy != Strategy::ncx_planes || plan_.lanes != lanes || lane_bytes(plan_.compare) == 2 ||
+            (byte_lanes && plan_.has_indices) || (f16() && plan_.has_indices) || plan_.plane.registers < 1 ||
+            plan_.plane.registers > first_role)
+            throw Error("jit: planes in registers need whole registers of 32- or 64-bit lanes (or byte lanes without "
+                        "indices), no f16 indices and at most " + std::to_string(first_role) + " registers of input");
         for (const PlaneGather& g : plan_.plane.gathers)
             if (g.first >= plan_.plane.registers || g.second >= plan_.plane.registers)
                 throw Error("jit: a plane gather reads a register outside the plane");

@@ -71,7 +71,9 @@ CpuTraits measure() {
 }  // namespace
 
 CpuTraits cpu_traits() {
-    static const CpuTraits traits = measure();
+    static const CpuTraits measured = measure();
+    CpuTraits traits = measured;
+    traits.byte_permutes = cpu_features().avx512_vbmi;
     return traits;
 }
 

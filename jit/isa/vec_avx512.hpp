@@ -209,8 +209,12 @@ public:
 
     // Planes in registers: dst <- lanes of the pair (first, second) by the lane numbers at `table` (lane s < the
     // register's lanes of first, s >= of second).
+    // Byte lanes: vpermi2b, AVX512_VBMI (the plan's byte_permutes).
     void permute_pair(const Vmm& dst, const Xbyak::Address& table, const Vmm& first, const Vmm& second) {
-        if (lanes_64()) {
+        if (byte_lanes()) {
+            g_.vmovdqu8(dst, table);
+            g_.vpermi2b(dst, first, second);
+        } else if (lanes_64()) {
             g_.vmovdqu64(dst, table);
             g_.vpermi2q(dst, first, second);
         } else {
@@ -530,7 +534,8 @@ private:
     }
 
     void move_lanes(const Vmm& dst, const Vmm& src) {
-        if (lanes_64()) g_.vmovdqa64(dst, src);
+        if (byte_lanes()) g_.vmovdqu8(dst, src);
+        else if (lanes_64()) g_.vmovdqa64(dst, src);
         else g_.vmovdqa32(dst, src);
     }
     // Lanes [0, 2^levels) of a <- op over those lanes (lane groups swapped: halves, quarters, pairs,

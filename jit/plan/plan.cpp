@@ -214,7 +214,15 @@ void Planner::choose_lanes() {
     const bool narrow_integers = p_.dtype == DType::u8 || p_.dtype == DType::s8;
     if (narrow_integers) {
         if (lanes_are_outputs_) {
-            if (const std::string why = byte_rows_declined(); !why.empty()) {
+            if (const std::string why = byte_plane_registers_declined(); !why.empty()) {
+                declined("byte_planes_in_registers", why);
+            } else {
+                byte_rows_ = byte_planes_in_registers_ = true;
+                plan_.compare = p_.dtype == DType::u8 ? CompareType::u8 : CompareType::s8;
+                chose("byte_planes_in_registers", std::to_string(caps_.vector_bytes) + " outputs a vector");
+            }
+            if (byte_rows_) {
+            } else if (const std::string why = byte_rows_declined(); !why.empty()) {
                 declined("byte_rows", why);
                 declined("byte_lanes", "planar rows widen bytes to 32-bit lanes");
             } else {
@@ -661,13 +669,14 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
         } catch (const UnhonouredChoice&) {
         }
     }
-    // Planar byte lanes exist only in separable rows: where a later step left the rows to other code (the
-    // buffers or registers do not fit, a choice asks for other code), the rows are planned again in 32-bit lanes.
+    // Planar byte lanes exist only in separable rows and planes in registers: where a later step left the rows to
+    // other code (the buffers or registers do not fit, a choice asks for other code), the rows are planned again
+    // in 32-bit lanes.
     PlanOptions widened = options;
     widened.no_byte_rows = true;
     try {
         KernelPlan plan = Planner(p, caps_of(isa), options).plan();
-        const bool byte_rows = plan.strategy != Strategy::nxc_channels && lane_bytes(plan.compare) == 1;
+        const bool byte_rows = plan.strategy == Strategy::ncx_width && lane_bytes(plan.compare) == 1;
         if (!byte_rows || plan.separable.enabled() || plan.byte_planes.enabled() || plan.flat_planes.enabled()) return plan;
     } catch (const UnhonouredChoice&) {
         const bool bytes = (p.dtype == DType::u8 || p.dtype == DType::s8) && !p.has_indices;

@@ -42,8 +42,10 @@ enum class Strategy {
 struct PlaneGather {
     int vector = 0, tap = 0, first = 0, second = 0;
     std::uint64_t lanes_mask = 0;
-    std::array<std::int32_t, 16> source{};  // per lane (0 where the lane is not in lanes_mask)
-    std::array<std::int64_t, 16> index{};   // with indices: per lane, the spatial index of its tap
+    // Per lane (up to 64: byte lanes), the lane of the pair it takes, below 2 x lanes (0 where the lane is not in
+    // lanes_mask).
+    std::array<std::uint8_t, 64> source{};
+    std::array<std::int64_t, 16> index{};  // with indices (32- or 64-bit lanes): per lane, the spatial index of its tap
 
     friend bool operator==(const PlaneGather&, const PlaneGather&) = default;
 };

@@ -43,7 +43,7 @@ constexpr std::int64_t min_tap_pass_width_taps = 5;
 void Planner::choose_fast_row() {
     constexpr const char* step = "fast_row";
     if (!lanes_are_outputs_) return;
-    if (byte_rows_) return declined(step, "byte rows take separable rows");
+    if (byte_rows_) return declined(step, byte_lanes_taken());
     if (plan_.computed_windows) return declined(step, "the row's windows are computed at run time");
     if (!half_vectors_ && small_plane_ && memory_.planes_contiguous)
         plan_.fast_segments = whole_plane_segments(p_, multipliers_, plan_.lanes);

@@ -75,6 +75,21 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
                 return false;
             }
         };
+        // Small u8/s8 planes that the AVX-512 form holds in registers in byte lanes (byte permutes): 64 outputs a
+        // vector, where the 256-bit form's byte pairs and rows run a loop per row of a few outputs.
+        const auto takes_byte_planes = [&] {
+            if ((p.dtype != DType::u8 && p.dtype != DType::s8) || p.has_indices || !traits.byte_permutes) return false;
+            try {
+                PlanOptions options;
+                options.core = traits;
+                const KernelPlan avx512 = make_plan(p, Isa::avx512, options);
+                return avx512.strategy == Strategy::ncx_planes && lane_bytes(avx512.compare) == 1 &&
+                       !avx512.flat_planes.enabled();
+            } catch (const Error&) {  // the AVX-512 form does not plan it: the rules below
+                return false;
+            }
+        };
+        if (takes_byte_planes()) return {Isa::avx512, "small planes of bytes held in registers in byte lanes (byte permutes)"};
         if (!traits.splits_512_bit_ops) {
             if (takes_byte_rows()) return {Isa::avx2, "planar bytes in the 256-bit form's byte rows or flat planes"};
             return {Isa::avx512, "planar rows: opmasks for border items and gathers"};

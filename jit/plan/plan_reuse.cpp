@@ -93,6 +93,10 @@ constexpr std::int64_t min_byte_row_plane_outputs = 64;
 constexpr std::int64_t min_byte_pair_row_outputs_ymm = 5, min_byte_pair_plane_outputs_ymm = 25;
 // Planes in registers: the plane's input takes at most half the register file (16 of AVX-512's 32).
 constexpr int plane_register_halves = 1;
+// Byte planes in registers take rows of fewer outputs (a row of 16 fills a vector of 32-bit lanes), in planes of
+// at most 4 zmm: a plane's permutes grow with its outputs, and over 28x28 planes (13 zmm, 108 permutes a plane)
+// GoogLeNet's k3 s2 ceil u8 ncx ran 40.4 us against 31.9 in the 256-bit form's byte pairs (Xeon 2).
+constexpr std::int64_t max_byte_plane_row_outputs = 16, max_byte_plane_bytes = 256;
 
 }  // namespace
 
@@ -105,7 +109,7 @@ void Planner::choose_row_ring() {
     if (!lanes_are_outputs_ || p_.spatial_rank != 2 || adaptive_) return;
     if (reuse_is(PlanChoice::Reuse::none) || reuse_is(PlanChoice::Reuse::separable))
         return declined(step, "the choice of reuse");
-    if (byte_rows_) return declined(step, "byte rows take separable rows");
+    if (byte_rows_) return declined(step, byte_lanes_taken());
     const std::vector<Segment>& fast_row = plan_.fast_segments.empty() ? plan_.segments : plan_.fast_segments;
     if (p_.out[0] < 2 || p_.kernel[0] < 2) return declined(step, "windows along h do not overlap");
     if (p_.dilation[0] % p_.stride[0] != 0) return declined(step, "the stride along h does not divide the dilation");
@@ -422,7 +426,8 @@ void Planner::choose_separable_pixels() {
 void Planner::choose_planes() {
     constexpr const char* step = "planes_in_registers";
     if (!lanes_are_outputs_) return;
-    if (byte_rows_) return declined(step, "byte rows take separable rows");
+    if (byte_planes_in_registers_) return take_planes(std::move(byte_plane_));
+    if (byte_rows_) return declined(step, byte_lanes_taken());
     if (choice().planes == PlanChoice::Switch::off) return declined(step, "the choice planes=off");
     if (reuse_is(PlanChoice::Reuse::ring) || reuse_is(PlanChoice::Reuse::separable))
         return declined(step, "the choice of reuse");
@@ -436,6 +441,11 @@ void Planner::choose_planes() {
     PlanePlan plane =
         plane_plan(p_, multipliers_, plan_.lanes, caps_.vector_registers * plane_register_halves / 2);
     if (plane.gathers.empty()) return declined(step, "the plane does not fit, or its permutes do not pay");
+    take_planes(std::move(plane));
+}
+
+void Planner::take_planes(PlanePlan plane) {
+    constexpr const char* step = "planes_in_registers";
     plan_.strategy = Strategy::ncx_planes;
     plan_.plane = std::move(plane);
     plan_.fast_segments.clear();
@@ -443,6 +453,35 @@ void Planner::choose_planes() {
     plan_.ring_row_interval = 1;
     chose(step, std::to_string(plan_.plane.registers) + " registers, " + std::to_string(plan_.plane.gathers.size()) +
                     " permutes");
+}
+
+// Planar u8/s8 planes in byte lanes held in registers (64 outputs a zmm, against 16 widened): rows of fewer
+// outputs than max_byte_plane_row_outputs in planes of at most 16 zmm (1 KiB), their outputs gathered by
+// two-register byte permutes (vpermi2b, AVX512_VBMI: the core's byte_permutes). Without indices (32-bit lanes
+// beside the values), and where flat planes do not take the plane. Byte pairs and byte rows leave most lanes of
+// short rows idle and run a call's loop per row: adaptive 1x512x13x13 to 7x7 (k3 s2 p1 byte pairs in the 256-bit
+// form) 26 us, VGG pool5 4.3 us (Xeon 2).
+std::string Planner::byte_plane_registers_declined() {
+    if (options_.no_byte_rows) return "the planes did not take the rows";
+    if (p_.has_indices) return "indices take 32-bit lanes";
+    if (!caps_.opmasks || !caps_.two_source_permutes || !caps_.byte_max || !options_.core.byte_permutes)
+        return "outputs are gathered by two-register byte permutes (AVX512_VBMI) into opmasked lanes";
+    if (choice().planes == PlanChoice::Switch::off) return "the choice planes=off";
+    if (reuse_is(PlanChoice::Reuse::ring) || reuse_is(PlanChoice::Reuse::separable)) return "the choice of reuse";
+    if (axis_.out >= max_byte_plane_row_outputs && choice().planes != PlanChoice::Switch::on)
+        return "rows of " + std::to_string(max_byte_plane_row_outputs) + " outputs or more";
+    if (!memory_.planes_contiguous) return "a plane's rows are apart in memory (a view)";
+    if (p_.spatial_in_size() > max_byte_plane_bytes)
+        return "planes of more than " + std::to_string(max_byte_plane_bytes) + " bytes";
+    if (flat_planes_declined().empty()) return "flat planes take planes whose outputs sit at their inputs";
+    byte_plane_ = plane_plan(p_, multipliers_, caps_.vector_bytes, caps_.vector_registers * plane_register_halves / 2);
+    if (byte_plane_.gathers.empty()) return "the plane does not fit, or its permutes do not pay";
+    return {};
+}
+
+// Why the row code's steps leave planar byte lanes alone.
+std::string Planner::byte_lanes_taken() const {
+    return byte_planes_in_registers_ ? "byte lanes take planes in registers" : "byte rows take separable rows";
 }
 
 // Planar u8/s8 rows in byte lanes (32 outputs a ymm, 64 a zmm, against 8 and 16 widened), where separable rows

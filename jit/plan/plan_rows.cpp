@@ -260,6 +260,7 @@ PlanePlan plane_plan(const Problem& p, const std::int64_t (&multipliers)[3], std
     const bool adaptive = p.op == OpKind::adaptive_max_pool;
     const int sr = p.spatial_rank;
     const std::int64_t elements = p.spatial_in_size(), outputs = p.spatial_out_size();
+    if (lanes > 64 || (p.has_indices && lanes > 16)) return {};  // PlaneGather's lanes
     if (elements > max_registers * lanes || outputs < 2) return {};
     // The real taps of every output along each axis, computed once (each is a few 128-bit divisions).
     if (outputs > max_plane_gathers * lanes) return {};
@@ -339,14 +340,14 @@ PlanePlan plane_plan(const Problem& p, const std::int64_t (&multipliers)[3], std
     std::int64_t coord[3] = {0, 0, 0};
     for (std::int64_t v = 0; v < vectors; ++v) {
         const std::int64_t count = std::min(lanes, outputs - v * lanes);
-        Window windows[16];
+        Window windows[64];
         std::int64_t most = 0;
         for (std::int64_t j = 0; j < count; ++j, next_output(coord)) {
             windows[j] = window_at(coord);
             most = std::max(most, windows[j].count);
         }
         for (std::int64_t t = 0; t < most; ++t) {
-            std::int64_t elements_now[16], indices_now[16], registers[16];
+            std::int64_t elements_now[64], indices_now[64], registers[64];
             int distinct = 0;
             for (std::int64_t j = 0; j < count; ++j) {
                 if (t >= windows[j].count) continue;
@@ -367,7 +368,7 @@ PlanePlan plane_plan(const Problem& p, const std::int64_t (&multipliers)[3], std
                     const std::int64_t reg = elements_now[j] >> lane_shift, lane = elements_now[j] & (lanes - 1);
                     if (reg != g.first && reg != g.second) continue;
                     g.lanes_mask |= std::uint64_t{1} << j;
-                    g.source[static_cast<std::size_t>(j)] = static_cast<std::int32_t>(reg == g.first ? lane : lanes + lane);
+                    g.source[static_cast<std::size_t>(j)] = static_cast<std::uint8_t>(reg == g.first ? lane : lanes + lane);
                     if (p.has_indices) g.index[static_cast<std::size_t>(j)] = indices_now[j];
                 }
                 plane.gathers.push_back(g);

@@ -72,6 +72,8 @@ private:
     // plan.cpp: lanes, blocking, the width's code and the facts the code and the executor walk.
     void choose_lanes();
     std::string byte_rows_declined() const;
+    std::string byte_plane_registers_declined();
+    std::string byte_lanes_taken() const;
     bool byte_pairs_shape() const;
     bool long_index_chains() const;
     void choose_vector_blocking();
@@ -127,6 +129,7 @@ private:
     bool padded_byte_pairs_allowed() const;
     void choose_separable_pixels();
     void choose_planes();
+    void take_planes(PlanePlan plane);
     void choose_separable();
     void choose_separable_accumulators();
 
@@ -141,8 +144,10 @@ private:
     std::vector<PositionRun> runs_;
     std::int64_t multipliers_[3] = {0, 0, 0};
     bool huge_index_plane_ = false, small_plane_ = false, half_vectors_ = false, window_relative_ = false;
-    // Planar u8/s8 rows compared in byte lanes through separable rows (choose_lanes; byte_rows_shape).
-    bool byte_rows_ = false;
+    // Planar u8/s8 rows compared in byte lanes (choose_lanes): through separable rows (byte_rows_shape), or, where
+    // byte_planes_in_registers_, small planes in registers (byte_plane_ holds their permutes for choose_planes).
+    bool byte_rows_ = false, byte_planes_in_registers_ = false;
+    PlanePlan byte_plane_;
 };
 
 }  // namespace pooljit::jit

@@ -62,6 +62,8 @@ bool uses(const KernelPlan& plan, StrategyId id) {
                                                               [](const Segment& s) { return s.whole_plane; });
         case StrategyId::byte_planes: return plan.byte_planes.enabled();
         case StrategyId::planes_in_registers: return plan.strategy == Strategy::ncx_planes;
+        case StrategyId::byte_planes_in_registers:
+            return plan.strategy == Strategy::ncx_planes && lane_bytes(plan.compare) == 1;
         case StrategyId::flat_planes: return false;  // above
         case StrategyId::row_ring: return ncx_rows && ring && plan.ring_row_interval == 1 && !plan.has_indices;
         case StrategyId::dilated_row_ring: return ncx_rows && ring && plan.ring_row_interval > 1;
@@ -95,7 +97,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "nxc_segments", "ncx_segments", "computed_windows", "paired_lanes", "gathered_lanes", "looped_width_taps",
     "unrolled_outer_taps", "channel_sweep", "balanced_blocks", "width_ranges", "nan_scan", "nan_watch",
     "planar_nan_watch", "shared_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
-    "byte_planes", "planes_in_registers", "flat_planes", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_row_indices", "separable_pixels",
+    "byte_planes", "planes_in_registers", "byte_planes_in_registers", "flat_planes", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_row_indices", "separable_pixels",
     "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads", "paired_tap_loads", "tail_back_reads",
     "byte_lanes", "byte_rows", "byte_pairs", "wide_index_lanes", "window_relative_indices", "overhanging_windows", "channel_runs", "row_pitch",
 };
@@ -125,6 +127,7 @@ const std::vector<StrategyRow>& strategy_registry() {
     constexpr Isa avx512 = Isa::avx512, avx2 = Isa::avx2;
     constexpr PlanOptions wide_index_lanes_forced{.wide_index_lanes = true};
     constexpr PlanOptions window_relative_forced{.window_relative_indices = true};
+    constexpr PlanOptions byte_permutes{.core = {.byte_permutes = true}};
     static const std::vector<StrategyRow> rows = {
         // Borders, channel tails, 3-D, dilation, ceil rounding; empty windows (pads beyond the kernel) inside the
         // row and whole empty rows; adaptive bins of even windows.
@@ -294,6 +297,20 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=ncx src=1x2x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool layout=ncx src=1x4x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil"},
             {"adaptivemaxpool layout=ncx src=1x3x3x4x5 out=5x7x9"}}},
+        // The same shapes in byte lanes, on a core with byte permutes (AVX512_VBMI): VGG pool5's, adaptive bins
+        // (uneven, and an output larger than its input), borders with ceil rounding and a width dilation, empty
+        // windows, 1-D, 3-D with padding, a plane of exactly 4 zmm, two vectors of outputs.
+        {byte_planes_in_registers, {avx512}, {
+            {"maxpool dt=u8 layout=ncx src=2x5x14x14 k=2x2 s=2x2", byte_permutes},
+            {"adaptivemaxpool dt=s8 layout=ncx src=2x3x13x13 out=7x7", byte_permutes},
+            {"adaptivemaxpool dt=u8 layout=ncx src=1x3x13x13 out=3x3", byte_permutes},
+            {"adaptivemaxpool dt=u8 layout=ncx src=1x2x5x4 out=7x9", byte_permutes},
+            {"maxpool dt=s8 layout=ncx src=1x3x9x11 k=3x3 s=2x2 d=1x2 pb=1x2 pe=2x1 round=ceil", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=1x4x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=2x3x37 k=3 s=3", byte_permutes},
+            {"maxpool dt=s8 layout=ncx src=1x2x4x6x6 k=2x3x3 s=2x2x2 pb=0x1x1 pe=1x1x1", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=1x2x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1", byte_permutes},
+            {"adaptivemaxpool dt=s8 layout=ncx src=1x2x15x15 out=9x9", byte_permutes}}},
         // SPPF's, Inception's and SPP's shapes (planes ending in a vector that overlaps the one before), pads
         // uneven along both axes, a plane of one 16-byte vector, width taps 15 bytes before and after their output
         // (the first and last vectors' loads shifted by 15), rows of one byte, ceil rounding and same_upper pads

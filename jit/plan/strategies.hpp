@@ -34,6 +34,7 @@ enum class StrategyId {
     whole_plane,              // planar fast rows whose window is the whole plane, read as one span
     byte_planes,              // planar u8/s8 whole planes: many planes' maxima reduced together in byte lanes
     planes_in_registers,      // small planes loaded into registers, outputs gathered by permutes
+    byte_planes_in_registers, // planes in registers of u8/s8 in byte lanes, gathered by byte permutes (VBMI)
     flat_planes,              // planar u8/s8 planes, outputs at their inputs' positions: a plane one span of vectors
     row_ring,                 // planar rows keep the row maxima of overlapping windows along h in registers
     dilated_row_ring,         // the row ring for windows dilated along h (calls of rows dilation/stride apart)

@@ -13,9 +13,10 @@ namespace jit = pooljit::jit;
 
 namespace {
 
-jit::Isa form_of(const std::string& line, bool splits) {
+jit::Isa form_of(const std::string& line, bool splits, bool byte_permutes = false) {
     jit::CpuTraits traits;
     traits.splits_512_bit_ops = splits;
+    traits.byte_permutes = byte_permutes;
     return jit::rules_isa_form(pj::test::resolve_line(line), traits).isa;
 }
 
@@ -50,6 +51,22 @@ TEST(IsaForm, PlanarBytesTakeTheByteRowsOfAvx2) {
     // VGG pool5: byte rows in the 256-bit form (Intel: 4.4 us against 13.6), small planes where the core splits.
     EXPECT_EQ(form_of("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2", false), jit::Isa::avx2);
     EXPECT_EQ(form_of("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2", true), jit::Isa::avx512);
+}
+
+// Small u8/s8 planes that the AVX-512 form holds in registers in byte lanes (a core with byte permutes) keep
+// AVX-512 on every core: adaptive 13x13 to 7x7, VGG pool5. Planes of more than 4 zmm (GoogLeNet's 28x28), rows of
+// 16 outputs or more and planes with indices keep the rules above.
+TEST(IsaForm, SmallBytePlanesTakeAvx512WhereTheCoreHasBytePermutes) {
+    for (const bool splits : {false, true}) {
+        for (const char* line : {"adaptivemaxpool dt=u8 layout=ncx src=1x512x13x13 out=7x7",
+                                 "adaptivemaxpool dt=s8 layout=ncx src=1x256x13x13 out=6x6",
+                                 "maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2"})
+            EXPECT_EQ(form_of(line, splits, true), jit::Isa::avx512) << line << (splits ? " (splits)" : "");
+        for (const char* line : {"maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch",
+                                 "maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1"})
+            EXPECT_EQ(form_of(line, splits, true), jit::Isa::avx2) << line << (splits ? " (splits)" : "");
+    }
+    EXPECT_EQ(form_of("adaptivemaxpool dt=u8 layout=ncx src=1x512x13x13 out=7x7", false), jit::Isa::avx2);
 }
 
 // Channels-last blocks of at most 32 bytes of compare lanes fill half a zmm: the AVX2 form on every core.

@@ -108,6 +108,35 @@ TEST(PlanFacts, NcxPlanesOfShortRowsGatherEveryWindowFromRegisters) {
     EXPECT_FALSE(planes("maxpool dt=f32 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx2));
 }
 
+// u8/s8 planes on a core with byte permutes: byte lanes, 64 to a register (VGG pool5's 196 bytes in 4, its 49
+// outputs in one vector; 13x13 to 7x7 in 3), each window read as for 32-bit lanes. Without byte permutes, with
+// indices, over 256 bytes (GoogLeNet's 28x28), with rows of 16 outputs, or on AVX2: not byte lanes.
+TEST(PlanFacts, BytePlanesInRegistersGatherEveryWindowInByteLanes) {
+    jit::PlanOptions vbmi;
+    vbmi.core.byte_permutes = true;
+    const jit::KernelPlan pool5 = plan_of("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx512, vbmi);
+    EXPECT_EQ(pool5.lanes, 64);
+    EXPECT_EQ(pool5.compare, jit::CompareType::u8);
+    EXPECT_EQ(pool5.plane.registers, 4);
+    expect_gathers_read_the_windows(pool5, 14, 14, 7, 7, 2, 2, 0);
+    expect_gathers_read_the_windows(
+        plan_of("maxpool dt=s8 layout=ncx src=1x8x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil", jit::Isa::avx512, vbmi), 9, 11,
+        5, 6, 3, 2, 1);
+    const jit::KernelPlan bins = plan_of("adaptivemaxpool dt=u8 layout=ncx src=1x512x13x13 out=7x7", jit::Isa::avx512, vbmi);
+    EXPECT_EQ(bins.strategy, jit::Strategy::ncx_planes);
+    EXPECT_EQ(bins.lanes, 64);
+    EXPECT_EQ(bins.plane.registers, 3);
+    const auto byte_lanes = [&](const std::string& line, jit::Isa isa, const jit::PlanOptions& options) {
+        const jit::KernelPlan plan = plan_of(line, isa, options);
+        return plan.strategy == jit::Strategy::ncx_planes && plan.lanes == 64;
+    };
+    EXPECT_FALSE(byte_lanes("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx512, {}));
+    EXPECT_FALSE(byte_lanes("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2 idx=s32", jit::Isa::avx512, vbmi));
+    EXPECT_FALSE(byte_lanes("maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch", jit::Isa::avx512, vbmi));
+    EXPECT_FALSE(byte_lanes("maxpool dt=u8 layout=ncx src=1x1x8x32 k=2x2 s=2x2", jit::Isa::avx512, vbmi));
+    EXPECT_FALSE(byte_lanes("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx2, vbmi));
+}
+
 TEST(PlanFacts, NcxWindowsOfTheWholePlaneReadItAsOneSpan) {
     // Global 7x7: the window is the plane, 49 contiguous elements: one item that reads them as one span.
     const jit::KernelPlan global = plan_of("maxpool dt=f32 layout=ncx src=16x2048x7x7 k=7x7 idx=s64 axis=2");

@@ -287,6 +287,28 @@ TEST_F(RuntimeCache, CpuMaskOnlyTakesFeaturesAway) {
     EXPECT_EQ(pj::Primitive::create(jit_friendly()).impl_name(), native);
 }
 
+// AVX512_VBMI decides the code of small u8/s8 planes (byte lanes gathered by byte permutes, or 32-bit lanes):
+// hiding it with POOLJIT_CPU_MASK gives a key of its own, and each key's code matches the reference.
+TEST_F(RuntimeCache, BytePermutesArePartOfTheKey) {
+    ScopedEnv no_mask("POOLJIT_CPU_MASK", nullptr);
+    ScopedEnv no_cap("POOLJIT_MAX_ISA", nullptr);
+    pj::MaxPoolDesc d;
+    d.src = {pj::DType::u8, pj::Layout::ncx, {2, 5, 14, 14}};
+    d.kernel = {2, 2};
+    d.strides = {2, 2};
+    const pj::Problem problem = pj::resolve(d);
+    const bool vbmi = pj::jit::cpu_features().avx512_vbmi;
+    EXPECT_EQ(pj::detail::make_cache_key(problem).byte_permutes, vbmi);
+    pj::test::expect_matches_reference(pj::Primitive::create(d), d);
+    {
+        ScopedEnv mask("POOLJIT_CPU_MASK", "avx512_vbmi");
+        EXPECT_FALSE(pj::detail::make_cache_key(problem).byte_permutes);
+        pj::test::expect_matches_reference(pj::Primitive::create(d), d);
+    }
+    EXPECT_EQ(pj::cache::stats().misses, vbmi ? 2u : 1u);
+    EXPECT_EQ(pj::cache::stats().hits, 0u);
+}
+
 TEST_F(RuntimeCache, PrimitiveOutlivesClearAndEviction) {
     const pj::MaxPoolDesc d = jit_friendly(3, 0);
     const pj::Primitive cleared = pj::Primitive::create(d);
