@@ -568,6 +568,9 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
         const auto half_of_group = [&](const Vmm& acc, std::int64_t group, int half, std::int64_t x, int valid,
                                        int needed, bool exact, bool first, bool reach) {
             const int lead = exact ? static_cast<int>(std::max<std::int64_t>(0, -x)) : 0;
+            // Opmasks: the bytes before the row and past its end are lanes the load leaves out, holding the empty
+            // value; the load starts at the window's first tap.
+            const bool masked_edges = Ops::caps.opmasks && exact && (lead > 0 || valid < needed);
             int loaded = valid - lead, back = 0;
             const int whole = loaded <= 16 ? 16 : static_cast<int>(L);
             if (exact && reach && loaded < L && x + lead + whole <= sep.row_read_reach) {
@@ -580,7 +583,15 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
                     loaded = static_cast<int>(L);
                 }
             }
-            const auto at = static_cast<std::int32_t>(group + half * vb + lead - back);
+            const auto at = static_cast<std::int32_t>(group + half * vb + (masked_edges ? 0 : lead - back));
+            const std::uint64_t inside = (valid >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << valid) - 1) &
+                                         ~((std::uint64_t{1} << lead) - 1);
+            const auto load = [&](const Vmm& into, const Xbyak::Address& from) {
+                if constexpr (Ops::caps.opmasks) {
+                    if (masked_edges) return ops_.load_byte_lanes_over(into, from, inside, empty);
+                }
+                ops_.load_value(into, from, loaded);
+            };
             // The group's maximum builds in acc itself on the first group.
             const Vmm w = first ? acc : fresh;
             // One window row a load: addressed from window_ where every row's offset fits a displacement (2-D rows
@@ -591,18 +602,20 @@ void WindowEmitter<Ops>::emit_byte_pairs(Label& done) {
             for (std::int64_t i = 0; i < planes * rows_now; ++i) {
                 const Vmm into = i == 0 ? w : t;
                 if (displaced) {
-                    ops_.load_value(into, ptr[window_ + static_cast<std::int32_t>(i * plan_.src_tap_stride_h + at)], loaded);
+                    load(into, ptr[window_ + static_cast<std::int32_t>(i * plan_.src_tap_stride_h + at)]);
                 } else {
                     // Row r of plane d: the next row, or the first row of the next plane.
                     if (i % rows_now != 0) add_imm(h_ptr_, plan_.src_tap_stride_h);
                     else if (i > 0) add_imm(h_ptr_, plan_.src_tap_stride_d - (rows_now - 1) * plan_.src_tap_stride_h);
-                    ops_.load_value(into, ptr[h_ptr_ + at], loaded);
+                    load(into, ptr[h_ptr_ + at]);
                 }
                 if (i > 0) ops_.max_fast(w, t);
             }
-            if (lead > 0) ops_.shift_bytes_up(w, lead, empty, t);
-            if (back > 0) ops_.shift_bytes_down(w, back, t);
-            if (exact && valid < needed) ops_.fill_bytes_from(w, valid, empty, t);
+            if (!masked_edges) {
+                if (lead > 0) ops_.shift_bytes_up(w, lead, empty, t);
+                if (back > 0) ops_.shift_bytes_down(w, back, t);
+                if (exact && valid < needed) ops_.fill_bytes_from(w, valid, empty, t);
+            }
             if (group + 1 < kw) {  // the pair's second tap: each word's odd byte onto its even one
                 ops_.shift_words_right_8(t, w);
                 ops_.max_fast(w, t);

@@ -51,6 +51,19 @@ public:
         if (bits == all_lanes()) load_widened(dst, dst, src);
         else load_widened(Vmm(dst.getIdx()) | set_bits(bits) | Xbyak::util::T_z, dst, src);
     }
+    // Byte lanes: the lanes in `bits` from src (the others fault nothing), the others `fill` (the empty value: u8's
+    // is 0, which a zeroing load gives).
+    void load_byte_lanes_over(const Vmm& dst, const Xbyak::Address& src, std::uint64_t bits, const Vmm& fill) {
+        if (!byte_lanes()) throw Error("jit:avx512: load_byte_lanes_over takes byte lanes");
+        if (bits == all_lanes()) {
+            g_.vmovdqu8(dst, src);
+        } else if (format_.compare == CompareType::u8) {
+            g_.vmovdqu8(Vmm(dst.getIdx()) | set_bits(bits) | Xbyak::util::T_z, src);
+        } else {
+            g_.vmovdqa64(dst, fill);
+            g_.vmovdqu8(Vmm(dst.getIdx()) | set_bits(bits), src);
+        }
+    }
     // Lanes [0, valid) of m <- max(m, fresh); the others keep m's (the lowest value: unranked taps-as-lanes items).
     void max_fast_first_lanes_over(const Vmm& m, const Vmm& fresh, int valid, const Vmm&) {
         max_fast_lanes(m, fresh, (std::uint64_t{1} << valid) - 1);

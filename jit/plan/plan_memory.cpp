@@ -90,7 +90,27 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
             }
         };
         if (takes_byte_planes()) return {Isa::avx512, "small planes of bytes held in registers in byte lanes (byte permutes)"};
+        // 2-D byte pairs whose windows start in the padding before the row or overhang its end, in rows of at
+        // least half a zmm of outputs: the AVX-512 form's masked loads leave the lanes outside the row empty where
+        // the 256-bit form shifts or blends the empty value in (Xeon 2, u8 ncx, the forms forced by wisdom, 4
+        // alternating rounds: the stem 30.7 us against 36.5, its ceil twin 29.9 against 38.1, 1x32x150x150 k3 s2
+        // p1 27.5 against 33.5; GoogLeNet's 14-output rows 41.1 against 33.0; windows inside the row level).
+        const auto takes_edge_byte_pairs = [&] {
+            if ((p.dtype != DType::u8 && p.dtype != DType::s8) || p.has_indices || p.spatial_rank != 2 || p.out[1] < 32)
+                return false;
+            try {
+                PlanOptions options;
+                options.core = traits;
+                if (!make_plan(p, Isa::avx512, options).separable.byte_pairs) return false;
+            } catch (const Error&) {  // the AVX-512 form does not plan it: the rules below
+                return false;
+            }
+            // Byte pairs: stride 2, at most 4 taps, no dilation along the width (no overflow below).
+            return p.pad_begin[1] > 0 || (p.out[1] - 1) * p.stride[1] - p.pad_begin[1] + p.kernel[1] > p.in[1];
+        };
         if (!traits.splits_512_bit_ops) {
+            if (takes_edge_byte_pairs())
+                return {Isa::avx512, "2-D byte pairs past the row's edges: masked loads leave those lanes empty"};
             if (takes_byte_rows()) return {Isa::avx2, "planar bytes in the 256-bit form's byte rows or flat planes"};
             return {Isa::avx512, "planar rows: opmasks for border items and gathers"};
         }

@@ -525,7 +525,7 @@ bool Planner::byte_pairs_shape() const {
 // Byte pairs whose windows start in the padding or overhang the input's end: 1-D and 2-D on a trait without
 // opmasks, which shifts the empty value into the first outputs' loads and blends it past the row's end (measured
 // there; AVX-512 keeps the separable rows' buffers).
-bool Planner::padded_byte_pairs_allowed() const { return !caps_.opmasks && p_.spatial_rank <= 2; }
+bool Planner::padded_byte_pairs_allowed() const { return p_.spatial_rank <= 2; }
 
 std::string Planner::byte_rows_declined() const {
     if (options_.no_byte_rows) return "the buffers did not take the rows";
@@ -606,7 +606,7 @@ void Planner::choose_separable() {
         direct.phases = 2;
         direct.maxima_vectors = (axis_.out + plan_.lanes - 1) / plan_.lanes;
         direct.byte_pairs = true;
-        direct.shifted_pair_loads = padded_byte_pairs_allowed();
+        direct.shifted_pair_loads = padded_byte_pairs_allowed() && !caps_.opmasks;
         plan_.separable = direct;
         plan_.ring_row_interval = 1;
         return chose("byte_pairs", "each output row straight from its window's input rows, no buffers");

@@ -553,24 +553,24 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=ncx src=1x3x4x9x70 k=2x2x2 s=2x2x2"},
             {"maxpool dt=s8 layout=ncx src=2x2x10x5x41 k=4x1x3 s=2x1x2 round=ceil"},
             {"maxpool dt=u8 layout=ncx src=1x2x6x7x66 k=2x2x2 s=1x1x2 d=2x1x1"},
-            // AVX2 (no opmasks): windows that start in the padding before the row (the empty value shifted into the
-            // first outputs' loads) and above the first row (calls of fewer rows): the stem's rows (a first chunk
+            // Windows that start in the padding before the row (AVX2 shifts the empty value into the first outputs'
+            // loads; AVX-512's masked loads leave those lanes empty) and above the first row (calls of fewer rows): the stem's rows (a first chunk
             // and a short last one read back from the row's end), MobileNet's s8 rows (the empty value -128), a
             // row shorter than a register, 3 bytes of padding before a 1-D row, dilated rows under padding
-            {"maxpool dt=u8 layout=ncx src=1x2x16x112 k=3x3 s=2x2 pb=1x1 pe=1x1", {}, {avx2}},
-            {"maxpool dt=s8 layout=ncx src=2x2x12x150 k=3x3 s=2x2 pb=1x1 pe=1x1", {}, {avx2}},
-            {"maxpool dt=s8 layout=ncx src=1x2x14x22 k=3x3 s=2x2 pb=1x1 pe=1x1", {}, {avx2}},
-            {"maxpool dt=s8 layout=ncx src=1x2x300 k=4 s=2 pb=3 pe=0", {}, {avx2}},
-            {"maxpool dt=u8 layout=ncx src=1x2x20x80 k=3x2 s=2x2 d=2x1 pb=2x1 pe=0x0", {}, {avx2}},
-            // AVX2: windows that overhang the row's end and the last row (the bytes past the row's end in a load's
-            // register take the empty value, the last row's calls have fewer rows): the ceil stem's rows, GoogLeNet's
+            {"maxpool dt=u8 layout=ncx src=1x2x16x112 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=s8 layout=ncx src=2x2x12x150 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=s8 layout=ncx src=1x2x14x22 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=s8 layout=ncx src=1x2x300 k=4 s=2 pb=3 pe=0"},
+            {"maxpool dt=u8 layout=ncx src=1x2x20x80 k=3x2 s=2x2 d=2x1 pb=2x1 pe=0x0"},
+            // Windows that overhang the row's end and the last row (the bytes past the row's end in a load's register
+            // take the empty value, the last row's calls have fewer rows): the ceil stem's rows, GoogLeNet's
             // s8 rows (-128), a last chunk of one output whose third tap lies past the row, a row shorter than a
             // register with padding on both sides, a 1-D row of 4 taps overhanging by 2
-            {"maxpool dt=u8 layout=ncx src=1x2x12x112 k=3x3 s=2x2 round=ceil", {}, {avx2}},
-            {"maxpool dt=s8 layout=ncx src=2x3x28x28 k=3x3 s=2x2 round=ceil_torch", {}, {avx2}},
-            {"maxpool dt=s8 layout=ncx src=1x2x9x66 k=3x3 s=2x2 round=ceil", {}, {avx2}},
-            {"maxpool dt=u8 layout=ncx src=1x2x12x19 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil", {}, {avx2}},
-            {"maxpool dt=s8 layout=ncx src=1x2x301 k=4 s=2 pb=1 pe=3 round=ceil_torch", {}, {avx2}},
+            {"maxpool dt=u8 layout=ncx src=1x2x12x112 k=3x3 s=2x2 round=ceil"},
+            {"maxpool dt=s8 layout=ncx src=2x3x28x28 k=3x3 s=2x2 round=ceil_torch"},
+            {"maxpool dt=s8 layout=ncx src=1x2x9x66 k=3x3 s=2x2 round=ceil"},
+            {"maxpool dt=u8 layout=ncx src=1x2x12x19 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil"},
+            {"maxpool dt=s8 layout=ncx src=1x2x301 k=4 s=2 pb=1 pe=3 round=ceil_torch"},
             // AVX2: rows of 5 to 7 outputs in planes of 25 outputs or more (VGG pool5; 10x10 padded, past the end)
             {"maxpool dt=u8 layout=ncx src=2x3x14x14 k=2x2 s=2x2", {}, {avx2}},
             {"maxpool dt=s8 layout=ncx src=1x3x10x10 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil", {}, {avx2}},
@@ -579,10 +579,10 @@ const std::vector<StrategyRow>& strategy_registry() {
             // that do not abut: exact stores, the gaps untouched), and a source whose rows all alias one row (no
             // reach past it)
             {"maxpool dt=u8 layout=ncx src=1x3x14x14 k=2x2 s=2x2 src_strides=700x224x16x1 dst_strides=378x63x9x1", {}, {avx2}},
-            {"maxpool dt=s8 layout=ncx src=2x3x12x28 k=3x3 s=2x2 round=ceil_torch src_strides=1500x400x33x1", {}, {avx2}},
+            {"maxpool dt=s8 layout=ncx src=2x3x12x28 k=3x3 s=2x2 round=ceil_torch src_strides=1500x400x33x1"},
             {"maxpool dt=u8 layout=ncx src=1x3x10x14 k=2x2 s=2x2 src_strides=42x14x0x1", {}, {avx2}},
-            // AVX2: a run of output rows whose windows are all the input's two rows (no reach past them)
-            {"maxpool dt=u8 layout=ncx src=2x2x2x66 k=4x2 s=1x2 pb=2x0 pe=1x0", {}, {avx2}},
+            // A run of output rows whose windows are all the input's two rows (AVX2: no reach past them)
+            {"maxpool dt=u8 layout=ncx src=2x2x2x66 k=4x2 s=1x2 pb=2x0 pe=1x0"},
             // AVX2: one output row a plane, whose calls step over channels: planes padded to 64 bytes in dst (the
             // gaps untouched), planes that alias in src (no reach into the next)
             {"maxpool dt=u8 layout=ncx src=1x3x2x60 k=2x2 s=2x2 dst_strides=192x64x30x1", {}, {avx2}},

@@ -37,13 +37,19 @@ TEST(IsaForm, PlanarRowsTakeAvx2WhereTheCoreSplits512BitOperations) {
 
 // Planar u8/s8 rows that the 256-bit form compares in byte lanes (byte rows, flat planes) take it on every core;
 // where the core splits 512-bit operations, small planes held in registers come first. Elsewhere rows the 256-bit
-// form would widen (a global 7x7 window), and rows with indices, keep AVX-512.
+// form would widen (a global 7x7 window), and rows with indices, keep AVX-512; so do 2-D byte pairs past the row's
+// edges in rows of 32 outputs or more (the stem, its ceil twin) where the core does not split.
 TEST(IsaForm, PlanarBytesTakeTheByteRowsOfAvx2) {
     for (const bool splits : {false, true}) {
-        for (const char* line : {"maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
-                                 "maxpool dt=s8 layout=ncx src=1x192x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1",
-                                 "maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch"})
+        for (const char* line : {"maxpool dt=s8 layout=ncx src=1x192x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1",
+                                 "maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch",
+                                 "maxpool dt=u8 layout=ncx src=1x256x56x56 k=2x2 s=2x2"})
             EXPECT_EQ(form_of(line, splits), jit::Isa::avx2) << line << (splits ? " (splits)" : "");
+    }
+    for (const char* line : {"maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                             "maxpool dt=s8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 round=ceil"}) {
+        EXPECT_EQ(form_of(line, false), jit::Isa::avx512) << line;
+        EXPECT_EQ(form_of(line, true), jit::Isa::avx2) << line << " (splits)";
     }
     EXPECT_EQ(form_of("maxpool dt=u8 layout=ncx src=16x2048x7x7 k=7x7", false), jit::Isa::avx512);
     EXPECT_EQ(form_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s64", false),
@@ -63,7 +69,7 @@ TEST(IsaForm, SmallBytePlanesTakeAvx512WhereTheCoreHasBytePermutes) {
                                  "maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2"})
             EXPECT_EQ(form_of(line, splits, true), jit::Isa::avx512) << line << (splits ? " (splits)" : "");
         for (const char* line : {"maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch",
-                                 "maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1"})
+                                 "maxpool dt=u8 layout=ncx src=1x256x56x56 k=2x2 s=2x2"})
             EXPECT_EQ(form_of(line, splits, true), jit::Isa::avx2) << line << (splits ? " (splits)" : "");
     }
     EXPECT_EQ(form_of("adaptivemaxpool dt=u8 layout=ncx src=1x512x13x13 out=7x7", false), jit::Isa::avx2);

@@ -261,7 +261,7 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     EXPECT_TRUE(plan_of("maxpool dt=f16 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4 idx=s32", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=2x2 s=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x40 k=3x3 s=3x1 d=2x1", jit::Isa::avx2).separable.enabled());
-    EXPECT_FALSE(plan_of("maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch").separable.enabled());
+    EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch").separable.byte_pairs);
     EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x3x40x40 k=2x2 s=2x2", jit::Isa::avx2).separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2).separable.enabled());
@@ -276,7 +276,11 @@ TEST(PlanFacts, NcxRowsOfOneItemWhoseWindowsMoveByOneTapKeepARingOfRowMaxima) {
     rows.choice.planes = pj::PlanChoice::Switch::off;
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 s=1x1 pb=2x2 pe=2x2", jit::Isa::avx512, rows).ring_rows, 5);
     EXPECT_EQ(plan_of("maxpool dt=bf16 layout=ncx src=1x192x28x28 k=3x3 s=1x1 pb=1x1 pe=1x1", jit::Isa::avx512, rows).ring_rows, 3);
-    EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x8x9x30 k=4x3 s=1x2 pb=1x0 pe=2x1").ring_rows, 4);
+    // (Byte pairs take these u8 rows by the rules; the choice of the ring widens them.)
+    jit::PlanOptions ring_chosen;
+    ring_chosen.choice.reuse = pj::PlanChoice::Reuse::ring;
+    EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x8x9x30 k=4x3 s=1x2 pb=1x0 pe=2x1").separable.byte_pairs);
+    EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x8x9x30 k=4x3 s=1x2 pb=1x0 pe=2x1", jit::Isa::avx512, ring_chosen).ring_rows, 4);
     // Windows that move by one tap every ring_row_interval output rows: at dilation 2 every second row (the
     // executor calls each residue's rows), a stride that equals the dilation every row, a stride of 2 under a
     // dilation of 4 every second row.
@@ -645,14 +649,16 @@ TEST(PlanWindowReuse, Bf16ChannelsWithATailTakeBlocksThatDivideThem) {
     EXPECT_NE(f32.channel_tail, 0);
 }
 
-// Byte pairs take windows past the input's end on AVX2 (no opmasks) in 1-D and 2-D: the bottom border's rows run
-// as calls of fewer rows, so a plane needs the executor's row table (up to 65536 output rows) where its last
-// windows pass the last row, not where every window lies inside; 3-D windows must lie inside.
-TEST(PlanWindowReuse, BytePairsPastTheEndOnAvx2InOneAndTwoDimensions) {
+// Byte pairs take windows past the input's end in 1-D and 2-D (AVX2 shifts and blends the empty value in; AVX-512's
+// masked loads leave those lanes empty): the bottom border's rows run as calls of fewer rows, so a plane needs the
+// executor's row table (up to 65536 output rows) where its last windows pass the last row, not where every
+// window lies inside; 3-D windows must lie inside.
+TEST(PlanWindowReuse, BytePairsPastTheEndInOneAndTwoDimensions) {
     const auto pairs = [](const char* line, jit::Isa isa) { return plan_of(line, isa).separable.byte_pairs; };
     const char* const one_d = "maxpool dt=s8 layout=ncx src=1x2x130 k=3 s=2 round=ceil";
     EXPECT_TRUE(pairs(one_d, jit::Isa::avx2));
-    EXPECT_FALSE(pairs(one_d, jit::Isa::avx512));
+    EXPECT_TRUE(pairs(one_d, jit::Isa::avx512));
+    EXPECT_FALSE(plan_of(one_d, jit::Isa::avx512).separable.shifted_pair_loads);
     EXPECT_TRUE(pairs("maxpool dt=u8 layout=ncx src=1x1x131074x66 k=3x3 s=2x2", jit::Isa::avx2));  // 65536 rows, inside
     EXPECT_FALSE(pairs("maxpool dt=u8 layout=ncx src=1x1x131074x66 k=3x3 s=2x2 round=ceil", jit::Isa::avx2));  // 65537
     EXPECT_TRUE(pairs("maxpool dt=u8 layout=ncx src=1x1x131072x66 k=3x3 s=2x2 round=ceil", jit::Isa::avx2));  // 65536
@@ -740,21 +746,22 @@ TEST(PlanWindowReuse, ByteRowsAtStrideTwoHoldEightKibOfBuffers) {
         const jit::SeparableRows& sep = plan.separable;
         return sep.buffered_rows() * (sep.row_lanes() * 1 + sep.maxima_vectors * plan.vector_bytes);
     };
-    // (The padded stem and its ceil form, whose last windows pass the row's end and the last row, take byte pairs on
-    // AVX2 and the buffers on AVX-512.)
+    // (The padded stem and its ceil form, whose last windows pass the row's end and the last row, take byte pairs;
+    // a 5x5 window at stride 2, wider than byte pairs take, the buffers.)
     const char* const padded_stem = "maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1";
     const char* const ceil_stem = "maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 round=ceil";
-    for (const char* stem_line : {padded_stem, ceil_stem}) {
-        EXPECT_TRUE(plan_of(stem_line, jit::Isa::avx2).separable.byte_pairs) << stem_line;
-        EXPECT_FALSE(plan_of(stem_line, jit::Isa::avx512).separable.byte_pairs) << stem_line;
-    }
-    const jit::KernelPlan stem = plan_of(ceil_stem, jit::Isa::avx512);
+    for (const char* stem_line : {padded_stem, ceil_stem})
+        for (const jit::Isa isa : {jit::Isa::avx2, jit::Isa::avx512})
+            EXPECT_TRUE(plan_of(stem_line, isa).separable.byte_pairs) << stem_line << " on " << jit::to_string(isa);
+    const char* const k5_stem = "maxpool dt=u8 layout=ncx src=1x64x112x112 k=5x5 s=2x2 pb=2x2 pe=2x2";
+    const jit::KernelPlan stem = plan_of(k5_stem, jit::Isa::avx512);
     ASSERT_TRUE(stem.separable.enabled());
+    ASSERT_FALSE(stem.separable.byte_pairs);
     ASSERT_EQ(stem.separable.row_step, 2);
     EXPECT_LE(buffered_bytes(stem), 8 * 1024);
     jit::PlanOptions sixteen;
     sixteen.choice.separable_kib = 16;
-    const jit::KernelPlan stem16 = plan_of(ceil_stem, jit::Isa::avx512, sixteen);
+    const jit::KernelPlan stem16 = plan_of(k5_stem, jit::Isa::avx512, sixteen);
     EXPECT_GT(stem16.separable.group_rows, stem.separable.group_rows);
     // SPPF's byte rows (the choice planes=off: the rules give these planes to flat planes).
     jit::PlanOptions rows, rows16;
