@@ -16,10 +16,12 @@
 
 #include <pooljit/types.hpp>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace pooljit::jit {
@@ -212,7 +214,31 @@ private:
         }
     }
 
+    // Integer values without indices merge by lane masks alone: every opmask may hold one, loaded before the
+    // plane loop (VGG pool5 u8 in byte lanes: 6 masks a plane, reloaded in turn through the 4 registers).
+    bool lane_masks_only() const { return !plan_.is_float && !plan_.has_indices; }
+    // The partial-vector masks of the plane's loads and stores and the gathers' lane masks, most used first.
+    std::vector<std::uint64_t> masks_by_use() const {
+        const std::uint64_t all = plan_.lanes == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << plan_.lanes) - 1;
+        std::vector<std::pair<std::uint64_t, int>> uses;
+        const auto use = [&](std::uint64_t bits) {
+            if (bits == all) return;
+            for (auto& [mask, count] : uses)
+                if (mask == bits) return void(++count);
+            uses.push_back({bits, 1});
+        };
+        const auto first_lanes = [](int n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; };
+        for (int r = 0; r < plan_.plane.registers; ++r) use(first_lanes(valid(plan_.plane.elements, r)));
+        for (const PlaneGather& g : plan_.plane.gathers) use(g.lanes_mask);
+        for (std::int64_t v = 0; v * plan_.lanes < plan_.plane.outputs; ++v) use(first_lanes(valid(plan_.plane.outputs, v)));
+        std::stable_sort(uses.begin(), uses.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        std::vector<std::uint64_t> masks;
+        for (const auto& [mask, count] : uses) masks.push_back(mask);
+        return masks;
+    }
+
     void generate() {
+        if (lane_masks_only()) ops_.use_every_opmask_for_lanes();
         push(rbx);
         push(r12);
         mov(tables_reg_, reinterpret_cast<std::uint64_t>(tables_));
@@ -231,6 +257,7 @@ private:
         Label plane_loop, exact, next, done;
         test(planes_, planes_);
         jz(done, T_NEAR);
+        if (lane_masks_only()) ops_.pin_masks(masks_by_use());
         place(plane_loop);
         if (plan_.has_indices) ops_.broadcast_gpr(vec(channel_lanes_), channel_base_, plan_.wide_index_math);
         load_plane();

@@ -452,11 +452,17 @@ public:
         for (CachedMask& m : masks_)
             if (!m.pinned) m.known = false;
     }
+    // Code that merges lanes by masks alone (integer values without indices: no take or fix mask, no first-maximum
+    // selection) may hold lane masks in k1-k3 too, before it emits anything.
+    void use_every_opmask_for_lanes() {
+        if (masks_.size() == 4)
+            for (const int k : {1, 2, 3}) masks_.push_back({Xbyak::Opmask(k)});
+    }
     // Masks an item's loops use on every pass: loaded once before them (as many as fit; the rest load in place).
     void pin_masks(const std::vector<std::uint64_t>& masks) {
         int pinned = 0;
         for (const std::uint64_t bits : masks) {
-            if (pinned == 3) break;  // one register stays free for the others
+            if (pinned + 1 == static_cast<int>(masks_.size())) break;  // one register stays free for the others
             const Xbyak::Opmask& reg = set_bits(bits);
             for (CachedMask& m : masks_)
                 if (m.reg.getIdx() == reg.getIdx() && !m.pinned) {
@@ -608,7 +614,8 @@ private:
         bool pinned = false;  // loaded before an item's loops: valid across their labels until unpinned
         std::uint64_t used = 0;
     };
-    CachedMask masks_[4] = {{Xbyak::Opmask(4)}, {Xbyak::Opmask(5)}, {Xbyak::Opmask(6)}, {Xbyak::Opmask(7)}};
+    // k4-k7; k1-k3 too for code that takes lane masks only (use_every_opmask_for_lanes).
+    std::vector<CachedMask> masks_ = {{Xbyak::Opmask(4)}, {Xbyak::Opmask(5)}, {Xbyak::Opmask(6)}, {Xbyak::Opmask(7)}};
     std::uint64_t clock_ = 0;
     Xbyak::Label even_dwords_, even_qwords_, odd_dwords_, odd_qwords_;
     Xbyak::Label byte_phases_;  // each 16-byte lane's even bytes, then its odd ones (split_byte_phases)
