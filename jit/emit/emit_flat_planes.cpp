@@ -1,5 +1,6 @@
 // Flat planes (KernelPlan::flat_planes): planar u8/s8/s32/f32/bf16/f16 2-D values at stride 1 (any dilation) whose
-// outputs sit at their inputs' positions. bf16 and f16 widen as they load and run the f32 code; the buffer holds
+// outputs sit at their inputs' positions. bf16 and f16 widen as they load (bf16 planes of windows of 5 width taps
+// or more are widened once, into the stack: FlatPlanes::converts_plane) and run the f32 code; the buffer holds
 // f32, and each output vector narrows back to the selected element's bits. bf16: a word to the top of a dword
 // (its f32 value, exactly) and back. f16: `vcvtph2ps` and `vcvtps2ph`, exact for every value but NaN, which the
 // conversion quiets: the fast code never stores a NaN (a plane that holds one runs the exact copy under propagate;
@@ -49,7 +50,8 @@ public:
         : CodeGenerator(4096, Xbyak::AutoGrow, &emit_allocator()), flat_(plan.flat_planes), dtype_(plan.dtype),
           width_(flat_.vector_bytes), lanes_(flat_.lanes), elem_(flat_.lanes > 0 ? flat_.vector_bytes / flat_.lanes : 0),
           widened_(plan.dtype == DType::bf16 || plan.dtype == DType::f16), half_(plan.dtype == DType::f16),
-          data_elem_(widened_ ? 2 : elem_),
+          converted_(plan.flat_planes.converts_plane), data_elem_(widened_ ? 2 : elem_),
+          src_elem_(converted_ ? 4 : data_elem_),
           float_(plan.dtype == DType::f32 || widened_), watch_(float_ && plan.nan == NanPolicy::propagate) {
         const std::int64_t reach_after = flat_.extent_w() - 1 - flat_.pad_w;
         const bool bytes = dtype_ == DType::u8 || dtype_ == DType::s8;
@@ -60,11 +62,11 @@ public:
             flat_.width < 1 || flat_.height < 1 || flat_.elements() < lanes_ || flat_.pad_w < 0 || flat_.pad_w > reach ||
             reach_after < 0 || reach_after > reach || flat_.pad_h < 0 || flat_.pad_h >= flat_.extent_h() ||
             flat_.dilation_w < 1 || flat_.dilation_h < 1 || (watch_ && flat_.pad_w % flat_.dilation_w != 0) ||
-            flat_.buffer_elements() * elem_ > max_buffer_bytes_)
+            flat_.buffer_elements() * elem_ > max_buffer_bytes_ || (converted_ && (!widened_ || half_)))
             throw Error("jit: flat planes need u8/s8 planes of at least one 16- or 32-byte vector, or s32/f32/bf16/f16 "
                         "planes of a 32-byte one (bf16 and f16 widened), without indices, width taps at most 15 bytes "
                         "or 7 elements from their output, a buffer of at most 64 KiB and, under a NaN watch, a width "
-                        "tap at each output's column");
+                        "tap at each output's column; only bf16 planes are converted once");
         generate();
         ready();
     }
@@ -84,6 +86,8 @@ private:
     const Reg64 src_ = rsi, dst_ = rdx, planes_ = r8, src_step_ = r9, dst_step_ = r10, buffer_ = rax;
     // A loop's cursors (into the plane and the buffer, or the buffer and the output) and its count (saved).
     const Reg64 cursor_ = r11, second_cursor_ = rcx, count_ = rbx;
+    // The plane's own address while src_ points at its converted copy (bf16, f16; saved).
+    const Reg64 plane_src_ = r12;
     // Vector registers by role: the empty value, the moves' scratch, then the maxima, the taps (and the exact
     // merges' compares) and the watch's running sums, each role's registers taken in turn.
     static constexpr int empty_ = 0, scratch_ = 1, first_maximum_ = 2, first_tap_ = 7, first_sum_ = 12, registers_ = 16;
@@ -125,7 +129,7 @@ private:
     };
     Bases plane_bases() const { return {src_, buffer_, dst_}; }
     Xbyak::Address src_at(std::int64_t e) {
-        return ptr[bases_.src + static_cast<std::int32_t>((e - bases_.src_element) * data_elem_)];
+        return ptr[bases_.src + static_cast<std::int32_t>((e - bases_.src_element) * src_elem_)];
     }
     Xbyak::Address buffer_at(std::int64_t e) {
         return ptr[bases_.buffer + static_cast<std::int32_t>((e - bases_.buffer_element) * elem_)];
@@ -237,7 +241,7 @@ private:
     void load_tap(const Xmm& to, std::int64_t a, bool exact) {
         const std::int64_t from = std::clamp<std::int64_t>(a, 0, flat_.elements() - lanes_);
         const std::int64_t move = a - from;  // < 0: up, > 0: down
-        if (move == 0) return load_input(to, src_at(from), exact);
+        if (move == 0) return converted_ ? load(to, src_at(from)) : load_input(to, src_at(from), exact);
         if (elem_ == 4) {
             // Lane j takes element j + move of the loaded vector (clamped: a lane outside is masked).
             Bytes index{};
@@ -246,7 +250,7 @@ private:
             const auto [it, inserted] = permutes_.try_emplace(index, permute_bytes_);
             if (inserted) permute_bytes_ += width_;
             const Xbyak::Ymm t(to.getIdx()), s(scratch_);
-            if (widened_) {
+            if (widened_ && !converted_) {
                 load_input(t, src_at(from), exact);
                 vmovdqu(s, ptr[rip + permutes_label_ + static_cast<std::int32_t>(it->second)]);
                 vpermd(t, s, t);
@@ -350,7 +354,40 @@ private:
         for (; v < flat_.vectors(); ++v) vector(v);
     }
 
+    // A converted plane (bf16, FlatPlanes::converts_plane): the plane at src_ widened to f32 into the stack at
+    // converted_offset(), once a pass over it (the exact copy's conversion as its loads would take it); src_ then
+    // points there for the passes, and back at the plane after them (saved in plane_src_).
+    void convert_plane(bool exact) {
+        const std::int64_t whole = flat_.elements() / lanes_;
+        Label loop;
+        mov(cursor_, src_);
+        lea(second_cursor_, ptr[buffer_ + static_cast<std::int32_t>(converted_offset())]);
+        mov(count_, whole);
+        L(loop);
+        load_input(vec(scratch_), ptr[cursor_], exact);
+        vmovups(ptr[second_cursor_], vec(scratch_));
+        add(cursor_, static_cast<std::int32_t>(lanes_ * data_elem_));
+        add(second_cursor_, static_cast<std::int32_t>(lanes_ * src_elem_));
+        dec(count_);
+        jnz(loop, T_NEAR);
+        if (flat_.elements() % lanes_ != 0) {  // the last vector, overlapping the one before
+            const std::int64_t last = flat_.elements() - lanes_;
+            load_input(vec(scratch_), ptr[src_ + static_cast<std::int32_t>(last * data_elem_)], exact);
+            vmovups(ptr[buffer_ + static_cast<std::int32_t>(converted_offset() + last * src_elem_)], vec(scratch_));
+        }
+        mov(plane_src_, src_);
+        lea(src_, ptr[buffer_ + static_cast<std::int32_t>(converted_offset())]);
+    }
+    // The converted plane's offset from buffer_: after the buffer and its room, on a line of its own.
+    std::int64_t converted_offset() const { return (flat_.buffer_elements() * elem_ + width_ + 63) / 64 * 64 + 64; }
+
     void plane(bool exact) {
+        if (converted_) convert_plane(exact);
+        plane_passes(exact);
+        if (converted_) mov(src_, plane_src_);
+    }
+
+    void plane_passes(bool exact) {
         const std::int64_t whole = flat_.elements() / lanes_;
         const std::int64_t pre = std::int64_t{flat_.pad_h} * flat_.width;
         const std::int64_t reach_after = flat_.extent_w() - 1 - flat_.pad_w;
@@ -362,8 +399,8 @@ private:
         const std::int64_t period = flat_.width / std::gcd(flat_.width, std::int64_t{lanes_});
         // The width pass's cursors walk the plane and the buffer, the height pass's the buffer and the output.
         const Bases width{cursor_, second_cursor_, dst_, first * lanes_, pre + first * lanes_, 0};
-        pass(first, last, period, width, ptr[src_ + static_cast<std::int32_t>(first * lanes_ * data_elem_)],
-             ptr[buffer_ + static_cast<std::int32_t>((pre + first * lanes_) * elem_)], data_elem_, elem_,
+        pass(first, last, period, width, ptr[src_ + static_cast<std::int32_t>(first * lanes_ * src_elem_)],
+             ptr[buffer_ + static_cast<std::int32_t>((pre + first * lanes_) * elem_)], src_elem_, elem_,
              [&](std::int64_t v) { width_vector(v, exact); });
         // Height: whole vectors in a loop of height_unroll_.
         pass(0, whole, height_unroll_, Bases{src_, cursor_, second_cursor_, 0, 0, 0}, ptr[buffer_], ptr[dst_], elem_,
@@ -375,13 +412,15 @@ private:
         // The buffer: pad_h empty rows, the plane's width maxima, the empty rows after, and a vector of room for
         // the empty rows' last store. Probed a page at a time, as the stack grows.
         const std::int64_t buffer_bytes = flat_.buffer_elements() * elem_;
-        const std::int64_t room = (buffer_bytes + width_ + 63) / 64 * 64 + 64;
+        const std::int64_t room =
+            converted_ ? converted_offset() + (flat_.elements() * src_elem_ + 63) / 64 * 64 : (buffer_bytes + width_ + 63) / 64 * 64 + 64;
         mov(src_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src))]);
         mov(dst_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst))]);
         mov(planes_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, rows))]);
         mov(src_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src_row_step))]);
         mov(dst_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst_row_step))]);
         push(count_);
+        push(plane_src_);
         mov(saved_rsp_, rsp);  // the arguments are read: rdi is free
         std::int64_t unprobed = room;
         for (; unprobed > page_bytes_; unprobed -= page_bytes_) {
@@ -422,6 +461,7 @@ private:
         jnz(plane_loop, T_NEAR);
         L(done);
         mov(rsp, saved_rsp_);
+        pop(plane_src_);
         pop(count_);
         vzeroupper();
         ret();
@@ -459,7 +499,10 @@ private:
     // elem_: a lane's bytes as the code computes (and the buffer holds); data_elem_: an input or output element's.
     const int width_, lanes_, elem_;
     const bool widened_, half_;
-    const int data_elem_;
+    // The plane converted to f32 once into the stack (FlatPlanes::converts_plane): the passes read it there.
+    const bool converted_;
+    // data_elem_: an input or output element's bytes; src_elem_: the bytes of an element the passes read.
+    const int data_elem_, src_elem_;
     // f16's exact copy: its constants' offsets after constants_label_ (0x7FC00000, then 0x0000FFFF, each dword).
     static constexpr std::int32_t quiet_nan_at_ = 0, low_words_at_ = 32;
     const bool float_, watch_;

@@ -95,6 +95,9 @@ struct FlatPlanes {
     std::int64_t width = 0, height = 0;
     int kernel_w = 0, kernel_h = 0, pad_w = 0, pad_h = 0;  // pads before the input
     int dilation_w = 1, dilation_h = 1;                     // taps this many elements (rows) apart
+    // bf16: each plane converted to f32 once, into the stack, before its width pass (where each width tap widened
+    // as it loaded: kernel_w widenings an element).
+    bool converts_plane = false;
     bool enabled() const { return vector_bytes > 0; }
     std::int64_t elements() const { return width * height; }
     // A window's span along the width and the height: (kernel - 1) * dilation + 1.

@@ -27,6 +27,8 @@ constexpr std::int64_t max_flat_byte_reach = 15, max_flat_dword_reach = 7;
 // The buffer of a plane's width maxima lives on the stack; a window's rows are unrolled in the height pass.
 constexpr std::int64_t max_flat_buffer_bytes = 16 * 1024;
 constexpr std::int64_t max_flat_kernel_rows = 64;
+// bf16 planes converted once from windows of this many width taps (plan_flat below).
+constexpr int min_converted_width_taps = 5;
 
 }  // namespace
 
@@ -116,6 +118,11 @@ void Planner::choose_flat_planes() {
         static_cast<std::int64_t>(phases.size()) * masked_taps * bytes * (floats ? 2 : 1);
     if (mask_bytes > max_flat_mask_bytes)
         return declined(step, "width masks of more than " + std::to_string(max_flat_mask_bytes) + " bytes");
+    // bf16 windows of 5 width taps or more convert each plane once (Xeon 2, one thread, lowest of 6 alternating
+    // rounds, both forms' code: SPP k9 ncx 317-325 -> 270 us, SPPF k5 93.5-93.7 -> 85.5-87.2; 3 taps level or
+    // slower converted: Inception 40.7 -> 39.7, the dilated 3x3 51.9 -> 55.2). f16 ran slower converted (SPPF
+    // 70.3 -> 79.3, Inception 29.9 -> 36.2, the dilated 3x3 37.2 -> 49.6): vcvtph2ps takes its tap from memory.
+    flat.converts_plane = p_.dtype == DType::bf16 && flat.kernel_w >= min_converted_width_taps;
     plan_.strategy = Strategy::ncx_planes;
     plan_.flat_planes = flat;
     plan_.plane = {};

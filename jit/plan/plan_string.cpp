@@ -53,7 +53,8 @@ std::string to_string(const KernelPlan& plan) {
           << (plan.byte_planes.shared_routine ? " shared_routine" : "");
     if (plan.depth_folded) s << " depth_folded";
     if (plan.flat_planes.enabled())
-        s << " flat_planes=" << plan.flat_planes.vector_bytes << "x" << plan.flat_planes.vectors();
+        s << " flat_planes=" << plan.flat_planes.vector_bytes << "x" << plan.flat_planes.vectors()
+          << (plan.flat_planes.converts_plane ? " converted" : "");
     else if (plan.strategy == Strategy::ncx_planes)
         s << " plane_elements=" << plan.plane.elements << " plane_outputs=" << plan.plane.outputs
           << " plane_registers=" << plan.plane.registers << " plane_gathers=" << plan.plane.gathers.size();

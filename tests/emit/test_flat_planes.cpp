@@ -88,6 +88,11 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
         EXPECT_TRUE(sppf_bf16.watch_rows_for_nan);
         EXPECT_FALSE(sppf_bf16.widened_pairs);
         EXPECT_EQ(jit::strategy_names(sppf_bf16), "flat_planes");
+        // bf16 windows of 5 width taps or more widen each plane once; 3 taps, and f16, widen each tap.
+        EXPECT_TRUE(sppf_bf16.flat_planes.converts_plane);
+        EXPECT_FALSE(plan_of("maxpool dt=bf16 layout=ncx src=1x192x28x28 k=3x3 pb=1x1 pe=1x1", isa).flat_planes.converts_plane);
+        EXPECT_FALSE(plan_of("maxpool dt=f16 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", isa).flat_planes.converts_plane);
+        EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", isa).flat_planes.converts_plane);
         EXPECT_EQ(plan_of("maxpool dt=f16 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", isa).flat_planes.vectors(), 50);
     }
     // Declined: indices, a stride of 2, outputs not at their inputs (pads of k - 2), a width tap 16 bytes from its
@@ -183,7 +188,8 @@ TEST_P(JitIsa, FlatPlanesMatchTheReferenceOnTiesAndTheLowestValue) {
     pj::set_num_threads(0);
 }
 
-// f32, bf16 and f16 (each widened as it loads, narrowed as it stores; f16's exact copy keeps a NaN's bits) ties (signed zeros, -1, -inf) with a NaN in some
+// f32, bf16 and f16 (each widened as it loads or, bf16 windows of 5 width taps or more, a plane at a time;
+// narrowed as it stores; f16's exact copy keeps a NaN's bits) ties (signed zeros, -1, -inf) with a NaN in some
 // planes, under both NaN rules: under propagate a plane with a NaN runs the exact copy (each window's first NaN, its
 // bits kept: quiet payloads of both signs and a signaling one), the others the fast one; under ignore the fast
 // code skips NaN (a window of NaN only is empty: -inf). Planes of only NaN and of only -inf, too.
