@@ -193,6 +193,13 @@ void Planner::check_choice_honoured() {
     if (c.masked == PlanChoice::Switch::off && !lanes_are_outputs_) unhonoured("masked=off", "channels-last rows have no border items");
     if (c.pairs == PlanChoice::Switch::on && !plan_.widened_pairs && !plan_.separable.widened_pairs)
         unhonoured("pairs=on", "no bf16 items load their vectors in pairs here");
+    if (c.tap_pairs == PlanChoice::Switch::on && !plan_.paired_tap_loads)
+        unhonoured("tap_pairs=on", "no planar items at lane stride 2 merge two width taps from one pair of loads here");
+    const bool taps_as_lanes = std::any_of(plan_.fast_segments.begin(), plan_.fast_segments.end(),
+                                           [](const Segment& s) { return s.taps_as_lanes; });
+    if (c.ranks != PlanChoice::Switch::rules && !(taps_as_lanes && caps_.opmasks))
+        unhonoured(c.ranks == PlanChoice::Switch::on ? "ranks=on" : "ranks=off",
+                   "no taps-as-lanes items under opmasks here (ranks ride in masked moves)");
     if (c.nan == PlanChoice::Nan::watch && !plan_.watch_rows_for_nan)
         unhonoured("nan=watch", "these rows' code does not watch its loads");
     if (c.sweep_bytes != 0 && lanes_are_outputs_) unhonoured("sweep_bytes", "planar rows sweep no channel blocks");

@@ -71,7 +71,8 @@ void Planner::choose_fast_row() {
         // for indices, which every window would otherwise search for in its rows. Values without them, Xeon 2
         // (adaptive 13x13 ncx, one thread, 5 alternating rounds): to 2x2 f32 15.3 -> 11.9 us, bf16 19.0 -> 13.0,
         // f16 19.4 -> 13.2, u8 10.5 -> 9.2; to 3x3 f16 26.4 -> 18.1.
-        plan_.taps_as_lanes_ranked = p_.has_indices;
+        plan_.taps_as_lanes_ranked = choice().ranks == PlanChoice::Switch::rules ? p_.has_indices
+                                                                                 : choice().ranks == PlanChoice::Switch::on;
         return chose(step, plan_.taps_as_lanes_ranked ? "taps as lanes, each lane's scan rank kept"
                                                       : "taps as lanes, the maximum alone (a float zero searched for in the window's rows)");
     }
@@ -228,6 +229,7 @@ void Planner::choose_paired_tap_loads() {
     if (std::none_of(plan_.segments.begin(), plan_.segments.end(), paired_taps) &&
         std::none_of(plan_.fast_segments.begin(), plan_.fast_segments.end(), paired_taps))
         return;
+    if (choice().tap_pairs == PlanChoice::Switch::off) return declined(step, "the choice tap_pairs=off");
     if (!caps_.paired_tap_loads) return declined(step, "the trait does not merge two taps from one pair of loads");
     if (plan_.dilation_w != 1) return declined(step, "width taps a dilation apart");
     if (p_.has_indices) return declined(step, "indices");

@@ -44,6 +44,8 @@ TEST(PlanChoiceText, RoundTripsEveryField) {
     c.reuse = C::Reuse::separable;
     c.planes = C::Switch::off;
     c.pairs = C::Switch::on;
+    c.tap_pairs = C::Switch::off;
+    c.ranks = C::Switch::on;
     c.sweep_bytes = 2048;
     c.separable_kib = 12;
     c.prefetch_kib = -1;
@@ -51,8 +53,8 @@ TEST(PlanChoiceText, RoundTripsEveryField) {
     c.threads = 3;
     c.grain = 16;
     const std::string text = pj::to_string(c);
-    EXPECT_EQ(text, "isa=avx2 nan=watch reuse=separable planes=off pairs=on sweep_bytes=2048 separable_kib=12 "
-                    "prefetch_kib=-1 chunk_kib=48 threads=3 grain=16");
+    EXPECT_EQ(text, "isa=avx2 nan=watch reuse=separable planes=off pairs=on tap_pairs=off ranks=on sweep_bytes=2048 "
+                    "separable_kib=12 prefetch_kib=-1 chunk_kib=48 threads=3 grain=16");
     EXPECT_EQ(pj::parse_plan_choice(text), c);
     // Only the fields that differ from the rules are printed.
     C one;
@@ -131,6 +133,8 @@ const std::vector<std::string> problems = {
     "maxpool dt=u8 layout=nxc src=2x70x9x9 k=2x2 s=2x2",
     "maxpool dt=f32 layout=ncx src=1x8x7x7 k=2x2 s=2x2 idx=s64",
     "adaptivemaxpool dt=f32 layout=ncx src=1x6x13x13 out=3x3 idx=s32",
+    "adaptivemaxpool dt=u8 layout=ncx src=1x6x13x13 out=2x2",
+    "maxpool dt=s32 layout=ncx src=1x4x30x40 k=2x2 s=2x2",
 };
 
 std::vector<C> single_part_choices() {
@@ -144,6 +148,8 @@ std::vector<C> single_part_choices() {
     for (const C::Reuse r : {C::Reuse::none, C::Reuse::ring, C::Reuse::separable}) with([&](C& c) { c.reuse = r; });
     for (const C::Switch s : {C::Switch::on, C::Switch::off}) with([&](C& c) { c.planes = s; });
     for (const C::Switch s : {C::Switch::on, C::Switch::off}) with([&](C& c) { c.pairs = s; });
+    for (const C::Switch s : {C::Switch::on, C::Switch::off}) with([&](C& c) { c.tap_pairs = s; });
+    for (const C::Switch s : {C::Switch::on, C::Switch::off}) with([&](C& c) { c.ranks = s; });
     with([](C& c) { c.sweep_bytes = 1; });
     with([](C& c) { c.separable_kib = 8; });
     with([](C& c) { c.prefetch_kib = -1; });
