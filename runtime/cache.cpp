@@ -232,9 +232,9 @@ PrimitiveCache& the_cache() {
 
 std::atomic<CompileFunction> compiler_override{nullptr};
 
-ImplementationPtr compile_implementation(const Problem& problem, jit::Isa isa_cap, const PlanChoice& choice) {
+ImplementationPtr compile_implementation(const CacheKey& key) {
     const CompileFunction compiler = compiler_override.load(std::memory_order_acquire);
-    return compiler != nullptr ? compiler(problem) : choose_implementation(problem, isa_cap, choice);
+    return compiler != nullptr ? compiler(key.problem) : choose_implementation(key.problem, key.isa, key.choice, key.byte_permutes);
 }
 
 }  // namespace
@@ -251,8 +251,8 @@ CacheLookup find_or_compile(const Problem& problem, const PlanChoice& choice) {
     ImplementationPtr impl;
     try {
         // The key's problem (batch 0), not the caller's: the cached code must be a function of the key alone.
-        // The ISA cap read once, for key and code.
-        impl = compile_implementation(key.key.problem, key.key.isa, key.key.choice);
+        // The ISA cap and the byte permutes read once, for key and code.
+        impl = compile_implementation(key.key);
     } catch (...) {
         if (reservation.inserted) cache.forget(key, reservation.inserted);
         compiled.set_exception(std::current_exception());  // the waiters see the same exception

@@ -14,16 +14,23 @@ namespace pooljit::detail {
 
 namespace {
 
+// The cores' traits with the byte permutes the key read (jit::cpu_traits() reads POOLJIT_CPU_MASK again).
+jit::CpuTraits traits_of_key(bool byte_permutes) {
+    jit::CpuTraits traits = jit::cpu_traits();
+    traits.byte_permutes = byte_permutes;
+    return traits;
+}
+
 // The code a choice names: its ISA (or the best the CPU and the cap allow), planned and emitted under it.
 std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, jit::Isa cap, const PlanChoice& choice,
-                                                            bool depth_folded) {
+                                                            bool depth_folded, const jit::CpuTraits& core) {
     const auto start = std::chrono::steady_clock::now();
     jit::Isa isa = choice.isa == PlanChoice::Isa::avx2 ? jit::Isa::avx2 : choice.isa == PlanChoice::Isa::avx512 ? jit::Isa::avx512 : cap;
     // A choice that leaves the ISA form to the rules gets the rules' form (a wisdom entry "threads=2" must not
     // switch the code's ISA, nor the tuner's thread candidates time other code than the rules').
     if (choice.isa == PlanChoice::Isa::rules && cap == jit::Isa::avx512 && jit::cpu_runs(jit::Isa::avx512) &&
         jit::cpu_runs(jit::Isa::avx2))
-        isa = jit::rules_isa_form(p, jit::cpu_traits()).isa;
+        isa = jit::rules_isa_form(p, core).isa;
     const std::string part = std::string("isa=") + jit::to_string(isa);
     if (isa == jit::Isa::ref) throw jit::UnhonouredChoice("plan choice " + to_string(choice) + " cannot be honoured: no JIT ISA is allowed (POOLJIT_MAX_ISA=ref or the CPU)");
     if (!jit::cpu_runs(isa))
@@ -33,7 +40,7 @@ std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, ji
     try {
         jit::PlanOptions options;
         options.choice = choice;
-        options.core = jit::cpu_traits();
+        options.core = core;
         options.depth_folded = depth_folded;
         jit::KernelPlan plan = jit::make_plan(p, isa, options);
         impl->kernel = jit::compile(plan);
@@ -55,19 +62,21 @@ std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, ji
 
 }  // namespace
 
-std::shared_ptr<const Implementation> choose_implementation(const Problem& problem, jit::Isa cap, const PlanChoice& choice) {
+std::shared_ptr<const Implementation> choose_implementation(const Problem& problem, jit::Isa cap, const PlanChoice& choice,
+                                                            bool byte_permutes) {
     check_plan_choice(choice);
     // Windows one plane deep: planned (ISA form included) and run as the 2-D planes of C x D channels.
     const bool fold = jit::folds_depth(problem);
     const std::optional<Problem> folded = fold ? std::optional(jit::depth_folded(problem)) : std::nullopt;
     const Problem& p = folded ? *folded : problem;
-    if (!choice.is_rules()) return chosen_implementation(p, cap, choice, fold);
+    const jit::CpuTraits core = traits_of_key(byte_permutes);
+    if (!choice.is_rules()) return chosen_implementation(p, cap, choice, fold, core);
     const auto start = std::chrono::steady_clock::now();
     auto impl = std::make_shared<Implementation>();
     // The ISA form the rules give the problem first, where the CPU and the cap allow both; then the other.
     std::array<jit::Isa, 2> order{jit::Isa::avx512, jit::Isa::avx2};
     if (cap == jit::Isa::avx512 && jit::cpu_runs(jit::Isa::avx512) && jit::cpu_runs(jit::Isa::avx2)) {
-        const jit::CpuTraits traits = jit::cpu_traits();
+        const jit::CpuTraits& traits = core;
         const jit::IsaForm form = jit::rules_isa_form(p, traits);
         if (form.isa == jit::Isa::avx2) {
             order = {jit::Isa::avx2, jit::Isa::avx512};
@@ -90,7 +99,7 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& probl
         }
         try {
             jit::PlanOptions options;
-            options.core = jit::cpu_traits();
+            options.core = core;
             options.depth_folded = fold;
             jit::KernelPlan plan = jit::make_plan(p, isa, options);
             impl->kernel = jit::compile(plan);

@@ -86,7 +86,7 @@ private:
     const Reg64 src_ = rsi, dst_ = rdx, planes_ = r8, src_step_ = r9, dst_step_ = r10, buffer_ = rax;
     // A loop's cursors (into the plane and the buffer, or the buffer and the output) and its count (saved).
     const Reg64 cursor_ = r11, second_cursor_ = rcx, count_ = rbx;
-    // The plane's own address while src_ points at its converted copy (bf16, f16; saved).
+    // The plane's own address while src_ points at its converted copy (bf16 planes; saved).
     const Reg64 plane_src_ = r12;
     // Vector registers by role: the empty value, the moves' scratch, then the maxima, the taps (and the exact
     // merges' compares) and the watch's running sums, each role's registers taken in turn.
@@ -422,9 +422,12 @@ private:
         push(count_);
         push(plane_src_);
         mov(saved_rsp_, rsp);  // the arguments are read: rdi is free
+        // Steps of a page less the alignment's 63 bytes: the last step and the alignment together stay within a
+        // page of the last probe, so no page is passed untouched.
+        constexpr std::int64_t probe_step = page_bytes_ - 64;
         std::int64_t unprobed = room;
-        for (; unprobed > page_bytes_; unprobed -= page_bytes_) {
-            sub(rsp, static_cast<std::int32_t>(page_bytes_));
+        for (; unprobed > probe_step; unprobed -= probe_step) {
+            sub(rsp, static_cast<std::int32_t>(probe_step));
             or_(dword[rsp], 0);
         }
         sub(rsp, static_cast<std::int32_t>(unprobed));

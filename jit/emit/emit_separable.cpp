@@ -533,14 +533,15 @@ void WindowEmitter<Ops>::emit_byte_rows(Label& done) {
 
 // Byte pairs (SeparableRows::byte_pairs): windows at stride 2 along the width with up to 4 contiguous width taps,
 // and window_rows rows (1 in 1-D) in each of window_planes planes (3-D), 4 rows in all at most. A row's windows
-// read from 2 * o - pad_w to their last tap inside the row; 1-D and 2-D windows on a trait without opmasks may
-// overhang the row's end (the bytes past it in a load's register take the empty value) and the last row (calls
-// of fewer rows), as they may start in the padding. Each output row, a
+// read from 2 * o - pad_w to their last tap inside the row; 1-D and 2-D windows may overhang the row's end (the
+// bytes past it in a load's register take the empty value) and the last row (calls of fewer rows), as they may
+// start in the padding. Each output row, a
 // vector of outputs at a time: for each pair of width taps (2j, 2j + 1) the window rows' maximum of 2 * lanes
 // elements from the outputs' first tap 2j, each byte pair's maximum in its even byte (a word shift right by 8 and a
 // byte max; a lone last tap takes the even byte as loaded), merged over the pairs; the even bytes packed. No load
-// passes the row's end or starts before the row: where the first outputs' windows start in the padding (AVX2), the
-// load starts at the row and the rows' maximum moves up by the padding's bytes, the empty value shifted in. 1-D
+// passes the row's end or starts before the row: where the first outputs' windows start in the padding, on AVX2 the
+// load starts at the row and the rows' maximum moves up by the padding's bytes, the empty value shifted in; with
+// opmasks the load leaves the lanes outside the row out, holding the empty value. 1-D
 // and 2-D calls take the rows their windows have (fewer at a border: a body for each count); 3-D calls have every
 // row and plane. Rows step by the call's steps, whatever rows they are.
 template <typename Ops>

@@ -236,7 +236,10 @@ public:
         }
     }
     // dst <- src in the lanes `bits` (the others keep theirs); src in compare-type lanes, or index lanes.
-    void copy_lanes(const Vmm& dst, const Vmm& src, std::uint64_t bits) { move_lanes(Vmm(dst.getIdx()) | set_bits(bits), src); }
+    void copy_lanes(const Vmm& dst, const Vmm& src, std::uint64_t bits) {
+        if (bits == all_lanes()) move_lanes(dst, src);
+        else move_lanes(Vmm(dst.getIdx()) | set_bits(bits), src);
+    }
     void copy_index_lanes(const Vmm& idx, const Xbyak::Address& src, std::uint64_t bits) {
         const Vmm d = Vmm(idx.getIdx()) | set_bits(bits);
         if (format_.index_lanes_64) g_.vmovdqu64(d, src);
@@ -374,8 +377,8 @@ public:
     }
     // dst <- each 16-bit word of src shifted right by 8: a byte pair's second (odd) byte in the first's place.
     void shift_words_right_8(const Vmm& dst, const Vmm& src) { g_.vpsrlw(dst, src, 8); }
-    // Byte pairs whose windows start in the padding are planned on traits without opmasks only
-    // (Planner::padded_byte_pairs_allowed).
+    // Byte pairs past the row's edges load under an opmask here (load_byte_lanes_over): no shifted loads or
+    // blends are planned with opmasks (SeparableRows::shifted_pair_loads, row_read_reach).
     void shift_bytes_up(const Vmm&, int, const Vmm&, const Vmm&) {
         throw Error("jit:avx512: byte pairs starting in the padding are not planned with opmasks");
     }

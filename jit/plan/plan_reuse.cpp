@@ -456,9 +456,9 @@ void Planner::take_planes(PlanePlan plane) {
 }
 
 // Planar u8/s8 planes in byte lanes held in registers (64 outputs a zmm, against 16 widened): rows of fewer
-// outputs than max_byte_plane_row_outputs in planes of at most 16 zmm (1 KiB), their outputs gathered by
-// two-register byte permutes (vpermi2b, AVX512_VBMI: the core's byte_permutes). Without indices (32-bit lanes
-// beside the values), and where flat planes do not take the plane. Byte pairs and byte rows leave most lanes of
+// outputs than max_byte_plane_row_outputs in planes of at most max_byte_plane_bytes (4 zmm), their outputs
+// gathered by two-register byte permutes (vpermi2b, AVX512_VBMI: the core's byte_permutes). Without indices
+// (32-bit lanes beside the values); flat planes, a later step, take the planes whose outputs sit at their inputs. Byte pairs and byte rows leave most lanes of
 // short rows idle and run a call's loop per row: adaptive 1x512x13x13 to 7x7 (k3 s2 p1 byte pairs in the 256-bit
 // form) 26 us, VGG pool5 4.3 us (Xeon 2).
 std::string Planner::byte_plane_registers_declined() {
@@ -473,7 +473,6 @@ std::string Planner::byte_plane_registers_declined() {
     if (!memory_.planes_contiguous) return "a plane's rows are apart in memory (a view)";
     if (p_.spatial_in_size() > max_byte_plane_bytes)
         return "planes of more than " + std::to_string(max_byte_plane_bytes) + " bytes";
-    if (flat_planes_declined().empty()) return "flat planes take planes whose outputs sit at their inputs";
     byte_plane_ = plane_plan(p_, multipliers_, caps_.vector_bytes, caps_.vector_registers * plane_register_halves / 2);
     if (byte_plane_.gathers.empty()) return "the plane does not fit, or its permutes do not pay";
     return {};
@@ -491,9 +490,9 @@ std::string Planner::byte_lanes_taken() const {
 // whole-plane and register code). The row code does not serve byte lanes: a plan whose later steps leave separable rows is made again
 // with widened lanes (make_plan).
 // Byte pairs' shape: 1-D, 2-D and 3-D max pools at stride 2 along the width with at most 4 contiguous width taps
-// (k2 s2, the 1-D k3 s2 of audio rows) and at most 4 rows a window, whose windows lie inside the input. On a trait without
-// opmasks (AVX2) in 1-D and 2-D (padded_byte_pairs) a window may also start in the padding before the row (the
-// first outputs' loads shift the empty value in) and before the first row, and overhang the row's end (the bytes
+// (k2 s2, the 1-D k3 s2 of audio rows) and at most 4 rows a window, whose windows lie inside the input. In 1-D and
+// 2-D (padded_byte_pairs_allowed) a window may also start in the padding before the row (AVX2's first outputs' loads
+// shift the empty value in; AVX-512's leave those lanes out) and before the first row, and overhang the row's end (the bytes
 // past it take the empty value) and the last row (ceil rounding: the ceil stem, GoogLeNet), each window keeping a
 // real tap; rows of fewer taps run as calls of their own. 3-D: every window inside.
 bool Planner::byte_pairs_shape() const {
@@ -522,9 +521,9 @@ bool Planner::byte_pairs_shape() const {
     return fits(0) && fits(1) && p_.kernel[0] * p_.kernel[1] <= 4;
 }
 
-// Byte pairs whose windows start in the padding or overhang the input's end: 1-D and 2-D on a trait without
-// opmasks, which shifts the empty value into the first outputs' loads and blends it past the row's end (measured
-// there; AVX-512 keeps the separable rows' buffers).
+// Byte pairs whose windows start in the padding or overhang the input's end: 1-D and 2-D (a trait without opmasks
+// shifts the empty value into the first outputs' loads and blends it past the row's end; with opmasks the loads
+// leave those lanes out).
 bool Planner::padded_byte_pairs_allowed() const { return p_.spatial_rank <= 2; }
 
 std::string Planner::byte_rows_declined() const {
