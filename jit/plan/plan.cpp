@@ -34,6 +34,7 @@
 //   choose_shared_watch     watched channels-last rows: each input element added to the watch once per call
 //   choose_byte_planes      planar u8/s8 whole planes: the planes' maxima reduced together in byte lanes
 //   choose_flat_planes      planar u8/s8 planes whose outputs sit at their inputs: each plane one span of vectors
+//   choose_byte_bands       planar u8/s8 2-D planes (byte permutes): bands of outputs from rows' maxima, permuted
 //
 // The steps live by what they decide (jit/planner.hpp declares them and holds the constants that more than one
 // file reads), so each file holds one kind of decision: here, the run order and the plan's basic shape
@@ -44,7 +45,8 @@
 // choose_widened_pairs, choose_even_element_loads, choose_paired_tap_loads, choose_row_chains); plan_reuse.cpp, input rows or row maxima kept in registers
 // or buffers for the outputs that read them again (choose_row_ring, choose_separable_pixels, choose_column_ring,
 // choose_planes, choose_separable, choose_separable_accumulators); plan_flat.cpp, planar byte planes whose
-// outputs sit at their inputs, each one span of vectors (choose_flat_planes); plan_depth.cpp, which 3-D problems
+// outputs sit at their inputs, each one span of vectors (choose_flat_planes); plan_bands.cpp, planar byte planes in bands
+// of outputs gathered by byte permutes (choose_byte_bands); plan_depth.cpp, which 3-D problems
 // are planned as the 2-D planes of their channels (folds_depth, depth_folded).
 #include "jit/plan/plan.hpp"
 
@@ -173,6 +175,7 @@ KernelPlan Planner::plan() && {
     choose_shared_watch();
     choose_byte_planes();
     choose_flat_planes();
+    choose_byte_bands();
     choose_half_float_scan();
     set_expected_work();
     check_choice_honoured();
@@ -200,6 +203,8 @@ void Planner::check_choice_honoured() {
     if (c.ranks != PlanChoice::Switch::rules && !(taps_as_lanes && caps_.opmasks))
         unhonoured(c.ranks == PlanChoice::Switch::on ? "ranks=on" : "ranks=off",
                    "no taps-as-lanes items under opmasks here (ranks ride in masked moves)");
+    if (c.bands == PlanChoice::Switch::on && !plan_.byte_bands.enabled())
+        unhonoured("bands=on", "no planar byte bands serve these planes (2-D u8/s8 max pools without indices, AVX512_VBMI)");
     if (c.nan == PlanChoice::Nan::watch && !plan_.watch_rows_for_nan)
         unhonoured("nan=watch", "these rows' code does not watch its loads");
     if (c.sweep_bytes != 0 && lanes_are_outputs_) unhonoured("sweep_bytes", "planar rows sweep no channel blocks");
@@ -655,14 +660,16 @@ std::optional<Problem> max_pool_of_even_bins(const Problem& p) {
 KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     if (isa != Isa::avx2 && isa != Isa::avx512) throw Error("planner: isa must be avx2 or avx512");
     // Adaptive bins that are a max pool's windows: where that max pool takes byte pairs (u8/s8 planar rows at
-    // stride 2, AVX2), the plan is its. Zen 3, one thread, 1x256x13x13 to 6x6 u8 ncx: 12.7 us in 32-bit lanes,
-    // 6.9 as k3 s2 byte pairs (--interleave 2000); f32 and bf16 ran 3-8% slower as the max pool's plans and keep
-    // the adaptive ones. The executor runs the adaptive problem: the same windows and indices.
+    // stride 2, AVX2) or byte bands (AVX-512 byte permutes), the plan is its. Zen 3, one thread, 1x256x13x13 to
+    // 6x6 u8 ncx: 12.7 us in 32-bit lanes, 6.9 as k3 s2 byte pairs (--interleave 2000); Xeon 2: 4.0 us as byte
+    // planes in registers, 2.4 as k3 s2 byte bands, to 7x7 (1x512) 9.0 and 4.7. f32 and bf16 ran 3-8% slower as
+    // the max pool's plans and keep the adaptive ones. The executor runs the adaptive problem: the same windows
+    // and indices.
     const bool byte_data = (p.dtype == DType::u8 || p.dtype == DType::s8) && !p.has_indices;  // byte pairs' only
     if (const std::optional<Problem> even = byte_data ? max_pool_of_even_bins(p) : std::nullopt) {
         try {
             KernelPlan plan = make_plan(*even, isa, options);
-            if (plan.separable.byte_pairs) {
+            if (plan.separable.byte_pairs || plan.byte_bands.enabled()) {
                 std::string windows;
                 for (int a = 0; a < even->spatial_rank; ++a) {
                     const auto u = static_cast<std::size_t>(a);
@@ -684,7 +691,9 @@ KernelPlan make_plan(const Problem& p, Isa isa, const PlanOptions& options) {
     try {
         KernelPlan plan = Planner(p, caps_of(isa), options).plan();
         const bool byte_rows = plan.strategy == Strategy::ncx_width && lane_bytes(plan.compare) == 1;
-        if (!byte_rows || plan.separable.enabled() || plan.byte_planes.enabled() || plan.flat_planes.enabled()) return plan;
+        if (!byte_rows || plan.separable.enabled() || plan.byte_planes.enabled() || plan.flat_planes.enabled() ||
+            plan.byte_bands.enabled())
+            return plan;
     } catch (const UnhonouredChoice&) {
         const bool bytes = (p.dtype == DType::u8 || p.dtype == DType::s8) && !p.has_indices;
         if (options.no_byte_rows || !bytes) throw;

@@ -111,6 +111,50 @@ struct FlatPlanes {
     friend bool operator==(const FlatPlanes&, const FlatPlanes&) = default;
 };
 
+// Byte bands (AVX-512 with byte permutes, AVX512_VBMI): planar u8/s8 2-D max pools without indices, a plane's
+// outputs computed a vector (a band) at a time, in byte lanes. A band holds `rows` output rows of one column
+// chunk's outputs: lane g * chunk.outputs + j is output row r0 + g, output column chunk.out_begin + j. Its input
+// is the vertical maximum V of the window's kernel_h rows, held in chunk.registers registers (128 bytes at most):
+// for window row kh, the registers load the plane's bytes from row r0 * stride_h - pad_h + kh * dilation_h, column
+// chunk.in_begin on, so that V's lane g * stride_h * width + c - in_begin is the maximum of column c over output
+// row r0 + g's window rows. A lane whose byte lies outside the plane is not loaded (masked: a row in the padding
+// adds nothing; lanes no output reads may hold any byte of the plane). The band's outputs are then the maximum of
+// kernel_w byte permutes of V (vpermb, or vpermi2b across two registers), one per width tap, each lane taking its
+// window's tap (a tap in the padding takes the window's first real tap again: a max is idempotent), and one
+// store under the mask of the band's lanes. Every window has a real row and a real column (the planner checks).
+// Where a plane's rows are wider than a vector's outputs or a band's input span, the row goes in column chunks of
+// one row each; otherwise one chunk covers the row and a band holds `rows` whole rows (contiguous in the output).
+struct ByteBandChunk {
+    std::int64_t out_begin = 0, outputs = 0;  // output columns [out_begin, out_begin + outputs) of each band row
+    std::int64_t in_begin = 0;                // the input column of V's lane 0
+    int registers = 1;                        // V's registers: 1 (vpermb) or 2 (vpermi2b)
+    std::size_t first_permute = 0;            // its kernel_w permutes' source lanes in ByteBands::permutes
+
+    friend bool operator==(const ByteBandChunk&, const ByteBandChunk&) = default;
+};
+
+// `count` bands from output row `begin`, each `rows` (ByteBands::rows, or fewer for a last band) output rows on.
+// A looped run's bands read only bytes inside the plane (no masks): one copy of the code walks them.
+struct ByteBandRun {
+    std::int64_t begin = 0, count = 0, rows = 0;
+    bool looped = false;
+
+    friend bool operator==(const ByteBandRun&, const ByteBandRun&) = default;
+};
+
+struct ByteBands {
+    int rows = 0;  // output rows a band (0: not this code)
+    std::int64_t width = 0, height = 0, out_width = 0, out_height = 0;
+    int kernel_h = 0, kernel_w = 0;
+    std::int64_t stride_h = 1, dilation_h = 1, pad_h = 0;
+    std::vector<ByteBandChunk> chunks;          // a band row's column chunks, in order
+    std::vector<ByteBandRun> runs;              // every output row once, in order
+    std::vector<std::array<std::uint8_t, 64>> permutes;  // per chunk, per width tap: each lane's source lane in V
+    bool enabled() const { return rows > 0; }
+
+    friend bool operator==(const ByteBands&, const ByteBands&) = default;
+};
+
 struct PlanePlan {
     std::int64_t elements = 0;  // input elements of a plane
     std::int64_t outputs = 0;   // output elements of a plane
@@ -469,6 +513,8 @@ struct KernelPlan {
     // ncx_planes of u8/s8 2-D planes at stride 1 whose outputs sit at their inputs' positions: each plane one flat
     // span of vectors across its rows (`plane` is then empty; the segments describe the row code).
     FlatPlanes flat_planes;
+    // ncx_planes of u8/s8 2-D planes in bands of outputs from byte permutes (`plane` is then empty).
+    ByteBands byte_bands;
     // Planned for depth_folded(problem) of a 3-D problem (PlanOptions::depth_folded): the executor runs that.
     bool depth_folded = false;
     // ncx rows of 2-D and 3-D planes: each output row prefetches the input that the rows `prefetch_distance`

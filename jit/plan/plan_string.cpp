@@ -55,7 +55,15 @@ std::string to_string(const KernelPlan& plan) {
     if (plan.flat_planes.enabled())
         s << " flat_planes=" << plan.flat_planes.vector_bytes << "x" << plan.flat_planes.vectors()
           << (plan.flat_planes.converts_plane ? " converted" : "");
-    else if (plan.strategy == Strategy::ncx_planes)
+    else if (plan.byte_bands.enabled()) {
+        s << " byte_bands=" << plan.byte_bands.rows << "rows chunks=";
+        for (const ByteBandChunk& c : plan.byte_bands.chunks)
+            s << (&c == &plan.byte_bands.chunks.front() ? "" : ",") << c.outputs << "/" << c.registers << "reg";
+        s << " runs=";
+        for (const ByteBandRun& r : plan.byte_bands.runs)
+            s << (&r == &plan.byte_bands.runs.front() ? "" : ",") << r.begin << "+" << r.count << "x" << r.rows
+              << (r.looped ? "L" : "");
+    } else if (plan.strategy == Strategy::ncx_planes)
         s << " plane_elements=" << plan.plane.elements << " plane_outputs=" << plan.plane.outputs
           << " plane_registers=" << plan.plane.registers << " plane_gathers=" << plan.plane.gathers.size();
     if (plan.has_indices)

@@ -60,6 +60,17 @@ void Planner::set_expected_work() {
         plan_.vector_ops_per_image = channels * static_cast<double>(flat.vectors()) * (2.0 * flat.kernel_w + flat.kernel_h);
         return;
     }
+    if (plan_.byte_bands.enabled()) {
+        // Each band: its rows' loads and maxima, a permute and a max a width tap, a store.
+        const ByteBands& bands = plan_.byte_bands;
+        double band_ops = 0;
+        for (const ByteBandChunk& chunk : bands.chunks)
+            band_ops += static_cast<double>(bands.kernel_h * chunk.registers + 2 * bands.kernel_w);
+        double band_rows = 0;
+        for (const ByteBandRun& run : bands.runs) band_rows += static_cast<double>(run.count);
+        plan_.vector_ops_per_image = channels * band_rows * band_ops;
+        return;
+    }
     if (has_whole_plane(plan_)) {
         // One straight loop over each plane, several maxima (and a float plane's NaN sums) in flight: a vector a
         // cycle or better, where planar rows took 1.7 (adaptive 1x256x13x13 to 1x1 f32 ncx, 5408 vectors: 2.5 us).

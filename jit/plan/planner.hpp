@@ -103,6 +103,8 @@ private:
     void choose_byte_planes();
     std::string flat_planes_declined() const;
     void choose_flat_planes();
+    std::string byte_bands_declined() const;  // plan_bands.cpp
+    void choose_byte_bands();
     void choose_widened_pairs();
     void choose_even_element_loads();
     void choose_paired_tap_loads();

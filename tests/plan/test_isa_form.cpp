@@ -59,20 +59,26 @@ TEST(IsaForm, PlanarBytesTakeTheByteRowsOfAvx2) {
     EXPECT_EQ(form_of("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2", true), jit::Isa::avx512);
 }
 
-// Small u8/s8 planes that the AVX-512 form holds in registers in byte lanes (a core with byte permutes) keep
-// AVX-512 on every core: adaptive 13x13 to 7x7, VGG pool5. Planes of more than 4 zmm (GoogLeNet's 28x28), rows of
-// 16 outputs or more and planes with indices keep the rules above.
-TEST(IsaForm, SmallBytePlanesTakeAvx512WhereTheCoreHasBytePermutes) {
+// u8/s8 planes that the AVX-512 form computes in byte lanes by byte permutes (a core with AVX512_VBMI) keep
+// AVX-512 on every core: small planes in registers, and 2-D max pools in byte bands (adaptive bins that are a max
+// pool's windows among them: 13x13 to 7x7 and to 6x6). Without byte permutes, and with indices, the rules above:
+// GoogLeNet's and VGG pool3's byte rows and pairs take the 256-bit form on every core.
+TEST(IsaForm, BytePlanesAndBandsTakeAvx512WhereTheCoreHasBytePermutes) {
     for (const bool splits : {false, true}) {
         for (const char* line : {"adaptivemaxpool dt=u8 layout=ncx src=1x512x13x13 out=7x7",
                                  "adaptivemaxpool dt=s8 layout=ncx src=1x256x13x13 out=6x6",
-                                 "maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2"})
+                                 "maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2",
+                                 "maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch",
+                                 "maxpool dt=s8 layout=ncx src=1x256x56x56 k=2x2 s=2x2"})
             EXPECT_EQ(form_of(line, splits, true), jit::Isa::avx512) << line << (splits ? " (splits)" : "");
         for (const char* line : {"maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch",
                                  "maxpool dt=u8 layout=ncx src=1x256x56x56 k=2x2 s=2x2"})
-            EXPECT_EQ(form_of(line, splits, true), jit::Isa::avx2) << line << (splits ? " (splits)" : "");
+            EXPECT_EQ(form_of(line, splits, false), jit::Isa::avx2) << line << (splits ? " (splits)" : "");
     }
     EXPECT_EQ(form_of("adaptivemaxpool dt=u8 layout=ncx src=1x512x13x13 out=7x7", false), jit::Isa::avx2);
+    // Indices: 32-bit lanes, no bands (the stem's padded rows keep AVX-512's border items).
+    EXPECT_EQ(form_of("maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch idx=s32", false, true),
+              form_of("maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch idx=s32", false, false));
 }
 
 // Channels-last blocks of at most 32 bytes of compare lanes fill half a zmm: the AVX2 form on every core.

@@ -114,6 +114,7 @@ TEST(PlanFacts, NcxPlanesOfShortRowsGatherEveryWindowFromRegisters) {
 TEST(PlanFacts, BytePlanesInRegistersGatherEveryWindowInByteLanes) {
     jit::PlanOptions vbmi;
     vbmi.core.byte_permutes = true;
+    vbmi.choice.bands = pj::PlanChoice::Switch::off;  // the rules give 2-D max pools byte bands (test_byte_bands.cpp)
     const jit::KernelPlan pool5 = plan_of("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx512, vbmi);
     EXPECT_EQ(pool5.lanes, 64);
     EXPECT_EQ(pool5.compare, jit::CompareType::u8);

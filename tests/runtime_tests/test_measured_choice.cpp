@@ -46,6 +46,7 @@ TEST(PlanChoiceText, RoundTripsEveryField) {
     c.pairs = C::Switch::on;
     c.tap_pairs = C::Switch::off;
     c.ranks = C::Switch::on;
+    c.bands = C::Switch::off;
     c.sweep_bytes = 2048;
     c.separable_kib = 12;
     c.prefetch_kib = -1;
@@ -53,7 +54,7 @@ TEST(PlanChoiceText, RoundTripsEveryField) {
     c.threads = 3;
     c.grain = 16;
     const std::string text = pj::to_string(c);
-    EXPECT_EQ(text, "isa=avx2 nan=watch reuse=separable planes=off pairs=on tap_pairs=off ranks=on sweep_bytes=2048 "
+    EXPECT_EQ(text, "isa=avx2 nan=watch reuse=separable planes=off pairs=on tap_pairs=off ranks=on bands=off sweep_bytes=2048 "
                     "separable_kib=12 prefetch_kib=-1 chunk_kib=48 threads=3 grain=16");
     EXPECT_EQ(pj::parse_plan_choice(text), c);
     // Only the fields that differ from the rules are printed.
@@ -150,6 +151,7 @@ std::vector<C> single_part_choices() {
     for (const C::Switch s : {C::Switch::on, C::Switch::off}) with([&](C& c) { c.pairs = s; });
     for (const C::Switch s : {C::Switch::on, C::Switch::off}) with([&](C& c) { c.tap_pairs = s; });
     for (const C::Switch s : {C::Switch::on, C::Switch::off}) with([&](C& c) { c.ranks = s; });
+    for (const C::Switch s : {C::Switch::on, C::Switch::off}) with([&](C& c) { c.bands = s; });
     with([](C& c) { c.sweep_bytes = 1; });
     with([](C& c) { c.separable_kib = 8; });
     with([](C& c) { c.prefetch_kib = -1; });

@@ -1,0 +1,224 @@
+// Byte bands (KernelPlan::byte_bands, AVX-512 with AVX512_VBMI): planar u8/s8 2-D max pools without indices. A
+// call computes `rows` planes of one image, one after another (src and dst step by the call's row steps); each
+// plane's outputs go a band (a vector of byte lanes: ByteBands) at a time:
+//
+//   - rows: for each of the band's registers (one or two), the maximum over the window's kernel_h rows of the
+//     plane's bytes, each row's load `dilation_h` input rows after the one before. A straight-line band loads
+//     under a mask that leaves out every lane whose byte lies outside the plane (the masked-off lanes keep the
+//     maximum so far: a padded row adds nothing, and nothing outside the plane is read); a looped band's loads
+//     all lie inside;
+//   - columns: kernel_w byte permutes of those registers (vpermb, or vpermi2b across two), each lane taking its
+//     window's width tap, merged by max;
+//   - one store of the band's lanes (a mask where they are fewer than 64), nothing else of the output written.
+//
+// Integer maxima have no order to keep: ties have equal bits. u8's empty value is 0 (a zeroing load), s8's -128.
+#include "jit/emit/plane_kernel.hpp"
+#include "jit/isa/code_pages.hpp"
+
+#include <pooljit/types.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace pooljit::jit {
+namespace {
+
+class ByteBandEmitter : public Xbyak::CodeGenerator {
+public:
+    explicit ByteBandEmitter(const KernelPlan& plan)
+        : CodeGenerator(4096, Xbyak::AutoGrow, &emit_allocator()), bands_(plan.byte_bands),
+          signed_(plan.dtype == DType::s8) {
+        bool fits = plan.strategy == Strategy::ncx_planes && !plan.has_indices &&
+                    (plan.dtype == DType::u8 || plan.dtype == DType::s8) && bands_.rows > 0 && bands_.kernel_h >= 1 &&
+                    bands_.kernel_w >= 1 && !bands_.chunks.empty() &&
+                    bands_.permutes.size() == bands_.chunks.size() * static_cast<std::size_t>(bands_.kernel_w);
+        for (const ByteBandChunk& chunk : bands_.chunks)
+            fits = fits && (chunk.registers == 1 || chunk.registers == 2) && chunk.outputs >= 1 &&
+                   chunk.outputs * bands_.rows <= 64 && (bands_.rows == 1 || bands_.chunks.size() == 1);
+        if (!fits)
+            throw Error("jit: byte bands need u8/s8 planes without indices, whole permutes for each chunk's width taps, "
+                        "one or two registers a chunk and at most 64 lanes a band (several rows only of one chunk)");
+        generate();
+        ready();
+    }
+
+    std::span<const std::uint8_t> code() const { return {getCode(), getSize()}; }
+
+private:
+    using Reg64 = Xbyak::Reg64;
+    using Zmm = Xbyak::Zmm;
+    using Label = Xbyak::Label;
+    static constexpr std::uint64_t all_lanes_ = ~std::uint64_t{0};
+
+    // General-purpose registers (caller-saved only): rdi carries the KernelArgs pointer, then masks' bits.
+    const Reg64 args_ = rdi, scratch_ = rdi;
+    const Reg64 src_ = rsi, dst_ = rdx, planes_ = r8, src_step_ = r9, dst_step_ = r10;
+    const Reg64 src_cursor_ = r11, dst_cursor_ = rcx, count_ = rax;
+    // Vector registers: the rows' maxima (one or two), the band's maximum, the permutes in turn, an index vector,
+    // and s8's empty value.
+    const Zmm rows_[2] = {zmm0, zmm1};
+    const Zmm maximum_ = zmm2, permuted_[2] = {zmm3, zmm4}, index_ = zmm5, empty_ = zmm31;
+    // Opmasks: a straight-line load's lanes in load_mask_, a store's in store_mask_ or in one pinned per distinct
+    // store mask of the looped bands.
+    const Xbyak::Opmask load_mask_ = k1, store_mask_ = k2;
+    static constexpr int first_pinned_ = 3, pinned_end_ = 8;
+
+    std::int64_t plane_bytes() const { return bands_.height * bands_.width; }
+    // The lanes of a 64-byte load at plane offset `at` whose bytes lie inside the plane.
+    std::uint64_t inside_lanes(std::int64_t at) const {
+        const std::int64_t begin = std::max<std::int64_t>(0, -at), end = std::min<std::int64_t>(64, plane_bytes() - at);
+        if (begin >= end) return 0;
+        const std::uint64_t upto_end = end == 64 ? all_lanes_ : (std::uint64_t{1} << end) - 1;
+        return upto_end & ~((std::uint64_t{1} << begin) - 1);
+    }
+    static std::uint64_t first_lanes(std::int64_t n) { return n >= 64 ? all_lanes_ : (std::uint64_t{1} << n) - 1; }
+    void set_mask(const Xbyak::Opmask& k, std::uint64_t lanes) {
+        mov(scratch_, lanes);
+        kmovq(k, scratch_);
+    }
+    void set_empty(const Zmm& v) {
+        if (signed_) vmovdqa64(v, empty_);
+        else vpxord(v, v, v);
+    }
+    void max_into(const Zmm& to, const Xbyak::Operand& b) {
+        if (signed_) vpmaxsb(to, to, b);
+        else vpmaxub(to, to, b);
+    }
+
+    // One band: its chunks' rows, permutes and stores. src points at the plane's offset `src_at` for the band's
+    // first output row's window row 0 (column 0), dst at its first output. `plane_row` is the input row of
+    // that window row where the band is straight-line code (its loads masked to the plane), and `looped`
+    // says its loads need no mask.
+    void band(const Reg64& src, std::int64_t src_at, std::int64_t plane_row, const Reg64& dst, std::int64_t dst_at,
+              std::int64_t rows, bool looped) {
+        for (const ByteBandChunk& chunk : bands_.chunks) {
+            for (int r = 0; r < chunk.registers; ++r) {
+                const Zmm& v = rows_[r];
+                bool first = true;
+                for (int kh = 0; kh < bands_.kernel_h; ++kh) {
+                    const std::int64_t offset = kh * bands_.dilation_h * bands_.width + chunk.in_begin + 64 * r;
+                    const std::uint64_t lanes =
+                        looped ? all_lanes_ : inside_lanes(plane_row * bands_.width + offset);
+                    if (lanes == 0) continue;
+                    const Xbyak::Address at = ptr[src + static_cast<std::int32_t>(src_at + offset)];
+                    if (lanes == all_lanes_) {
+                        if (first) vmovdqu8(v, at);
+                        else max_into(v, at);
+                    } else {
+                        set_mask(load_mask_, lanes);
+                        if (first) {
+                            if (signed_) {
+                                set_empty(v);
+                                vmovdqu8(v | load_mask_, at);
+                            } else {
+                                vmovdqu8(v | load_mask_ | T_z, at);
+                            }
+                        } else if (signed_) {
+                            vpmaxsb(v | load_mask_, v, at);
+                        } else {
+                            vpmaxub(v | load_mask_, v, at);
+                        }
+                    }
+                    first = false;
+                }
+                if (first) set_empty(v);  // no lane of this register lies in the plane: no output reads it
+            }
+            for (int k = 0; k < bands_.kernel_w; ++k) {
+                const Zmm& to = k == 0 ? maximum_ : permuted_[k % 2];
+                const auto table = static_cast<std::int32_t>((chunk.first_permute + static_cast<std::size_t>(k)) * 64);
+                if (chunk.registers == 1) {
+                    vmovdqu64(index_, ptr[rip + permutes_label_ + table]);
+                    vpermb(to, index_, rows_[0]);
+                } else {
+                    vmovdqu64(to, ptr[rip + permutes_label_ + table]);
+                    vpermi2b(to, rows_[0], rows_[1]);
+                }
+                if (k > 0) max_into(maximum_, to);
+            }
+            const std::uint64_t lanes = first_lanes(rows * chunk.outputs);
+            const Xbyak::Address out = ptr[dst + static_cast<std::int32_t>(dst_at + chunk.out_begin)];
+            if (lanes == all_lanes_) {
+                vmovdqu8(out, maximum_);
+            } else if (looped && pinned_.count(lanes) > 0) {
+                vmovdqu8(out | Xbyak::Opmask(pinned_.at(lanes)), maximum_);
+            } else {
+                set_mask(store_mask_, lanes);
+                vmovdqu8(out | store_mask_, maximum_);
+            }
+        }
+    }
+
+    void generate() {
+        Label plane_loop, done;
+        mov(src_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src))]);
+        mov(dst_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst))]);
+        mov(planes_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, rows))]);
+        mov(src_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src_row_step))]);
+        mov(dst_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst_row_step))]);
+        // The arguments are read: rdi is free. The looped bands' store masks pinned, as many as fit.
+        for (const ByteBandRun& run : bands_.runs) {
+            if (!run.looped) continue;
+            for (const ByteBandChunk& chunk : bands_.chunks) {
+                const std::uint64_t lanes = first_lanes(run.rows * chunk.outputs);
+                const int next = first_pinned_ + static_cast<int>(pinned_.size());
+                if (lanes == all_lanes_ || pinned_.count(lanes) > 0 || next == pinned_end_) continue;
+                pinned_[lanes] = next;
+                set_mask(Xbyak::Opmask(next), lanes);
+            }
+        }
+        if (signed_) {
+            mov(eax, 0x80808080u);
+            vpbroadcastd(empty_, eax);
+        }
+        test(planes_, planes_);
+        jle(done, T_NEAR);
+        L(plane_loop);
+        for (const ByteBandRun& run : bands_.runs) {
+            const std::int64_t row = run.begin * bands_.stride_h - bands_.pad_h;  // window row 0 of the first band
+            const std::int64_t src_at = row * bands_.width, dst_at = run.begin * bands_.out_width;
+            if (!run.looped) {
+                for (std::int64_t b = 0; b < run.count; ++b)
+                    band(src_, src_at + b * run.rows * bands_.stride_h * bands_.width, row + b * run.rows * bands_.stride_h,
+                         dst_, dst_at + b * run.rows * bands_.out_width, run.rows, false);
+                continue;
+            }
+            Label band_loop;
+            lea(src_cursor_, ptr[src_ + static_cast<std::int32_t>(src_at)]);
+            lea(dst_cursor_, ptr[dst_ + static_cast<std::int32_t>(dst_at)]);
+            mov(count_, run.count);
+            L(band_loop);
+            band(src_cursor_, 0, 0, dst_cursor_, 0, run.rows, true);
+            add(src_cursor_, static_cast<std::int32_t>(run.rows * bands_.stride_h * bands_.width));
+            add(dst_cursor_, static_cast<std::int32_t>(run.rows * bands_.out_width));
+            dec(count_);
+            jnz(band_loop, T_NEAR);
+        }
+        add(src_, src_step_);
+        add(dst_, dst_step_);
+        dec(planes_);
+        jnz(plane_loop, T_NEAR);
+        L(done);
+        vzeroupper();
+        ret();
+        align(64);
+        L(permutes_label_);
+        for (const std::array<std::uint8_t, 64>& permute : bands_.permutes)
+            for (const std::uint8_t b : permute) db(b);
+    }
+
+    const ByteBands& bands_;
+    const bool signed_;
+    Label permutes_label_;
+    std::map<std::uint64_t, int> pinned_;  // a looped store's lanes -> its opmask
+};
+
+}  // namespace
+
+std::unique_ptr<CompiledKernel> compile_byte_bands(const KernelPlan& plan) {
+    return std::make_unique<OneEntryKernel<ByteBandEmitter>>(plan);
+}
+
+}  // namespace pooljit::jit

@@ -1,0 +1,196 @@
+// Byte bands (ByteBands): planar u8/s8 2-D max pools without indices on cores with byte permutes, a plane's outputs
+// a vector of byte lanes at a time, from the vertical maxima of the window rows and one permute a width tap.
+#include "jit/plan/planner.hpp"
+
+#include <pooljit/types.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pooljit::jit {
+namespace {
+
+// A band's outputs fill one zmm of byte lanes; its vertical maxima span one or two (a permute reads at most two).
+constexpr std::int64_t band_lanes = 64, max_band_span = 2 * band_lanes;
+// Straight-line code: a band row's chunks, and the bands of a plane outside its looped runs (chunks counted).
+constexpr std::size_t max_band_chunks = 16;
+constexpr std::int64_t max_unrolled_bands = 256;
+// Offsets into a plane are 32-bit displacements.
+constexpr std::int64_t max_band_plane_bytes = std::int64_t{1} << 30;
+
+// The input positions of the first and last real taps of output o's window along one axis (first > last: none).
+struct RealTaps {
+    std::int64_t first = 0, last = -1;
+};
+RealTaps real_taps(std::int64_t o, std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t dilation,
+                   std::int64_t pad) {
+    const WindowTaps taps = window_taps(o, in, kernel, stride, dilation, pad);
+    if (taps.begin == taps.end) return {};
+    return {o * stride - pad + taps.begin * dilation, o * stride - pad + (taps.end - 1) * dilation};
+}
+
+}  // namespace
+
+// Why the problem is not byte bands' shape (empty: it is).
+std::string Planner::byte_bands_declined() const {
+    if (p_.op != OpKind::max_pool || p_.spatial_rank != 2) return "not a 2-D max pool";
+    if (p_.dtype != DType::u8 && p_.dtype != DType::s8) return "not u8/s8 data";
+    if (p_.has_indices) return "indices take 32-bit lanes";
+    if (caps_.vector_bytes != band_lanes || !caps_.opmasks || !caps_.two_source_permutes || !caps_.byte_max ||
+        !options_.core.byte_permutes)
+        return "bands are gathered by byte permutes (AVX512_VBMI) into opmasked byte lanes";
+    if (!memory_.rows_contiguous || !memory_.planes_contiguous) return "a plane's rows are apart in memory (a view)";
+    if (choice().bands == PlanChoice::Switch::off) return "the choice bands=off";
+    if (choice().planes == PlanChoice::Switch::off) return "the choice planes=off";
+    if (reuse_is(PlanChoice::Reuse::ring) || reuse_is(PlanChoice::Reuse::separable)) return "the choice of reuse";
+    if (p_.in[0] > max_band_plane_bytes || p_.in[1] > max_band_plane_bytes ||
+        p_.in[0] * p_.in[1] > max_band_plane_bytes)
+        return "planes of more than " + std::to_string(max_band_plane_bytes) + " bytes";
+    if (p_.kernel[0] > max_band_span || p_.kernel[1] > max_band_span)
+        return "windows of more than " + std::to_string(max_band_span) + " taps along an axis";
+    return {};
+}
+
+// Planar bytes otherwise run byte pairs, byte rows or flat planes, which leave lanes idle in short rows, shift and
+// pack each pair, or buffer a pass. Here a band of outputs costs (kernel_h - 1) x registers maxima for its rows,
+// kernel_w permutes and kernel_w - 1 maxima for its columns, and one store.
+void Planner::choose_byte_bands() {
+    constexpr const char* step = "byte_bands";
+    if (!lanes_are_outputs_ || (p_.dtype != DType::u8 && p_.dtype != DType::s8)) return;
+    if (const std::string why = byte_bands_declined(); !why.empty()) return declined(step, why);
+    // A window of the whole plane: one output a band, where the planes' maxima reduced together take a few
+    // operations a plane (a global 7x7 pool, 16x2048 planes: 192 us in bands, 35 reduced).
+    if (plan_.byte_planes.enabled()) return declined(step, "whole planes reduce together (byte planes)");
+    ByteBands bands;
+    bands.height = p_.in[0];
+    bands.width = p_.in[1];
+    bands.out_height = p_.out[0];
+    bands.out_width = p_.out[1];
+    bands.kernel_h = static_cast<int>(p_.kernel[0]);
+    bands.kernel_w = static_cast<int>(p_.kernel[1]);
+    bands.stride_h = p_.stride[0];
+    bands.dilation_h = p_.dilation[0];
+    bands.pad_h = p_.pad_begin[0];
+    const std::int64_t H = bands.height, W = bands.width, OH = bands.out_height, OW = bands.out_width;
+    const std::int64_t sw = p_.stride[1], dw = p_.dilation[1], pw = p_.pad_begin[1];
+    for (std::int64_t r = 0; r < OH; ++r)
+        if (real_taps(r, H, p_.kernel[0], bands.stride_h, bands.dilation_h, bands.pad_h).first >
+            real_taps(r, H, p_.kernel[0], bands.stride_h, bands.dilation_h, bands.pad_h).last)
+            return declined(step, "output row " + std::to_string(r) + " has no real window row");
+    std::vector<RealTaps> columns(static_cast<std::size_t>(OW));
+    for (std::int64_t j = 0; j < OW; ++j) {
+        columns[static_cast<std::size_t>(j)] = real_taps(j, W, p_.kernel[1], sw, dw, pw);
+        if (columns[static_cast<std::size_t>(j)].first > columns[static_cast<std::size_t>(j)].last)
+            return declined(step, "output column " + std::to_string(j) + " has no real window column");
+    }
+    // The input columns outputs [j0, j0 + n) read: from the lowest first real tap to the highest last one (with
+    // dilation, a window that starts in the padding may have its first real tap past the next window's).
+    const auto lowest = [&](std::int64_t j0, std::int64_t n) {
+        std::int64_t c = columns[static_cast<std::size_t>(j0)].first;
+        for (std::int64_t j = j0 + 1; j < j0 + n; ++j) c = std::min(c, columns[static_cast<std::size_t>(j)].first);
+        return c;
+    };
+    const auto span = [&](std::int64_t j0, std::int64_t n) {
+        std::int64_t c = columns[static_cast<std::size_t>(j0)].last;
+        for (std::int64_t j = j0 + 1; j < j0 + n; ++j) c = std::max(c, columns[static_cast<std::size_t>(j)].last);
+        return c - lowest(j0, n) + 1;
+    };
+    // Whole rows a band where a row fits: as many rows as cost the fewest operations an output (the vertical
+    // maxima of one or two registers a window row, the permutes and their maxima).
+    const auto cost = [&](std::int64_t rows, std::int64_t registers) {
+        return static_cast<double>((bands.kernel_h - 1) * registers + 2 * bands.kernel_w - 1) /
+               static_cast<double>(rows * OW);
+    };
+    int rows = 0;
+    if (OW <= band_lanes && span(0, OW) <= max_band_span) {
+        double best = 0;
+        for (std::int64_t g = 1; g <= OH && g * OW <= band_lanes && (g - 1) * bands.stride_h * W + span(0, OW) <= max_band_span; ++g) {
+            const std::int64_t registers = (g - 1) * bands.stride_h * W + span(0, OW) <= band_lanes ? 1 : 2;
+            if (rows == 0 || cost(g, registers) <= best) {
+                rows = static_cast<int>(g);
+                best = cost(g, registers);
+            }
+        }
+        bands.chunks.push_back({0, OW, lowest(0, OW), 1, 0});
+    } else {
+        rows = 1;
+        for (std::int64_t j0 = 0; j0 < OW;) {
+            std::int64_t n = std::min(band_lanes, OW - j0);
+            while (n > 0 && span(j0, n) > max_band_span) --n;
+            if (n == 0) return declined(step, "a window wider than " + std::to_string(max_band_span) + " bytes");
+            if (bands.chunks.size() == max_band_chunks)
+                return declined(step, "rows of more than " + std::to_string(max_band_chunks) + " chunks");
+            bands.chunks.push_back({j0, n, lowest(j0, n), 1, 0});
+            j0 += n;
+        }
+    }
+    bands.rows = rows;
+    // Each chunk's registers and permutes: lane g * outputs + j takes output (r0 + g, out_begin + j)'s tap.
+    for (ByteBandChunk& chunk : bands.chunks) {
+        const std::int64_t reach = (rows - 1) * bands.stride_h * W + span(chunk.out_begin, chunk.outputs);
+        chunk.registers = reach <= band_lanes ? 1 : 2;
+        chunk.first_permute = bands.permutes.size();
+        for (int k = 0; k < bands.kernel_w; ++k) {
+            std::array<std::uint8_t, 64> source{};
+            for (std::int64_t lane = 0; lane < rows * chunk.outputs; ++lane) {
+                const std::int64_t g = lane / chunk.outputs, j = chunk.out_begin + lane % chunk.outputs;
+                std::int64_t c = j * sw - pw + k * dw;
+                if (c < 0 || c >= W) c = columns[static_cast<std::size_t>(j)].first;
+                source[static_cast<std::size_t>(lane)] = static_cast<std::uint8_t>(g * bands.stride_h * W + c - chunk.in_begin);
+            }
+            bands.permutes.push_back(source);
+        }
+    }
+    // Bands whose every load lies inside the plane go in looped runs; the others (a padded or overhanging row, a
+    // last band of fewer rows, a load past the plane's end) are straight-line code each.
+    const auto inside = [&](std::int64_t r0) {
+        if (r0 + rows > OH) return false;
+        for (int kh = 0; kh < bands.kernel_h; ++kh) {
+            const std::int64_t row = r0 * bands.stride_h - bands.pad_h + kh * bands.dilation_h;
+            for (const ByteBandChunk& chunk : bands.chunks) {
+                const std::int64_t offset = row * W + chunk.in_begin;
+                if (offset < 0 || offset + chunk.registers * band_lanes > H * W) return false;
+            }
+        }
+        return true;
+    };
+    std::int64_t unrolled = 0;
+    for (std::int64_t r0 = 0; r0 < OH; r0 += rows) {
+        const bool looped = inside(r0);
+        const std::int64_t band_rows = std::min<std::int64_t>(rows, OH - r0);
+        if (looped && !bands.runs.empty() && bands.runs.back().looped) {
+            ++bands.runs.back().count;
+            continue;
+        }
+        bands.runs.push_back({r0, 1, band_rows, looped});
+        if (!looped) unrolled += static_cast<std::int64_t>(bands.chunks.size());
+    }
+    if (unrolled > max_unrolled_bands)
+        return declined(step, std::to_string(unrolled) + " bands of straight-line code a plane (at most " +
+                                  std::to_string(max_unrolled_bands) + ")");
+    plan_.strategy = Strategy::ncx_planes;
+    plan_.byte_bands = bands;
+    plan_.flat_planes = {};
+    plan_.plane = {};
+    plan_.byte_planes = {};
+    plan_.separable = {};
+    plan_.ring_rows = 0;
+    plan_.ring_row_interval = 1;
+    plan_.stacked_planes = false;
+    plan_.width_ranges = false;
+    plan_.widened_pairs = plan_.even_element_loads = plan_.paired_tap_loads = plan_.tail_back_reads = false;
+    plan_.prefetch_distance = plan_.prefetch_bytes = 0;  // a call's planes are one stream the hardware follows
+    plan_.scan_rows_for_nan = plan_.watch_rows_for_nan = false;
+    plan_.compare = p_.dtype == DType::u8 ? CompareType::u8 : CompareType::s8;
+    plan_.lanes = static_cast<int>(band_lanes);
+    std::int64_t looped = 0;
+    for (const ByteBandRun& run : bands.runs) looped += run.looped ? run.count : 0;
+    chose(step, std::to_string(rows) + " output rows a band, " + std::to_string(bands.chunks.size()) +
+                    " chunks a band row, " + std::to_string(looped) + " looped bands and " + std::to_string(unrolled) +
+                    " straight-line a plane");
+}
+
+}  // namespace pooljit::jit
