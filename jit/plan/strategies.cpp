@@ -30,6 +30,7 @@ bool holds_whole_row(const KernelPlan& plan, const WidthRun& run) {
 
 bool uses(const KernelPlan& plan, StrategyId id) {
     if (plan.flat_planes.enabled()) return id == StrategyId::flat_planes;
+    if (plan.byte_bands.enabled()) return id == StrategyId::byte_bands;
     const bool nxc = plan.strategy == Strategy::nxc_channels;
     const bool ncx_rows = plan.strategy == Strategy::ncx_width;
     const bool ring = plan.ring_rows > 0;
@@ -65,6 +66,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::byte_planes_in_registers:
             return plan.strategy == Strategy::ncx_planes && lane_bytes(plan.compare) == 1;
         case StrategyId::flat_planes: return false;  // above
+        case StrategyId::byte_bands: return false;   // above
         case StrategyId::row_ring: return ncx_rows && ring && plan.ring_row_interval == 1 && !plan.has_indices;
         case StrategyId::dilated_row_ring: return ncx_rows && ring && plan.ring_row_interval > 1;
         case StrategyId::row_ring_indices: return ncx_rows && ring && plan.has_indices;
@@ -97,7 +99,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "nxc_segments", "ncx_segments", "computed_windows", "paired_lanes", "gathered_lanes", "looped_width_taps",
     "unrolled_outer_taps", "channel_sweep", "balanced_blocks", "width_ranges", "nan_scan", "nan_watch",
     "planar_nan_watch", "shared_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
-    "byte_planes", "planes_in_registers", "byte_planes_in_registers", "flat_planes", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_row_indices", "separable_pixels",
+    "byte_planes", "planes_in_registers", "byte_planes_in_registers", "flat_planes", "byte_bands", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_row_indices", "separable_pixels",
     "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads", "paired_tap_loads", "tail_back_reads",
     "byte_lanes", "byte_rows", "byte_pairs", "wide_index_lanes", "window_relative_indices", "overhanging_windows", "channel_runs", "row_pitch",
 };
@@ -128,6 +130,8 @@ const std::vector<StrategyRow>& strategy_registry() {
     constexpr PlanOptions wide_index_lanes_forced{.wide_index_lanes = true};
     constexpr PlanOptions window_relative_forced{.window_relative_indices = true};
     constexpr PlanOptions byte_permutes{.core = {.byte_permutes = true}};
+    // Byte permutes where the rules would give a 2-D max pool byte bands: planes in registers by choice.
+    constexpr PlanOptions byte_permutes_no_bands{.choice = {.bands = PlanChoice::Switch::off}, .core = {.byte_permutes = true}};
     static const std::vector<StrategyRow> rows = {
         // Borders, channel tails, 3-D, dilation, ceil rounding; empty windows (pads beyond the kernel) inside the
         // row and whole empty rows; adaptive bins of even windows.
@@ -301,15 +305,15 @@ const std::vector<StrategyRow>& strategy_registry() {
         // (uneven, and an output larger than its input), borders with ceil rounding and a width dilation, empty
         // windows, 1-D, 3-D with padding, a plane of exactly 4 zmm, two vectors of outputs.
         {byte_planes_in_registers, {avx512}, {
-            {"maxpool dt=u8 layout=ncx src=2x5x14x14 k=2x2 s=2x2", byte_permutes},
-            {"adaptivemaxpool dt=s8 layout=ncx src=2x3x13x13 out=7x7", byte_permutes},
-            {"adaptivemaxpool dt=u8 layout=ncx src=1x3x13x13 out=3x3", byte_permutes},
-            {"adaptivemaxpool dt=u8 layout=ncx src=1x2x5x4 out=7x9", byte_permutes},
-            {"maxpool dt=s8 layout=ncx src=1x3x9x11 k=3x3 s=2x2 d=1x2 pb=1x2 pe=2x1 round=ceil", byte_permutes},
-            {"maxpool dt=u8 layout=ncx src=1x4x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil", byte_permutes},
-            {"maxpool dt=u8 layout=ncx src=2x3x37 k=3 s=3", byte_permutes},
-            {"maxpool dt=s8 layout=ncx src=1x2x4x6x6 k=2x3x3 s=2x2x2 pb=0x1x1 pe=1x1x1", byte_permutes},
-            {"maxpool dt=u8 layout=ncx src=1x2x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=2x5x14x14 k=2x2 s=2x2", byte_permutes_no_bands},
+            {"adaptivemaxpool dt=s8 layout=ncx src=2x3x13x13 out=7x7", byte_permutes_no_bands},
+            {"adaptivemaxpool dt=u8 layout=ncx src=1x3x13x13 out=3x3", byte_permutes_no_bands},
+            {"adaptivemaxpool dt=u8 layout=ncx src=1x2x5x4 out=7x9", byte_permutes_no_bands},
+            {"maxpool dt=s8 layout=ncx src=1x3x9x11 k=3x3 s=2x2 d=1x2 pb=1x2 pe=2x1 round=ceil", byte_permutes_no_bands},
+            {"maxpool dt=u8 layout=ncx src=1x4x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil", byte_permutes_no_bands},
+            {"maxpool dt=u8 layout=ncx src=2x3x37 k=3 s=3", byte_permutes_no_bands},
+            {"maxpool dt=s8 layout=ncx src=1x2x4x6x6 k=2x3x3 s=2x2x2 pb=0x1x1 pe=1x1x1", byte_permutes_no_bands},
+            {"maxpool dt=u8 layout=ncx src=1x2x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1", byte_permutes_no_bands},
             {"adaptivemaxpool dt=s8 layout=ncx src=1x2x15x15 out=9x9", byte_permutes}}},
         // SPPF's, Inception's and SPP's shapes (planes ending in a vector that overlaps the one before), pads
         // uneven along both axes, a plane of one 16-byte vector, width taps 15 bytes before and after their output
@@ -355,6 +359,31 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=f16 layout=ncx src=2x5x20x20 k=5x5 pb=2x2 pe=2x2"},
             {"maxpool dt=f16 layout=ncx src=1x2x3x20 k=2x8 pb=1x7 pe=0x0"},
             {"maxpool dt=f16 layout=ncx src=1x3x28x28 k=3x3 pb=1x1 pe=1x1"}}},
+        // 2-D u8/s8 max pools in bands on a core with byte permutes (AVX512_VBMI): the stem's rows of 56 outputs
+        // from two registers, GoogLeNet's two 14-output rows a band (ceil_torch: the last column and row
+        // overhang), Inception's, SPPF's and SPP's windows at stride 1, a dilated 3x3 with p1 (the second window's
+        // first tap before the first one's), rows in chunks (150 and 300 bytes), a stride of 3 and 4 and rows that
+        // skip input rows, windows wholly in the last rows (pads up to the extent), a band of fewer rows at the
+        // plane's end, planes of one row and of one column, planes where no band lies inside (every load masked),
+        // adaptive bins that are a max pool's windows, and channel planes
+        // apart in a view.
+        {byte_bands, {avx512}, {
+            {"maxpool dt=u8 layout=ncx src=1x3x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", byte_permutes},
+            {"maxpool dt=s8 layout=ncx src=2x3x28x28 k=3x3 s=2x2 round=ceil_torch", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=1x4x28x28 k=3x3 pb=1x1 pe=1x1", byte_permutes},
+            {"maxpool dt=s8 layout=ncx src=1x3x20x20 k=5x5 pb=2x2 pe=2x2", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=1x2x40x40 k=9x9 pb=4x4 pe=4x4", byte_permutes},
+            {"maxpool dt=s8 layout=ncx src=1x3x56x56 k=3x3 d=2x2 pb=1x1 pe=1x1", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=1x2x11x150 k=3x3 s=2x2 pb=1x1 pe=1x1", byte_permutes},
+            {"maxpool dt=s8 layout=ncx src=1x2x7x300 k=2x5 s=1x3 d=1x2 pb=0x3 pe=1x4 round=ceil", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=1x3x30x33 k=2x3 s=4x4 pb=1x2 pe=1x2", byte_permutes},
+            {"maxpool dt=s8 layout=ncx src=1x2x9x10 k=3x3 s=2x2 d=2x1 pb=4x2 pe=4x2", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=1x3x1x70 k=1x4 s=1x2 pb=0x1 pe=0x1", byte_permutes},
+            {"maxpool dt=s8 layout=ncx src=1x3x70x1 k=4x1 s=2x1 pb=1x0 pe=2x0", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=2x5x5x5 k=2x2 s=1x1", byte_permutes},
+            {"adaptivemaxpool dt=u8 layout=ncx src=2x3x13x13 out=2x2", byte_permutes},
+            {"adaptivemaxpool dt=s8 layout=ncx src=1x3x13x13 out=7x7", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=2x3x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1 src_strides=2048x512x16x1 dst_strides=512x128x8x1", byte_permutes}}},
         // Masked borders (SPPF-like, its last column's pad dropped: flat planes take SPPF), a width stride of 2 (paired lanes) with border rows of fewer taps and ceil
         // rounding, a width dilation, a stride along h equal to the dilation.
         {row_ring, {avx512}, {

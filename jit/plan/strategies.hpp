@@ -36,6 +36,7 @@ enum class StrategyId {
     planes_in_registers,      // small planes loaded into registers, outputs gathered by permutes
     byte_planes_in_registers, // planes in registers of u8/s8 in byte lanes, gathered by byte permutes (VBMI)
     flat_planes,              // planar u8/s8 planes, outputs at their inputs' positions: a plane one span of vectors
+    byte_bands,               // planar u8/s8 2-D max pools: bands of outputs from their rows' maxima by byte permutes (VBMI)
     row_ring,                 // planar rows keep the row maxima of overlapping windows along h in registers
     dilated_row_ring,         // the row ring for windows dilated along h (calls of rows dilation/stride apart)
     row_ring_indices,         // the row ring with each row maximum's index beside it

@@ -1,0 +1,187 @@
+// Byte bands (planar u8/s8 2-D max pools without indices on a core with byte permutes, jit/plan/plan_bands.cpp and
+// jit/emit/emit_byte_bands.cpp): the plan's bands and permutes worked out by hand from the window definition, what
+// the planner declines, and the code against the reference on tie data and the lowest value where the CPU has
+// AVX512_VBMI (skipped by name otherwise).
+#include "jit/isa/isa.hpp"
+#include "jit/plan/strategies.hpp"
+#include "support/cpu_isas.hpp"
+#include "support/plan_util.hpp"
+#include "support/run_compare.hpp"
+#include "support/tie_data.hpp"
+
+#include <pooljit/pooljit.hpp>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace pj = pooljit;
+namespace jit = pooljit::jit;
+
+namespace {
+
+using pj::test::expect_reference_on;
+using pooljit::testing::plan_of;
+
+jit::PlanOptions vbmi() {
+    jit::PlanOptions options;
+    options.core.byte_permutes = true;
+    return options;
+}
+
+// Every lane of every band reads, over its permutes, exactly its window's real columns (each at least once, no
+// other), and its rows' registers start at the window's first row: worked out here from the definition, output
+// (oh, ow) reading columns ow * sw - pw + k * dw inside [0, W).
+void expect_permutes_read_the_windows(const jit::KernelPlan& plan, std::int64_t sw, std::int64_t dw, std::int64_t pw) {
+    const jit::ByteBands& b = plan.byte_bands;
+    ASSERT_TRUE(b.enabled());
+    ASSERT_EQ(b.permutes.size(), b.chunks.size() * static_cast<std::size_t>(b.kernel_w));
+    for (const jit::ByteBandChunk& chunk : b.chunks) {
+        ASSERT_LE(chunk.outputs * b.rows, 64);
+        for (std::int64_t lane = 0; lane < chunk.outputs * b.rows; ++lane) {
+            const std::int64_t g = lane / chunk.outputs, ow = chunk.out_begin + lane % chunk.outputs;
+            std::vector<std::int64_t> expected, read;
+            for (std::int64_t k = 0; k < b.kernel_w; ++k) {
+                const std::int64_t c = ow * sw - pw + k * dw;
+                if (c >= 0 && c < b.width) expected.push_back(c);
+            }
+            for (int k = 0; k < b.kernel_w; ++k) {
+                const std::int64_t source = b.permutes[chunk.first_permute + static_cast<std::size_t>(k)][static_cast<std::size_t>(lane)];
+                ASSERT_LT(source, 64 * chunk.registers) << "lane " << lane;
+                // V's lane g * stride_h * W + c - in_begin holds column c of output row r0 + g's rows.
+                const std::int64_t c = source + chunk.in_begin - g * b.stride_h * b.width;
+                if (std::find(read.begin(), read.end(), c) == read.end()) read.push_back(c);
+            }
+            std::sort(read.begin(), read.end());
+            EXPECT_EQ(read, expected) << "band row " << g << ", output column " << ow;
+        }
+    }
+}
+
+// The stem (112x112, k3 s2 p1): rows of 56 outputs from 112 bytes, two registers; band 0 reads row -1 (masked),
+// bands 1 to 54 lie inside the plane (the last one's rows 107-109 end at byte 109 * 112 + 128 = 12336 of 12544),
+// band 55's last row register reaches past the plane. GoogLeNet (28x28, k3 s2 ceil_torch, 14 outputs a row): two
+// rows a band (84 bytes: two registers; one row a band would cost 7 operations for 14 outputs, two 9 for 28,
+// three would span 140 bytes); bands of rows 0-11 inside, rows 12-13 reach row 28, past the plane. A 3x3 dilated
+// by 2 with p1: output 1's first tap (column 0) lies before output 0's first real one (column 1), so V starts at
+// column 0. Rows of 150 bytes at stride 2: chunks of 64 and 11 outputs.
+TEST(PlanFacts, ByteBandsGatherEveryWindowFromItsRowsMaxima) {
+    const jit::KernelPlan stem = plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                                         jit::Isa::avx512, vbmi());
+    ASSERT_TRUE(stem.byte_bands.enabled());
+    EXPECT_EQ(stem.strategy, jit::Strategy::ncx_planes);
+    EXPECT_EQ(jit::strategy_names(stem), "byte_bands");
+    EXPECT_EQ(stem.lanes, 64);
+    EXPECT_EQ(stem.compare, jit::CompareType::u8);
+    EXPECT_EQ(stem.byte_bands.rows, 1);
+    ASSERT_EQ(stem.byte_bands.chunks.size(), 1u);
+    EXPECT_EQ(stem.byte_bands.chunks[0], (jit::ByteBandChunk{0, 56, 0, 2, 0}));
+    EXPECT_EQ(stem.byte_bands.runs,
+              (std::vector<jit::ByteBandRun>{{0, 1, 1, false}, {1, 54, 1, true}, {55, 1, 1, false}}));
+    expect_permutes_read_the_windows(stem, 2, 1, 1);
+
+    const jit::KernelPlan googlenet = plan_of("maxpool dt=s8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch",
+                                              jit::Isa::avx512, vbmi());
+    ASSERT_TRUE(googlenet.byte_bands.enabled());
+    EXPECT_EQ(googlenet.compare, jit::CompareType::s8);
+    EXPECT_EQ(googlenet.byte_bands.rows, 2);
+    EXPECT_EQ(googlenet.byte_bands.chunks, (std::vector<jit::ByteBandChunk>{{0, 14, 0, 2, 0}}));
+    EXPECT_EQ(googlenet.byte_bands.runs, (std::vector<jit::ByteBandRun>{{0, 6, 2, true}, {12, 1, 2, false}}));
+    expect_permutes_read_the_windows(googlenet, 2, 1, 0);
+    // Output 13's third tap (column 28) is past the row: it takes the window's first real tap again.
+    EXPECT_EQ(googlenet.byte_bands.permutes[2][13], 26);
+    EXPECT_EQ(googlenet.byte_bands.permutes[2][14 + 13], 56 + 26);
+
+    const jit::KernelPlan dilated = plan_of("maxpool dt=u8 layout=ncx src=1x64x56x56 k=3x3 d=2x2 pb=1x1 pe=1x1",
+                                            jit::Isa::avx512, vbmi());
+    ASSERT_TRUE(dilated.byte_bands.enabled());
+    EXPECT_EQ(dilated.byte_bands.chunks, (std::vector<jit::ByteBandChunk>{{0, 54, 0, 1, 0}}));
+    expect_permutes_read_the_windows(dilated, 1, 2, 1);
+
+    const jit::KernelPlan wide = plan_of("maxpool dt=u8 layout=ncx src=1x32x150x150 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                                         jit::Isa::avx512, vbmi());
+    ASSERT_TRUE(wide.byte_bands.enabled());
+    EXPECT_EQ(wide.byte_bands.chunks,
+              (std::vector<jit::ByteBandChunk>{{0, 64, 0, 2, 0}, {64, 11, 127, 1, 3}}));
+    expect_permutes_read_the_windows(wide, 2, 1, 1);
+    for (const char* line : {"maxpool dt=s8 layout=ncx src=1x2x7x300 k=2x5 s=1x3 d=1x2 pb=0x3 pe=1x4 round=ceil",
+                             "maxpool dt=u8 layout=ncx src=1x3x30x33 k=2x3 s=4x4 pb=1x2 pe=1x2"}) {
+        SCOPED_TRACE(line);
+        const pj::Problem p = pj::test::resolve_line(line);
+        expect_permutes_read_the_windows(plan_of(line, jit::Isa::avx512, vbmi()), p.stride[1], p.dilation[1], p.pad_begin[1]);
+    }
+}
+
+// Declined: no byte permutes, AVX2, indices, f32, 1-D, a row pitch, a window wider than 128 bytes, a whole-plane
+// window (byte planes reduce planes together), the choices bands=off and planes=off. bands=on where no bands
+// serve is refused by name.
+TEST(PlanFacts, ByteBandsDeclineWhatTheyCannotGather) {
+    const char* const stem = "maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1";
+    EXPECT_FALSE(plan_of(stem, jit::Isa::avx512).byte_bands.enabled());
+    EXPECT_FALSE(plan_of(stem, jit::Isa::avx2, vbmi()).byte_bands.enabled());
+    for (const char* line : {"maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s32",
+                             "maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                             "maxpool dt=u8 layout=ncx src=1x64x1000 k=3 s=2",
+                             "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 src_strides=1260x420x21x1",
+                             "maxpool dt=u8 layout=ncx src=1x3x4x400 k=2x130",
+                             "maxpool dt=u8 layout=ncx src=2x64x7x7 k=7x7",
+                             "maxpool dt=u8 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1"}) {
+        SCOPED_TRACE(line);
+        EXPECT_FALSE(plan_of(line, jit::Isa::avx512, vbmi()).byte_bands.enabled());
+    }
+    jit::PlanOptions off = vbmi(), planes_off = vbmi(), on = vbmi();
+    off.choice.bands = pj::PlanChoice::Switch::off;
+    planes_off.choice.planes = pj::PlanChoice::Switch::off;
+    on.choice.bands = pj::PlanChoice::Switch::on;
+    EXPECT_FALSE(plan_of(stem, jit::Isa::avx512, off).byte_bands.enabled());
+    EXPECT_FALSE(plan_of(stem, jit::Isa::avx512, planes_off).byte_bands.enabled());
+    EXPECT_TRUE(plan_of(stem, jit::Isa::avx512, on).byte_bands.enabled());
+    EXPECT_THROW(plan_of("maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2", jit::Isa::avx512, on),
+                 jit::UnhonouredChoice);
+}
+
+// Integer ties (mostly the lowest value) and the lowest value everywhere, on 1 and 2 threads: the suite's shapes
+// (the stem, its ceil twin, GoogLeNet, Inception, SPPF, SPP, VGG pool3 and pool5, the dilated 3x3s, MobileNet's
+// 150x150 rows in chunks), windows in the padding of the first and last rows, strides that skip rows, planes of
+// one row and of one column, adaptive bins taken as a max pool's, and an output whose channel planes lie apart
+// (the gaps keep their poison).
+TEST(ByteBands, MatchTheReferenceOnTiesAndTheLowestValue) {
+    POOLJIT_SKIP_UNLESS_CPU_RUNS(jit::Isa::avx512);
+    if (!jit::cpu_features().avx512_vbmi) GTEST_SKIP() << "the CPU (or POOLJIT_CPU_MASK) lacks avx512_vbmi";
+    for (const int threads : {1, 2}) {
+        pj::set_num_threads(threads);
+        for (const char* line : {"maxpool dt=u8 layout=ncx src=1x5x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                                 "maxpool dt=s8 layout=ncx src=1x4x112x112 k=3x3 s=2x2 round=ceil",
+                                 "maxpool dt=u8 layout=ncx src=2x5x28x28 k=3x3 s=2x2 round=ceil_torch",
+                                 "maxpool dt=s8 layout=ncx src=1x6x28x28 k=3x3 pb=1x1 pe=1x1",
+                                 "maxpool dt=u8 layout=ncx src=1x5x20x20 k=5x5 pb=2x2 pe=2x2",
+                                 "maxpool dt=s8 layout=ncx src=1x3x40x40 k=9x9 pb=4x4 pe=4x4",
+                                 "maxpool dt=u8 layout=ncx src=1x4x56x56 k=2x2 s=2x2",
+                                 "maxpool dt=s8 layout=ncx src=2x7x14x14 k=2x2 s=2x2",
+                                 "maxpool dt=u8 layout=ncx src=1x3x56x56 k=3x3 d=2x2 pb=1x1 pe=1x1",
+                                 "maxpool dt=s8 layout=ncx src=1x3x56x56 k=3x3 d=2x2 pb=2x2 pe=2x2",
+                                 "maxpool dt=u8 layout=ncx src=1x3x150x150 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                                 "maxpool dt=s8 layout=ncx src=1x2x9x10 k=3x3 s=2x2 d=2x1 pb=4x2 pe=4x2",
+                                 "maxpool dt=u8 layout=ncx src=1x3x30x33 k=2x3 s=4x4 pb=1x2 pe=1x2",
+                                 "maxpool dt=s8 layout=ncx src=1x3x1x70 k=1x4 s=1x2 pb=0x1 pe=0x1",
+                                 "maxpool dt=u8 layout=ncx src=1x3x70x1 k=4x1 s=2x1 pb=1x0 pe=2x0",
+                                 "adaptivemaxpool dt=s8 layout=ncx src=2x3x13x13 out=3x3",
+                                 "maxpool dt=u8 layout=ncx src=2x3x10x12 k=3x5 s=2x2 pb=1x2 pe=1x2 dst_strides=300x50x6x1"}) {
+            SCOPED_TRACE(line + std::string(" on ") + std::to_string(threads) + " threads");
+            ASSERT_TRUE(plan_of(line, jit::Isa::avx512, vbmi()).byte_bands.enabled());
+            const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(jit::Isa::avx512));
+            const pj::TensorDesc& d = p.src_desc();
+            std::mt19937_64 rng(5);
+            expect_reference_on(jit::Isa::avx512, line, pj::test::integer_ties(d, rng));
+            std::vector<std::uint8_t> lowest(pj::casegen::byte_size(d), d.dtype == pj::DType::s8 ? 0x80 : 0x00);
+            expect_reference_on(jit::Isa::avx512, line, lowest);
+        }
+    }
+    pj::set_num_threads(0);
+}
+
+}  // namespace
