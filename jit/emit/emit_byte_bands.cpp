@@ -129,7 +129,15 @@ private:
             for (int k = 0; k < bands_.kernel_w; ++k) {
                 const Zmm& to = k == 0 ? maximum_ : permuted_[k % 2];
                 const auto table = static_cast<std::int32_t>((chunk.first_permute + static_cast<std::size_t>(k)) * 64);
-                if (chunk.registers == 1) {
+                const std::size_t permute = chunk.first_permute + static_cast<std::size_t>(k);
+                if (looped && permute < pinned_permutes_) {
+                    if (chunk.registers == 1) {
+                        vpermb(to, Zmm(first_pinned_permute_ + static_cast<int>(permute)), rows_[0]);
+                    } else {
+                        vmovdqa64(to, Zmm(first_pinned_permute_ + static_cast<int>(permute)));
+                        vpermi2b(to, rows_[0], rows_[1]);
+                    }
+                } else if (chunk.registers == 1) {
                     vmovdqu64(index_, ptr[rip + permutes_label_ + table]);
                     vpermb(to, index_, rows_[0]);
                 } else {
@@ -168,6 +176,13 @@ private:
                 pinned_[lanes] = next;
                 set_mask(Xbyak::Opmask(next), lanes);
             }
+        }
+        // The looped bands' permutes held in registers where they all fit.
+        if (bands_.permutes.size() <= static_cast<std::size_t>(empty_.getIdx() - first_pinned_permute_)) {
+            pinned_permutes_ = bands_.permutes.size();
+            for (std::size_t i = 0; i < pinned_permutes_; ++i)
+                vmovdqu64(Zmm(first_pinned_permute_ + static_cast<int>(i)),
+                          ptr[rip + permutes_label_ + static_cast<std::int32_t>(i * 64)]);
         }
         if (signed_) {
             mov(eax, 0x80808080u);
@@ -213,6 +228,8 @@ private:
     const bool signed_;
     Label permutes_label_;
     std::map<std::uint64_t, int> pinned_;  // a looped store's lanes -> its opmask
+    std::size_t pinned_permutes_ = 0;      // permutes [0, pinned_permutes_) held in registers from zmm6 on
+    static constexpr int first_pinned_permute_ = 6;
 };
 
 }  // namespace
