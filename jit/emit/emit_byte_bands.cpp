@@ -11,6 +11,9 @@
 //     window's width tap, merged by max;
 //   - one store of the band's lanes (a mask where they are fewer than 64), nothing else of the output written.
 //
+// A looped band first prefetches the lines its loop steps over, prefetch_distance bytes ahead (a prefetch is a
+// hint: it never faults, so it may pass the plane's end).
+//
 // Integer maxima have no order to keep: ties have equal bits. u8's empty value is 0 (a zeroing load), s8's -128.
 #include "jit/emit/plane_kernel.hpp"
 #include "jit/isa/code_pages.hpp"
@@ -37,7 +40,8 @@ public:
                     bands_.permutes.size() == bands_.chunks.size() * static_cast<std::size_t>(bands_.kernel_w);
         for (const ByteBandChunk& chunk : bands_.chunks)
             fits = fits && (chunk.registers == 1 || chunk.registers == 2) && chunk.outputs >= 1 &&
-                   chunk.outputs * bands_.rows <= 64 && (bands_.rows == 1 || bands_.chunks.size() == 1);
+                   chunk.outputs * bands_.rows <= 64 && (bands_.rows == 1 || bands_.chunks.size() == 1) &&
+                   bands_.prefetch_distance >= 0 && bands_.prefetch_distance < (std::int64_t{1} << 30);
         if (!fits)
             throw Error("jit: byte bands need u8/s8 planes without indices, whole permutes for each chunk's width taps, "
                         "one or two registers a chunk and at most 64 lanes a band (several rows only of one chunk)");
@@ -205,8 +209,12 @@ private:
             lea(dst_cursor_, ptr[dst_ + static_cast<std::int32_t>(dst_at)]);
             mov(count_, run.count);
             L(band_loop);
+            const std::int64_t step = run.rows * bands_.stride_h * bands_.width;
+            if (bands_.prefetch_distance > 0)
+                for (std::int64_t line = 0; line < step; line += 64)
+                    prefetcht0(ptr[src_cursor_ + static_cast<std::int32_t>(bands_.prefetch_distance + line)]);
             band(src_cursor_, 0, 0, dst_cursor_, 0, run.rows, true);
-            add(src_cursor_, static_cast<std::int32_t>(run.rows * bands_.stride_h * bands_.width));
+            add(src_cursor_, static_cast<std::int32_t>(step));
             add(dst_cursor_, static_cast<std::int32_t>(run.rows * bands_.out_width));
             dec(count_);
             jnz(band_loop, T_NEAR);

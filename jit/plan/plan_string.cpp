@@ -63,6 +63,7 @@ std::string to_string(const KernelPlan& plan) {
         for (const ByteBandRun& r : plan.byte_bands.runs)
             s << (&r == &plan.byte_bands.runs.front() ? "" : ",") << r.begin << "+" << r.count << "x" << r.rows
               << (r.looped ? "L" : "");
+        s << " band_prefetch=" << plan.byte_bands.prefetch_distance;
     } else if (plan.strategy == Strategy::ncx_planes)
         s << " plane_elements=" << plan.plane.elements << " plane_outputs=" << plan.plane.outputs
           << " plane_registers=" << plan.plane.registers << " plane_gathers=" << plan.plane.gathers.size();

@@ -83,6 +83,15 @@ TEST(PlanFacts, ByteBandsGatherEveryWindowFromItsRowsMaxima) {
     EXPECT_EQ(stem.byte_bands.runs,
               (std::vector<jit::ByteBandRun>{{0, 1, 1, false}, {1, 54, 1, true}, {55, 1, 1, false}}));
     expect_permutes_read_the_windows(stem, 2, 1, 1);
+    // Looped bands prefetch 2 KiB ahead (a band steps 2 rows of 112 bytes); prefetch_kib sets the distance or,
+    // at -1, leaves it out.
+    EXPECT_EQ(stem.byte_bands.prefetch_distance, 2048);
+    jit::PlanOptions far = vbmi(), none = vbmi();
+    far.choice.prefetch_kib = 6;
+    none.choice.prefetch_kib = -1;
+    const char* const stem_line = "maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1";
+    EXPECT_EQ(plan_of(stem_line, jit::Isa::avx512, far).byte_bands.prefetch_distance, 6144);
+    EXPECT_EQ(plan_of(stem_line, jit::Isa::avx512, none).byte_bands.prefetch_distance, 0);
 
     const jit::KernelPlan googlenet = plan_of("maxpool dt=s8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch",
                                               jit::Isa::avx512, vbmi());
