@@ -23,7 +23,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <algorithm>
 #include <map>
+#include <utility>
+#include <vector>
 #include <string>
 
 namespace pooljit::jit {
@@ -65,10 +68,10 @@ private:
     // and s8's empty value.
     const Zmm rows_[2] = {zmm0, zmm1};
     const Zmm maximum_ = zmm2, permuted_[2] = {zmm3, zmm4}, index_ = zmm5, empty_ = zmm31;
-    // Opmasks: a straight-line load's lanes in load_mask_, a store's in store_mask_ or in one pinned per distinct
-    // store mask of the looped bands.
-    const Xbyak::Opmask load_mask_ = k1, store_mask_ = k2;
-    static constexpr int first_pinned_ = 3, pinned_end_ = 8;
+    // Opmasks: each distinct lane mask of the code's loads and stores pinned in k1-k7 before the plane loop, the
+    // most used first; where there are more, k1 is set before each use of the others.
+    const Xbyak::Opmask scratch_mask_ = k1;
+    static constexpr int mask_registers_ = 7;
 
     std::int64_t plane_bytes() const { return bands_.height * bands_.width; }
     // The lanes of a 64-byte load at plane offset `at` whose bytes lie inside the plane.
@@ -82,6 +85,55 @@ private:
     void set_mask(const Xbyak::Opmask& k, std::uint64_t lanes) {
         mov(scratch_, lanes);
         kmovq(k, scratch_);
+    }
+    // The opmask that holds `lanes` (set now where it is not pinned).
+    Xbyak::Opmask mask_of(std::uint64_t lanes) {
+        if (const auto it = pinned_.find(lanes); it != pinned_.end()) return Xbyak::Opmask(it->second);
+        set_mask(scratch_mask_, lanes);
+        return scratch_mask_;
+    }
+    // The lanes of chunk register r's load of window row kh (all lanes in a looped band).
+    std::uint64_t load_lanes(const ByteBandChunk& chunk, int r, int kh, std::int64_t plane_row, bool looped) const {
+        if (looped) return all_lanes_;
+        return inside_lanes(plane_row * bands_.width + load_offset(chunk, r, kh));
+    }
+    std::int64_t load_offset(const ByteBandChunk& chunk, int r, int kh) const {
+        return kh * bands_.dilation_h * bands_.width + chunk.in_begin + 64 * r;
+    }
+    // Every band of a plane in code order: (its window row 0's input row, output rows, looped); `each` is called
+    // with them and the band's index within its run.
+    template <typename Each>
+    void for_each_band(Each&& each) const {
+        for (const ByteBandRun& run : bands_.runs) {
+            const std::int64_t row = run.begin * bands_.stride_h - bands_.pad_h;
+            for (std::int64_t b = 0; b < (run.looped ? 1 : run.count); ++b)
+                each(run, b, row + b * run.rows * bands_.stride_h);
+        }
+    }
+    // Pins the masks the code uses, by how many times a plane uses each.
+    void pin_masks() {
+        std::map<std::uint64_t, std::int64_t> uses;
+        for_each_band([&](const ByteBandRun& run, std::int64_t, std::int64_t plane_row) {
+            const std::int64_t times = run.looped ? run.count : 1;
+            for (const ByteBandChunk& chunk : bands_.chunks) {
+                for (int r = 0; r < chunk.registers; ++r)
+                    for (int kh = 0; kh < bands_.kernel_h; ++kh)
+                        if (const std::uint64_t lanes = load_lanes(chunk, r, kh, plane_row, run.looped);
+                            lanes != 0 && lanes != all_lanes_)
+                            uses[lanes] += times;
+                if (const std::uint64_t lanes = first_lanes(run.rows * chunk.outputs); lanes != all_lanes_)
+                    uses[lanes] += times;
+            }
+        });
+        std::vector<std::pair<std::int64_t, std::uint64_t>> by_use;
+        for (const auto& [lanes, count] : uses) by_use.emplace_back(-count, lanes);
+        std::sort(by_use.begin(), by_use.end());
+        const std::size_t pinned = by_use.size() <= mask_registers_ ? by_use.size() : mask_registers_ - 1;
+        const int first = by_use.size() <= mask_registers_ ? 1 : 2;  // k1 stays the scratch where some are not pinned
+        for (std::size_t i = 0; i < pinned; ++i) {
+            pinned_[by_use[i].second] = first + static_cast<int>(i);
+            set_mask(Xbyak::Opmask(first + static_cast<int>(i)), by_use[i].second);
+        }
     }
     void set_empty(const Zmm& v) {
         if (signed_) vmovdqa64(v, empty_);
@@ -103,27 +155,26 @@ private:
                 const Zmm& v = rows_[r];
                 bool first = true;
                 for (int kh = 0; kh < bands_.kernel_h; ++kh) {
-                    const std::int64_t offset = kh * bands_.dilation_h * bands_.width + chunk.in_begin + 64 * r;
-                    const std::uint64_t lanes =
-                        looped ? all_lanes_ : inside_lanes(plane_row * bands_.width + offset);
+                    const std::int64_t offset = load_offset(chunk, r, kh);
+                    const std::uint64_t lanes = load_lanes(chunk, r, kh, plane_row, looped);
                     if (lanes == 0) continue;
                     const Xbyak::Address at = ptr[src + static_cast<std::int32_t>(src_at + offset)];
                     if (lanes == all_lanes_) {
                         if (first) vmovdqu8(v, at);
                         else max_into(v, at);
                     } else {
-                        set_mask(load_mask_, lanes);
+                        const Xbyak::Opmask k = mask_of(lanes);
                         if (first) {
                             if (signed_) {
                                 set_empty(v);
-                                vmovdqu8(v | load_mask_, at);
+                                vmovdqu8(v | k, at);
                             } else {
-                                vmovdqu8(v | load_mask_ | T_z, at);
+                                vmovdqu8(v | k | T_z, at);
                             }
                         } else if (signed_) {
-                            vpmaxsb(v | load_mask_, v, at);
+                            vpmaxsb(v | k, v, at);
                         } else {
-                            vpmaxub(v | load_mask_, v, at);
+                            vpmaxub(v | k, v, at);
                         }
                     }
                     first = false;
@@ -134,7 +185,7 @@ private:
                 const Zmm& to = k == 0 ? maximum_ : permuted_[k % 2];
                 const auto table = static_cast<std::int32_t>((chunk.first_permute + static_cast<std::size_t>(k)) * 64);
                 const std::size_t permute = chunk.first_permute + static_cast<std::size_t>(k);
-                if (looped && permute < pinned_permutes_) {
+                if (permute < pinned_permutes_) {
                     if (chunk.registers == 1) {
                         vpermb(to, Zmm(first_pinned_permute_ + static_cast<int>(permute)), rows_[0]);
                     } else {
@@ -154,11 +205,8 @@ private:
             const Xbyak::Address out = ptr[dst + static_cast<std::int32_t>(dst_at + chunk.out_begin)];
             if (lanes == all_lanes_) {
                 vmovdqu8(out, maximum_);
-            } else if (looped && pinned_.count(lanes) > 0) {
-                vmovdqu8(out | Xbyak::Opmask(pinned_.at(lanes)), maximum_);
             } else {
-                set_mask(store_mask_, lanes);
-                vmovdqu8(out | store_mask_, maximum_);
+                vmovdqu8(out | mask_of(lanes), maximum_);
             }
         }
     }
@@ -170,18 +218,9 @@ private:
         mov(planes_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, rows))]);
         mov(src_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src_row_step))]);
         mov(dst_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst_row_step))]);
-        // The arguments are read: rdi is free. The looped bands' store masks pinned, as many as fit.
-        for (const ByteBandRun& run : bands_.runs) {
-            if (!run.looped) continue;
-            for (const ByteBandChunk& chunk : bands_.chunks) {
-                const std::uint64_t lanes = first_lanes(run.rows * chunk.outputs);
-                const int next = first_pinned_ + static_cast<int>(pinned_.size());
-                if (lanes == all_lanes_ || pinned_.count(lanes) > 0 || next == pinned_end_) continue;
-                pinned_[lanes] = next;
-                set_mask(Xbyak::Opmask(next), lanes);
-            }
-        }
-        // The looped bands' permutes held in registers where they all fit.
+        // The arguments are read: rdi is free.
+        pin_masks();
+        // The permutes held in registers where they all fit.
         if (bands_.permutes.size() <= static_cast<std::size_t>(empty_.getIdx() - first_pinned_permute_)) {
             pinned_permutes_ = bands_.permutes.size();
             for (std::size_t i = 0; i < pinned_permutes_; ++i)
@@ -235,7 +274,7 @@ private:
     const ByteBands& bands_;
     const bool signed_;
     Label permutes_label_;
-    std::map<std::uint64_t, int> pinned_;  // a looped store's lanes -> its opmask
+    std::map<std::uint64_t, int> pinned_;  // a load's or store's lanes -> the opmask that holds them
     std::size_t pinned_permutes_ = 0;      // permutes [0, pinned_permutes_) held in registers from zmm6 on
     static constexpr int first_pinned_permute_ = 6;
 };

@@ -170,6 +170,12 @@ void Planner::choose_byte_bands() {
         bands.runs.push_back({r0, 1, band_rows, looped});
         if (!looped) unrolled += static_cast<std::int64_t>(bands.chunks.size());
     }
+    // A looped run of one band is straight-line code (its loads all whole): no loop to set up a plane.
+    for (ByteBandRun& run : bands.runs)
+        if (run.looped && run.count == 1) {
+            run.looped = false;
+            unrolled += static_cast<std::int64_t>(bands.chunks.size());
+        }
     if (unrolled > max_unrolled_bands)
         return declined(step, std::to_string(unrolled) + " bands of straight-line code a plane (at most " +
                                   std::to_string(max_unrolled_bands) + ")");
