@@ -9,7 +9,8 @@
 //     all lie inside;
 //   - columns: kernel_w byte permutes of those registers (vpermb, or vpermi2b across two), each lane taking its
 //     window's width tap, merged by max;
-//   - one store of the band's lanes (a mask where they are fewer than 64), nothing else of the output written.
+//   - one store of the band's lanes (a mask where they are fewer than 64; a store a row where the output has a row
+//     pitch), nothing else of the output written.
 //
 // A looped band first prefetches the lines its loop steps over, prefetch_distance bytes ahead (a prefetch is a
 // hint: it never faults, so it may pass the plane's end).
@@ -44,7 +45,8 @@ public:
         for (const ByteBandChunk& chunk : bands_.chunks)
             fits = fits && (chunk.registers == 1 || chunk.registers == 2) && chunk.outputs >= 1 &&
                    chunk.outputs * bands_.rows <= 64 && (bands_.rows == 1 || bands_.chunks.size() == 1) &&
-                   bands_.prefetch_distance >= 0 && bands_.prefetch_distance < (std::int64_t{1} << 30);
+                   bands_.prefetch_distance >= 0 && bands_.prefetch_distance < (std::int64_t{1} << 30) &&
+                   bands_.pitch >= bands_.width && bands_.out_pitch >= bands_.out_width;
         if (!fits)
             throw Error("jit: byte bands need u8/s8 planes without indices, whole permutes for each chunk's width taps, "
                         "one or two registers a chunk and at most 64 lanes a band (several rows only of one chunk)");
@@ -73,10 +75,9 @@ private:
     const Xbyak::Opmask scratch_mask_ = k1;
     static constexpr int mask_registers_ = 7;
 
-    std::int64_t plane_bytes() const { return bands_.height * bands_.width; }
-    // The lanes of a 64-byte load at plane offset `at` whose bytes lie inside the plane.
+    // The lanes of a 64-byte load at plane offset `at` whose bytes lie inside the plane's extent.
     std::uint64_t inside_lanes(std::int64_t at) const {
-        const std::int64_t begin = std::max<std::int64_t>(0, -at), end = std::min<std::int64_t>(64, plane_bytes() - at);
+        const std::int64_t begin = std::max<std::int64_t>(0, -at), end = std::min<std::int64_t>(64, bands_.extent() - at);
         if (begin >= end) return 0;
         const std::uint64_t upto_end = end == 64 ? all_lanes_ : (std::uint64_t{1} << end) - 1;
         return upto_end & ~((std::uint64_t{1} << begin) - 1);
@@ -95,10 +96,10 @@ private:
     // The lanes of chunk register r's load of window row kh (all lanes in a looped band).
     std::uint64_t load_lanes(const ByteBandChunk& chunk, int r, int kh, std::int64_t plane_row, bool looped) const {
         if (looped) return all_lanes_;
-        return inside_lanes(plane_row * bands_.width + load_offset(chunk, r, kh));
+        return inside_lanes(plane_row * bands_.pitch + load_offset(chunk, r, kh));
     }
     std::int64_t load_offset(const ByteBandChunk& chunk, int r, int kh) const {
-        return kh * bands_.dilation_h * bands_.width + chunk.in_begin + 64 * r;
+        return kh * bands_.dilation_h * bands_.pitch + chunk.in_begin + 64 * r;
     }
     // Every band of a plane in code order: (its window row 0's input row, output rows, looped); `each` is called
     // with them and the band's index within its run.
@@ -121,8 +122,8 @@ private:
                         if (const std::uint64_t lanes = load_lanes(chunk, r, kh, plane_row, run.looped);
                             lanes != 0 && lanes != all_lanes_)
                             uses[lanes] += times;
-                if (const std::uint64_t lanes = first_lanes(run.rows * chunk.outputs); lanes != all_lanes_)
-                    uses[lanes] += times;
+                for (const auto& [lanes, at] : stores(chunk, run.rows))
+                    if (lanes != all_lanes_) uses[lanes] += times;
             }
         });
         std::vector<std::pair<std::int64_t, std::uint64_t>> by_use;
@@ -201,14 +202,23 @@ private:
                 }
                 if (k > 0) max_into(maximum_, to);
             }
-            const std::uint64_t lanes = first_lanes(rows * chunk.outputs);
-            const Xbyak::Address out = ptr[dst + static_cast<std::int32_t>(dst_at + chunk.out_begin)];
-            if (lanes == all_lanes_) {
-                vmovdqu8(out, maximum_);
-            } else {
-                vmovdqu8(out | mask_of(lanes), maximum_);
+            // Output rows that abut take one store; a row pitch, one store a row, each at its row's address less
+            // its lanes' offset in the vector, under the mask of its lanes.
+            for (const auto& [lanes, at] : stores(chunk, rows)) {
+                const Xbyak::Address out = ptr[dst + static_cast<std::int32_t>(dst_at + at)];
+                if (lanes == all_lanes_) vmovdqu8(out, maximum_);
+                else vmovdqu8(out | mask_of(lanes), maximum_);
             }
         }
+    }
+    // A band's stores: each one's lanes and its offset from the band's first output.
+    std::vector<std::pair<std::uint64_t, std::int64_t>> stores(const ByteBandChunk& chunk, std::int64_t rows) const {
+        if (rows == 1 || bands_.out_pitch == bands_.out_width) return {{first_lanes(rows * chunk.outputs), chunk.out_begin}};
+        std::vector<std::pair<std::uint64_t, std::int64_t>> out;
+        for (std::int64_t g = 0; g < rows; ++g)
+            out.emplace_back(first_lanes((g + 1) * chunk.outputs) & ~first_lanes(g * chunk.outputs),
+                             g * bands_.out_pitch - g * chunk.outputs + chunk.out_begin);
+        return out;
     }
 
     void generate() {
@@ -236,11 +246,11 @@ private:
         L(plane_loop);
         for (const ByteBandRun& run : bands_.runs) {
             const std::int64_t row = run.begin * bands_.stride_h - bands_.pad_h;  // window row 0 of the first band
-            const std::int64_t src_at = row * bands_.width, dst_at = run.begin * bands_.out_width;
+            const std::int64_t src_at = row * bands_.pitch, dst_at = run.begin * bands_.out_pitch;
             if (!run.looped) {
                 for (std::int64_t b = 0; b < run.count; ++b)
-                    band(src_, src_at + b * run.rows * bands_.stride_h * bands_.width, row + b * run.rows * bands_.stride_h,
-                         dst_, dst_at + b * run.rows * bands_.out_width, run.rows, false);
+                    band(src_, src_at + b * run.rows * bands_.stride_h * bands_.pitch, row + b * run.rows * bands_.stride_h,
+                         dst_, dst_at + b * run.rows * bands_.out_pitch, run.rows, false);
                 continue;
             }
             Label band_loop;
@@ -248,13 +258,13 @@ private:
             lea(dst_cursor_, ptr[dst_ + static_cast<std::int32_t>(dst_at)]);
             mov(count_, run.count);
             L(band_loop);
-            const std::int64_t step = run.rows * bands_.stride_h * bands_.width;
+            const std::int64_t step = run.rows * bands_.stride_h * bands_.pitch;
             if (bands_.prefetch_distance > 0)
                 for (std::int64_t line = 0; line < step; line += 64)
                     prefetcht0(ptr[src_cursor_ + static_cast<std::int32_t>(bands_.prefetch_distance + line)]);
             band(src_cursor_, 0, 0, dst_cursor_, 0, run.rows, true);
             add(src_cursor_, static_cast<std::int32_t>(step));
-            add(dst_cursor_, static_cast<std::int32_t>(run.rows * bands_.out_width));
+            add(dst_cursor_, static_cast<std::int32_t>(run.rows * bands_.out_pitch));
             dec(count_);
             jnz(band_loop, T_NEAR);
         }

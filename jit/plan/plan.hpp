@@ -116,9 +116,9 @@ struct FlatPlanes {
 // chunk's outputs: lane g * chunk.outputs + j is output row r0 + g, output column chunk.out_begin + j. Its input
 // is the vertical maximum V of the window's kernel_h rows, held in chunk.registers registers (128 bytes at most):
 // for window row kh, the registers load the plane's bytes from row r0 * stride_h - pad_h + kh * dilation_h, column
-// chunk.in_begin on, so that V's lane g * stride_h * width + c - in_begin is the maximum of column c over output
-// row r0 + g's window rows. A lane whose byte lies outside the plane is not loaded (masked: a row in the padding
-// adds nothing; lanes no output reads may hold any byte of the plane). The band's outputs are then the maximum of
+// chunk.in_begin on, so that V's lane g * stride_h * pitch + c - in_begin is the maximum of column c over output
+// row r0 + g's window rows. A lane whose byte lies outside the plane's extent is not loaded (masked: a row in the
+// padding adds nothing; lanes no output reads may hold any byte of the extent, a row pitch's gap included). The band's outputs are then the maximum of
 // kernel_w byte permutes of V (vpermb, or vpermi2b across two registers), one per width tap, each lane taking its
 // window's tap (a tap in the padding takes the window's first real tap again: a max is idempotent), and one
 // store under the mask of the band's lanes. Every window has a real row and a real column (the planner checks).
@@ -145,6 +145,12 @@ struct ByteBandRun {
 struct ByteBands {
     int rows = 0;  // output rows a band (0: not this code)
     std::int64_t width = 0, height = 0, out_width = 0, out_height = 0;
+    // Bytes from a row to the next in the source and the output planes (a view's row pitch; the width where the
+    // planes are dense). A source row pitch is at least the width: the rows do not overlap. Bands of several
+    // rows store them at once where the output's rows abut (out_pitch = out_width), else a store a row.
+    std::int64_t pitch = 0, out_pitch = 0;
+    // The source plane's bytes from its first to its last element: (height - 1) x pitch + width.
+    std::int64_t extent() const { return (height - 1) * pitch + width; }
     int kernel_h = 0, kernel_w = 0;
     std::int64_t stride_h = 1, dilation_h = 1, pad_h = 0;
     std::vector<ByteBandChunk> chunks;          // a band row's column chunks, in order

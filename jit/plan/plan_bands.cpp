@@ -44,13 +44,20 @@ std::string Planner::byte_bands_declined() const {
     if (caps_.vector_bytes != band_lanes || !caps_.opmasks || !caps_.two_source_permutes || !caps_.byte_max ||
         !options_.core.byte_permutes)
         return "bands are gathered by byte permutes (AVX512_VBMI) into opmasked byte lanes";
-    if (!memory_.rows_contiguous || !memory_.planes_contiguous) return "a plane's rows are apart in memory (a view)";
+    if (!memory_.rows_contiguous) return "a row's bytes are apart in memory (a view)";
+    if (p_.in[0] > 1 && p_.src_strides.spatial[0] < p_.in[1])
+        return "source rows that overlap (a row pitch of " + std::to_string(p_.src_strides.spatial[0]) + " under the width " +
+               std::to_string(p_.in[1]) + ")";
     if (choice().bands == PlanChoice::Switch::off) return "the choice bands=off";
     if (choice().planes == PlanChoice::Switch::off) return "the choice planes=off";
     if (reuse_is(PlanChoice::Reuse::ring) || reuse_is(PlanChoice::Reuse::separable)) return "the choice of reuse";
-    if (p_.in[0] > max_band_plane_bytes || p_.in[1] > max_band_plane_bytes ||
-        p_.in[0] * p_.in[1] > max_band_plane_bytes)
-        return "planes of more than " + std::to_string(max_band_plane_bytes) + " bytes";
+    // (rows - 1) x pitch + width past the bound, without overflow.
+    const auto too_far = [](std::int64_t rows, std::int64_t pitch, std::int64_t width) {
+        if (rows > max_band_plane_bytes || pitch > max_band_plane_bytes || width > max_band_plane_bytes) return true;
+        return rows > 1 && pitch > 0 && rows - 1 > (max_band_plane_bytes - width) / pitch;
+    };
+    if (too_far(p_.in[0], p_.src_strides.spatial[0], p_.in[1]) || too_far(p_.out[0], p_.dst_strides.spatial[0], p_.out[1]))
+        return "planes that span more than " + std::to_string(max_band_plane_bytes) + " bytes";
     if (p_.kernel[0] > max_band_span || p_.kernel[1] > max_band_span)
         return "windows of more than " + std::to_string(max_band_span) + " taps along an axis";
     return {};
@@ -77,6 +84,9 @@ void Planner::choose_byte_bands() {
     bands.dilation_h = p_.dilation[0];
     bands.pad_h = p_.pad_begin[0];
     const std::int64_t H = bands.height, W = bands.width, OH = bands.out_height, OW = bands.out_width;
+    bands.pitch = H > 1 ? p_.src_strides.spatial[0] : W;
+    bands.out_pitch = OH > 1 ? p_.dst_strides.spatial[0] : OW;
+    const std::int64_t P = bands.pitch;
     const std::int64_t sw = p_.stride[1], dw = p_.dilation[1], pw = p_.pad_begin[1];
     for (std::int64_t r = 0; r < OH; ++r)
         if (real_taps(r, H, p_.kernel[0], bands.stride_h, bands.dilation_h, bands.pad_h).first >
@@ -107,10 +117,12 @@ void Planner::choose_byte_bands() {
                static_cast<double>(rows * OW);
     };
     int rows = 0;
+    // Several rows a band where their input spans at most 128 bytes (an output row pitch: a store a row).
+    const std::int64_t most_rows = OH;
     if (OW <= band_lanes && span(0, OW) <= max_band_span) {
         double best = 0;
-        for (std::int64_t g = 1; g <= OH && g * OW <= band_lanes && (g - 1) * bands.stride_h * W + span(0, OW) <= max_band_span; ++g) {
-            const std::int64_t registers = (g - 1) * bands.stride_h * W + span(0, OW) <= band_lanes ? 1 : 2;
+        for (std::int64_t g = 1; g <= most_rows && g * OW <= band_lanes && (g - 1) * bands.stride_h * P + span(0, OW) <= max_band_span; ++g) {
+            const std::int64_t registers = (g - 1) * bands.stride_h * P + span(0, OW) <= band_lanes ? 1 : 2;
             if (rows == 0 || cost(g, registers) <= best) {
                 rows = static_cast<int>(g);
                 best = cost(g, registers);
@@ -132,7 +144,7 @@ void Planner::choose_byte_bands() {
     bands.rows = rows;
     // Each chunk's registers and permutes: lane g * outputs + j takes output (r0 + g, out_begin + j)'s tap.
     for (ByteBandChunk& chunk : bands.chunks) {
-        const std::int64_t reach = (rows - 1) * bands.stride_h * W + span(chunk.out_begin, chunk.outputs);
+        const std::int64_t reach = (rows - 1) * bands.stride_h * P + span(chunk.out_begin, chunk.outputs);
         chunk.registers = reach <= band_lanes ? 1 : 2;
         chunk.first_permute = bands.permutes.size();
         for (int k = 0; k < bands.kernel_w; ++k) {
@@ -141,7 +153,7 @@ void Planner::choose_byte_bands() {
                 const std::int64_t g = lane / chunk.outputs, j = chunk.out_begin + lane % chunk.outputs;
                 std::int64_t c = j * sw - pw + k * dw;
                 if (c < 0 || c >= W) c = columns[static_cast<std::size_t>(j)].first;
-                source[static_cast<std::size_t>(lane)] = static_cast<std::uint8_t>(g * bands.stride_h * W + c - chunk.in_begin);
+                source[static_cast<std::size_t>(lane)] = static_cast<std::uint8_t>(g * bands.stride_h * P + c - chunk.in_begin);
             }
             bands.permutes.push_back(source);
         }
@@ -153,8 +165,8 @@ void Planner::choose_byte_bands() {
         for (int kh = 0; kh < bands.kernel_h; ++kh) {
             const std::int64_t row = r0 * bands.stride_h - bands.pad_h + kh * bands.dilation_h;
             for (const ByteBandChunk& chunk : bands.chunks) {
-                const std::int64_t offset = row * W + chunk.in_begin;
-                if (offset < 0 || offset + chunk.registers * band_lanes > H * W) return false;
+                const std::int64_t offset = row * P + chunk.in_begin;
+                if (offset < 0 || offset + chunk.registers * band_lanes > bands.extent()) return false;
             }
         }
         return true;
@@ -183,7 +195,7 @@ void Planner::choose_byte_bands() {
     // prefetcht0 at each load's address plus 0 / 512 / 1024 / 2048 / 4096 bytes: the stem 17.9 us / 15.4 / 14.8 /
     // 14.4 / 16.3, VGG pool3 14.0 / 12.6 / 12.4 / 12.4 / 13.4 (a band's loads wait on L2 otherwise: with the
     // permutes left out the stem ran 15.9, with one window row 9.8).
-    const std::int64_t band_step = rows * bands.stride_h * W;
+    const std::int64_t band_step = rows * bands.stride_h * P;
     if (choice().prefetch_kib >= 0)
         bands.prefetch_distance = choice().prefetch_kib > 0 ? std::int64_t{choice().prefetch_kib} * 1024
                                                             : std::max(band_prefetch_distance, 2 * band_step);

@@ -365,8 +365,7 @@ const std::vector<StrategyRow>& strategy_registry() {
         // first tap before the first one's), rows in chunks (150 and 300 bytes), a stride of 3 and 4 and rows that
         // skip input rows, windows wholly in the last rows (pads up to the extent), a band of fewer rows at the
         // plane's end, planes of one row and of one column, planes where no band lies inside (every load masked),
-        // adaptive bins that are a max pool's windows, and channel planes
-        // apart in a view.
+        // adaptive bins that are a max pool's windows, channel planes apart in a view, and row pitches.
         {byte_bands, {avx512}, {
             {"maxpool dt=u8 layout=ncx src=1x3x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", byte_permutes},
             {"maxpool dt=s8 layout=ncx src=2x3x28x28 k=3x3 s=2x2 round=ceil_torch", byte_permutes},
@@ -383,7 +382,9 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=ncx src=2x5x5x5 k=2x2 s=1x1", byte_permutes},
             {"adaptivemaxpool dt=u8 layout=ncx src=2x3x13x13 out=2x2", byte_permutes},
             {"adaptivemaxpool dt=s8 layout=ncx src=1x3x13x13 out=7x7", byte_permutes},
-            {"maxpool dt=u8 layout=ncx src=2x3x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1 src_strides=2048x512x16x1 dst_strides=512x128x8x1", byte_permutes}}},
+            {"maxpool dt=u8 layout=ncx src=2x3x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1 src_strides=2048x512x16x1 dst_strides=512x128x8x1", byte_permutes},
+            {"maxpool dt=s8 layout=ncx src=1x3x28x28 k=3x3 s=2x2 round=ceil_torch src_strides=3360x1120x40x1 dst_strides=840x280x20x1", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=2x2x30x130 k=3x3 pb=1x1 pe=1x1 src_strides=12000x6000x200x1", byte_permutes}}},
         // Masked borders (SPPF-like, its last column's pad dropped: flat planes take SPPF), a width stride of 2 (paired lanes) with border rows of fewer taps and ceil
         // rounding, a width dilation, a stride along h equal to the dilation.
         {row_ring, {avx512}, {

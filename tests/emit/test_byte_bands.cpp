@@ -52,8 +52,8 @@ void expect_permutes_read_the_windows(const jit::KernelPlan& plan, std::int64_t 
             for (int k = 0; k < b.kernel_w; ++k) {
                 const std::int64_t source = b.permutes[chunk.first_permute + static_cast<std::size_t>(k)][static_cast<std::size_t>(lane)];
                 ASSERT_LT(source, 64 * chunk.registers) << "lane " << lane;
-                // V's lane g * stride_h * W + c - in_begin holds column c of output row r0 + g's rows.
-                const std::int64_t c = source + chunk.in_begin - g * b.stride_h * b.width;
+                // V's lane g * stride_h * pitch + c - in_begin holds column c of output row r0 + g's rows.
+                const std::int64_t c = source + chunk.in_begin - g * b.stride_h * b.pitch;
                 if (std::find(read.begin(), read.end(), c) == read.end()) read.push_back(c);
             }
             std::sort(read.begin(), read.end());
@@ -117,6 +117,24 @@ TEST(PlanFacts, ByteBandsGatherEveryWindowFromItsRowsMaxima) {
     EXPECT_EQ(wide.byte_bands.chunks,
               (std::vector<jit::ByteBandChunk>{{0, 64, 0, 2, 0}, {64, 11, 127, 1, 3}}));
     expect_permutes_read_the_windows(wide, 2, 1, 1);
+    // Views: a source row pitch of 40 for rows of 28 (GoogLeNet's shape): two rows a band read 2 x 40 + 28 bytes,
+    // V's second row from lane 80; with an output row pitch of 20 for rows of 14 too (a store a row).
+    const jit::KernelPlan pitched = plan_of(
+        "maxpool dt=u8 layout=ncx src=1x8x28x28 k=3x3 s=2x2 round=ceil_torch src_strides=8960x1120x40x1 dst_strides=2240x280x20x1",
+        jit::Isa::avx512, vbmi());
+    ASSERT_TRUE(pitched.byte_bands.enabled());
+    EXPECT_EQ(pitched.byte_bands.pitch, 40);
+    EXPECT_EQ(pitched.byte_bands.out_pitch, 20);
+    EXPECT_EQ(pitched.byte_bands.extent(), 27 * 40 + 28);
+    EXPECT_EQ(pitched.byte_bands.rows, 2);
+    expect_permutes_read_the_windows(pitched, 2, 1, 0);
+    const jit::KernelPlan rows_apart = plan_of(
+        "maxpool dt=u8 layout=ncx src=1x8x28x28 k=3x3 s=2x2 round=ceil_torch src_strides=8960x1120x40x1",
+        jit::Isa::avx512, vbmi());
+    ASSERT_TRUE(rows_apart.byte_bands.enabled());
+    EXPECT_EQ(rows_apart.byte_bands.rows, 2);
+    EXPECT_EQ(rows_apart.byte_bands.permutes[0][14], 80);  // row g = 1, output 0's first tap: 1 x 2 x 40 + 0
+    expect_permutes_read_the_windows(rows_apart, 2, 1, 0);
     for (const char* line : {"maxpool dt=s8 layout=ncx src=1x2x7x300 k=2x5 s=1x3 d=1x2 pb=0x3 pe=1x4 round=ceil",
                              "maxpool dt=u8 layout=ncx src=1x3x30x33 k=2x3 s=4x4 pb=1x2 pe=1x2"}) {
         SCOPED_TRACE(line);
@@ -125,7 +143,8 @@ TEST(PlanFacts, ByteBandsGatherEveryWindowFromItsRowsMaxima) {
     }
 }
 
-// Declined: no byte permutes, AVX2, indices, f32, 1-D, a row pitch, a window wider than 128 bytes, a whole-plane
+// Declined: no byte permutes, AVX2, indices, f32, 1-D, source rows that overlap (a row pitch under the width),
+// elements of a row apart (a width stride of 2), a window wider than 128 bytes, a whole-plane
 // window (byte planes reduce planes together), the choices bands=off and planes=off. bands=on where no bands
 // serve is refused by name.
 TEST(PlanFacts, ByteBandsDeclineWhatTheyCannotGather) {
@@ -135,7 +154,8 @@ TEST(PlanFacts, ByteBandsDeclineWhatTheyCannotGather) {
     for (const char* line : {"maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s32",
                              "maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
                              "maxpool dt=u8 layout=ncx src=1x64x1000 k=3 s=2",
-                             "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 src_strides=1260x420x21x1",
+                             "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 src_strides=1200x400x10x1",
+                             "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 src_strides=2400x800x40x2",
                              "maxpool dt=u8 layout=ncx src=1x3x4x400 k=2x130",
                              "maxpool dt=u8 layout=ncx src=2x64x7x7 k=7x7",
                              "maxpool dt=u8 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1"}) {
@@ -156,8 +176,8 @@ TEST(PlanFacts, ByteBandsDeclineWhatTheyCannotGather) {
 // Integer ties (mostly the lowest value) and the lowest value everywhere, on 1 and 2 threads: the suite's shapes
 // (the stem, its ceil twin, GoogLeNet, Inception, SPPF, SPP, VGG pool3 and pool5, the dilated 3x3s, MobileNet's
 // 150x150 rows in chunks), windows in the padding of the first and last rows, strides that skip rows, planes of
-// one row and of one column, adaptive bins taken as a max pool's, and an output whose channel planes lie apart
-// (the gaps keep their poison).
+// one row and of one column, adaptive bins taken as a max pool's, an output whose channel planes lie apart
+// (the gaps keep their poison), and row pitches in the source and the output.
 TEST(ByteBands, MatchTheReferenceOnTiesAndTheLowestValue) {
     POOLJIT_SKIP_UNLESS_CPU_RUNS(jit::Isa::avx512);
     if (!jit::cpu_features().avx512_vbmi) GTEST_SKIP() << "the CPU (or POOLJIT_CPU_MASK) lacks avx512_vbmi";
@@ -179,7 +199,9 @@ TEST(ByteBands, MatchTheReferenceOnTiesAndTheLowestValue) {
                                  "maxpool dt=s8 layout=ncx src=1x3x1x70 k=1x4 s=1x2 pb=0x1 pe=0x1",
                                  "maxpool dt=u8 layout=ncx src=1x3x70x1 k=4x1 s=2x1 pb=1x0 pe=2x0",
                                  "adaptivemaxpool dt=s8 layout=ncx src=2x3x13x13 out=3x3",
-                                 "maxpool dt=u8 layout=ncx src=2x3x10x12 k=3x5 s=2x2 pb=1x2 pe=1x2 dst_strides=300x50x6x1"}) {
+                                 "maxpool dt=u8 layout=ncx src=2x3x10x12 k=3x5 s=2x2 pb=1x2 pe=1x2 dst_strides=300x50x6x1",
+                                 "maxpool dt=s8 layout=ncx src=2x3x28x28 k=3x3 s=2x2 round=ceil_torch src_strides=3360x1120x40x1",
+                                 "maxpool dt=u8 layout=ncx src=1x3x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1 src_strides=48384x16128x128x1 dst_strides=10752x3584x64x1"}) {
             SCOPED_TRACE(line + std::string(" on ") + std::to_string(threads) + " threads");
             ASSERT_TRUE(plan_of(line, jit::Isa::avx512, vbmi()).byte_bands.enabled());
             const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(jit::Isa::avx512));
