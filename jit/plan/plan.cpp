@@ -210,13 +210,11 @@ void Planner::check_choice_honoured() {
     if (c.sweep_bytes != 0 && lanes_are_outputs_) unhonoured("sweep_bytes", "planar rows sweep no channel blocks");
     if (c.separable_kib != 0 && !(lanes_are_outputs_ && separable))
         unhonoured("separable_kib", "no planar separable rows here");
-    const bool band_prefetch = plan_.byte_bands.enabled() &&
-                               std::any_of(plan_.byte_bands.runs.begin(), plan_.byte_bands.runs.end(),
-                                           [](const ByteBandRun& r) { return r.looped; });
-    if (c.prefetch_kib > 0 && plan_.prefetch_distance == 0 && plan_.sweep_prefetch_distance == 0 && !band_prefetch)
+    if (c.prefetch_kib > 0 && plan_.prefetch_distance == 0 && plan_.sweep_prefetch_distance == 0 &&
+        plan_.byte_bands.prefetch_distance == 0)
         unhonoured("prefetch_kib", "these rows prefetch nothing");
     if (c.prefetch_kib < 0 && !(plan_.strategy == Strategy::ncx_width && p_.spatial_rank >= 2) && !sweep_prefetch_rows() &&
-        !band_prefetch)
+        !plan_.byte_bands.enabled())
         unhonoured("prefetch_kib", "only planar rows of 2-D and 3-D planes, looped byte bands and channels-last 1-D sweeps prefetch");
     if (c.chunk_kib != 0 && !(plan_.channel_blocks_innermost && !ring && !separable))
         unhonoured("chunk_kib", "no channels-last calls of chunks of rows here");

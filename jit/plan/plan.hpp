@@ -156,8 +156,8 @@ struct ByteBands {
     std::vector<ByteBandChunk> chunks;          // a band row's column chunks, in order
     std::vector<ByteBandRun> runs;              // every output row once, in order
     std::vector<std::array<std::uint8_t, 64>> permutes;  // per chunk, per width tap: each lane's source lane in V
-    // Looped bands prefetch (prefetcht0) the bytes the loop's next bands step over, one line in each 64 of a band's
-    // step (rows x stride_h x width bytes), this many bytes past the band's first row. 0: none.
+    // Looped bands prefetch (prefetcht0) the input rows the loop's band steps over (rows x stride_h rows, one line in
+    // each 64 bytes of a row's width), this many bytes past them. 0: none.
     std::int64_t prefetch_distance = 0;
     bool enabled() const { return rows > 0; }
 

@@ -21,7 +21,9 @@ constexpr std::int64_t max_unrolled_bands = 256;
 // Offsets into a plane are 32-bit displacements.
 constexpr std::int64_t max_band_plane_bytes = std::int64_t{1} << 30;
 // How far ahead looped bands prefetch their input (choose_byte_bands).
-constexpr std::int64_t band_prefetch_distance = 2048;
+constexpr std::int64_t band_prefetch_distance = 2048, max_band_prefetch_lines = 64;
+// Prefetch offsets stay 32-bit displacements: bands that step more than this prefetch nothing.
+constexpr std::int64_t max_band_prefetch_step = std::int64_t{1} << 20;
 
 // The input positions of the first and last real taps of output o's window along one axis (first > last: none).
 struct RealTaps {
@@ -195,8 +197,12 @@ void Planner::choose_byte_bands() {
     // prefetcht0 at each load's address plus 0 / 512 / 1024 / 2048 / 4096 bytes: the stem 17.9 us / 15.4 / 14.8 /
     // 14.4 / 16.3, VGG pool3 14.0 / 12.6 / 12.4 / 12.4 / 13.4 (a band's loads wait on L2 otherwise: with the
     // permutes left out the stem ran 15.9, with one window row 9.8).
+    // A band prefetches the lines of the input rows it steps over (their bytes, not a pitch's gap), up to
+    // max_band_prefetch_lines; looped bands only.
     const std::int64_t band_step = rows * bands.stride_h * P;
-    if (choice().prefetch_kib >= 0)
+    const bool looped_runs = std::any_of(bands.runs.begin(), bands.runs.end(), [](const ByteBandRun& r) { return r.looped; });
+    if (choice().prefetch_kib >= 0 && looped_runs && rows * bands.stride_h * ((W + 63) / 64) <= max_band_prefetch_lines &&
+        band_step <= max_band_prefetch_step)
         bands.prefetch_distance = choice().prefetch_kib > 0 ? std::int64_t{choice().prefetch_kib} * 1024
                                                             : std::max(band_prefetch_distance, 2 * band_step);
     plan_.strategy = Strategy::ncx_planes;
