@@ -53,15 +53,25 @@ std::string Planner::byte_bands_declined() const {
     if (choice().bands == PlanChoice::Switch::off) return "the choice bands=off";
     if (choice().planes == PlanChoice::Switch::off) return "the choice planes=off";
     if (reuse_is(PlanChoice::Reuse::ring) || reuse_is(PlanChoice::Reuse::separable)) return "the choice of reuse";
-    // (rows - 1) x pitch + width past the bound, without overflow.
+    // (rows - 1) x pitch + width past the bound, without overflow (a plane of one row has no pitch).
     const auto too_far = [](std::int64_t rows, std::int64_t pitch, std::int64_t width) {
-        if (rows > max_band_plane_bytes || pitch > max_band_plane_bytes || width > max_band_plane_bytes) return true;
-        return rows > 1 && pitch > 0 && rows - 1 > (max_band_plane_bytes - width) / pitch;
+        if (rows > max_band_plane_bytes || width > max_band_plane_bytes) return true;
+        if (rows <= 1) return false;
+        return pitch > max_band_plane_bytes || (pitch > 0 && rows - 1 > (max_band_plane_bytes - width) / pitch);
     };
     if (too_far(p_.in[0], p_.src_strides.spatial[0], p_.in[1]) || too_far(p_.out[0], p_.dst_strides.spatial[0], p_.out[1]))
         return "planes that span more than " + std::to_string(max_band_plane_bytes) + " bytes";
     if (p_.kernel[0] > max_band_span || p_.kernel[1] > max_band_span)
         return "windows of more than " + std::to_string(max_band_span) + " taps along an axis";
+    // Strides, dilations and pads bounded too: every row and column offset of a window (and its product with a
+    // pitch) stays far inside 64 bits.
+    for (std::size_t a = 0; a < 2; ++a)
+        if (p_.stride[a] > max_band_plane_bytes || p_.dilation[a] > max_band_plane_bytes ||
+            p_.pad_begin[a] > max_band_plane_bytes)
+            return "a stride, dilation or pad past " + std::to_string(max_band_plane_bytes);
+    // Rows in chunks: at most max_band_chunks of at most 64 outputs.
+    if (p_.out[1] > static_cast<std::int64_t>(max_band_chunks) * band_lanes)
+        return "rows of more than " + std::to_string(static_cast<std::int64_t>(max_band_chunks) * band_lanes) + " outputs";
     return {};
 }
 
@@ -90,10 +100,12 @@ void Planner::choose_byte_bands() {
     bands.out_pitch = OH > 1 ? p_.dst_strides.spatial[0] : OW;
     const std::int64_t P = bands.pitch;
     const std::int64_t sw = p_.stride[1], dw = p_.dilation[1], pw = p_.pad_begin[1];
-    for (std::int64_t r = 0; r < OH; ++r)
-        if (real_taps(r, H, p_.kernel[0], bands.stride_h, bands.dilation_h, bands.pad_h).first >
-            real_taps(r, H, p_.kernel[0], bands.stride_h, bands.dilation_h, bands.pad_h).last)
-            return declined(step, "output row " + std::to_string(r) + " has no real window row");
+    // Every output row has a real window row (runs of equal real taps: planning costs the runs, not the rows).
+    const std::vector<WidthRun> row_runs = width_runs(OH, H, p_.kernel[0], bands.stride_h, bands.dilation_h, bands.pad_h);
+    if (row_runs.empty()) return declined(step, "rows of windows too irregular to list");
+    for (const WidthRun& run : row_runs)
+        if (run.tap_begin >= run.tap_end)
+            return declined(step, "output row " + std::to_string(run.out_begin) + " has no real window row");
     std::vector<RealTaps> columns(static_cast<std::size_t>(OW));
     for (std::int64_t j = 0; j < OW; ++j) {
         columns[static_cast<std::size_t>(j)] = real_taps(j, W, p_.kernel[1], sw, dw, pw);
@@ -162,37 +174,48 @@ void Planner::choose_byte_bands() {
     }
     // Bands whose every load lies inside the plane go in looped runs; the others (a padded or overhanging row, a
     // last band of fewer rows, a load past the plane's end) are straight-line code each.
-    const auto inside = [&](std::int64_t r0) {
-        if (r0 + rows > OH) return false;
-        for (int kh = 0; kh < bands.kernel_h; ++kh) {
-            const std::int64_t row = r0 * bands.stride_h - bands.pad_h + kh * bands.dilation_h;
-            for (const ByteBandChunk& chunk : bands.chunks) {
-                const std::int64_t offset = row * P + chunk.in_begin;
-                if (offset < 0 || offset + chunk.registers * band_lanes > bands.extent()) return false;
-            }
-        }
+    // The bands inside are one interval: a band's offsets grow with its first row, so its loads start inside
+    // from some band on and end inside up to some band. Found by bisection (planes of 2^28 rows plan at once).
+    const std::int64_t count = (OH + rows - 1) / rows;
+    const auto starts_inside = [&](std::int64_t b) {
+        for (const ByteBandChunk& chunk : bands.chunks)
+            if ((b * rows * bands.stride_h - bands.pad_h) * P + chunk.in_begin < 0) return false;
         return true;
     };
-    std::int64_t unrolled = 0;
-    for (std::int64_t r0 = 0; r0 < OH; r0 += rows) {
-        const bool looped = inside(r0);
-        const std::int64_t band_rows = std::min<std::int64_t>(rows, OH - r0);
-        if (looped && !bands.runs.empty() && bands.runs.back().looped) {
-            ++bands.runs.back().count;
-            continue;
-        }
-        bands.runs.push_back({r0, 1, band_rows, looped});
-        if (!looped) unrolled += static_cast<std::int64_t>(bands.chunks.size());
+    const auto ends_inside = [&](std::int64_t b) {
+        if ((b + 1) * rows > OH) return false;
+        const std::int64_t row = b * rows * bands.stride_h - bands.pad_h + (bands.kernel_h - 1) * bands.dilation_h;
+        for (const ByteBandChunk& chunk : bands.chunks)
+            if (row * P + chunk.in_begin + chunk.registers * band_lanes > bands.extent()) return false;
+        return true;
+    };
+    std::int64_t first = 0, past = count;  // first band that starts inside (count: none)
+    while (first < past) {
+        const std::int64_t mid = first + (past - first) / 2;
+        if (starts_inside(mid)) past = mid;
+        else first = mid + 1;
     }
-    // A looped run of one band is straight-line code (its loads all whole): no loop to set up a plane.
-    for (ByteBandRun& run : bands.runs)
-        if (run.looped && run.count == 1) {
-            run.looped = false;
-            unrolled += static_cast<std::int64_t>(bands.chunks.size());
-        }
+    std::int64_t low = 0, end = count;  // [0, end): the bands that end inside
+    while (low < end) {
+        const std::int64_t mid = low + (end - low) / 2;
+        if (ends_inside(mid)) low = mid + 1;
+        else end = mid;
+    }
+    // A run of one band inside is straight-line code too (its loads all whole): no loop to set up a plane.
+    const std::int64_t looped_count = end - first >= 2 ? end - first : 0;
+    const std::int64_t unrolled = (count - looped_count) * static_cast<std::int64_t>(bands.chunks.size());
     if (unrolled > max_unrolled_bands)
         return declined(step, std::to_string(unrolled) + " bands of straight-line code a plane (at most " +
                                   std::to_string(max_unrolled_bands) + ")");
+    for (std::int64_t b = 0; b < count;) {
+        if (looped_count > 0 && b == first) {
+            bands.runs.push_back({b * rows, looped_count, rows, true});
+            b += looped_count;
+            continue;
+        }
+        bands.runs.push_back({b * rows, 1, std::min<std::int64_t>(rows, OH - b * rows), false});
+        ++b;
+    }
     // The loop's input rows prefetched 2 KiB (at least two bands) ahead: Xeon 2, one thread, u8 ncx, hot L2,
     // prefetcht0 at each load's address plus 0 / 512 / 1024 / 2048 / 4096 bytes: the stem 17.9 us / 15.4 / 14.8 /
     // 14.4 / 16.3, VGG pool3 14.0 / 12.6 / 12.4 / 12.4 / 13.4 (a band's loads wait on L2 otherwise: with the

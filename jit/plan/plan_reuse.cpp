@@ -508,8 +508,17 @@ bool Planner::byte_pairs_shape() const {
             border_rows = border_rows || (a != wa_ && pad > 0);
             return true;
         }
-        // Overhanging: the last window still starts inside, (out - 1) * stride - pad <= in - 1.
+        // Overhanging: the last window still starts inside, (out - 1) * stride - pad <= in - 1, and (dilated rows,
+        // whose taps may step over the input: 1 row, pads of 2, k2 d2 reads rows -1 and 1) every window keeps a
+        // real tap.
         if (!borders_allowed || (p_.out[a] - 1) > (p_.in[a] - 1 + pad) / p_.stride[a]) return false;
+        if (p_.dilation[a] > 1) {
+            if (p_.out[a] > max_table_rows) return false;
+            for (std::int64_t o = 0; o < p_.out[a]; ++o) {
+                const WindowTaps taps = window_taps(o, p_.in[a], p_.kernel[a], p_.stride[a], p_.dilation[a], pad);
+                if (taps.begin >= taps.end) return false;
+            }
+        }
         border_rows = border_rows || a != wa_;
         return true;
     };

@@ -135,6 +135,14 @@ TEST(PlanFacts, ByteBandsGatherEveryWindowFromItsRowsMaxima) {
     EXPECT_EQ(rows_apart.byte_bands.rows, 2);
     EXPECT_EQ(rows_apart.byte_bands.permutes[0][14], 80);  // row g = 1, output 0's first tap: 1 x 2 x 40 + 0
     expect_permutes_read_the_windows(rows_apart, 2, 1, 0);
+    // A plane of 2^28 rows of one byte, k2x1: 64 rows a band (64 bytes of input rows, one register), the bands
+    // inside found by bisection: 4194303 looped (the last one's rows 268435328-268435391 read up to byte
+    // 268435393 of 268435456), then the last band's 63 rows.
+    const jit::KernelPlan tall = plan_of("maxpool dt=u8 layout=ncx src=1x1x268435456x1 k=2x1", jit::Isa::avx512, vbmi());
+    ASSERT_TRUE(tall.byte_bands.enabled());
+    EXPECT_EQ(tall.byte_bands.rows, 64);
+    EXPECT_EQ(tall.byte_bands.runs,
+              (std::vector<jit::ByteBandRun>{{0, 4194303, 64, true}, {268435392, 1, 63, false}}));
     for (const char* line : {"maxpool dt=s8 layout=ncx src=1x2x7x300 k=2x5 s=1x3 d=1x2 pb=0x3 pe=1x4 round=ceil",
                              "maxpool dt=u8 layout=ncx src=1x3x30x33 k=2x3 s=4x4 pb=1x2 pe=1x2"}) {
         SCOPED_TRACE(line);
@@ -144,7 +152,9 @@ TEST(PlanFacts, ByteBandsGatherEveryWindowFromItsRowsMaxima) {
 }
 
 // Declined: no byte permutes, AVX2, indices, f32, 1-D, source rows that overlap (a row pitch under the width),
-// elements of a row apart (a width stride of 2), a window wider than 128 bytes, a whole-plane
+// elements of a row apart (a width stride of 2), a window wider than 128 bytes, dilations and strides past 2^30
+// (a row offset times the pitch would pass 64 bits: 2^58 + 1 rows of 64 bytes wrap to the next row), rows of more
+// than 1024 outputs (16 chunks of 64), a whole-plane
 // window (byte planes reduce planes together), the choices bands=off and planes=off. bands=on where no bands
 // serve is refused by name.
 TEST(PlanFacts, ByteBandsDeclineWhatTheyCannotGather) {
@@ -158,6 +168,9 @@ TEST(PlanFacts, ByteBandsDeclineWhatTheyCannotGather) {
                              "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 src_strides=2400x800x40x2",
                              "maxpool dt=u8 layout=ncx src=1x3x4x400 k=2x130",
                              "maxpool dt=u8 layout=ncx src=2x64x7x7 k=7x7",
+                             "maxpool dt=u8 layout=ncx src=1x1x4x64 k=2x1 d=288230376151711745x1 pe=288230376151711744x0",
+                             "maxpool dt=u8 layout=ncx src=1x1x4x2 k=2x1 s=1099511627776x1 d=1099511627775x1 pb=1099511627775x0 pe=1099511627776x0",
+                             "maxpool dt=u8 layout=ncx src=1x1x2x1100 k=1x2 s=1x1",
                              "maxpool dt=u8 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1"}) {
         SCOPED_TRACE(line);
         EXPECT_FALSE(plan_of(line, jit::Isa::avx512, vbmi()).byte_bands.enabled());

@@ -86,6 +86,28 @@ TEST_P(JitIsa, ByteRowsServeCallsOfAnyStepAndEmptyRows) {
     }
 }
 
+// Byte pairs take windows past the input's first and last rows only where each keeps a real row: over one input
+// row with pads of 2 before and 1 after, k2 dilated by 2 reads rows -2 and 0 for output row 0 and rows -1 and 1
+// for output row 1, which has none (its outputs are the lowest value). The plan declines byte pairs there (their
+// code has no empty rows: it ran into an illegal instruction), and the code the rules give (byte bands off)
+// matches the reference; a dilation of 2 with every window keeping a row still takes byte pairs.
+TEST_P(JitIsa, BytePairsLeaveDilatedRowsThatStepOverTheInput) {
+    const char* const empty_row = "maxpool dt=u8 layout=ncx src=1x2x1x200 k=2x3 s=1x2 d=2x1 pb=2x2 pe=2x1";
+    EXPECT_FALSE(jit::make_plan(pj::test::resolve_line(empty_row), isa()).separable.byte_pairs);
+    EXPECT_TRUE(jit::make_plan(pj::test::resolve_line("maxpool dt=u8 layout=ncx src=1x2x9x200 k=2x3 s=1x2 d=2x1 pb=1x1 pe=1x1"),
+                               isa())
+                    .separable.byte_pairs);
+    for (const char* line : {empty_row, "maxpool dt=s8 layout=ncx src=2x3x2x90 k=3x2 s=2x2 d=2x1 pb=3x0 pe=3x0"}) {
+        SCOPED_TRACE(line);
+        pj::PlanChoice choice = pj::test::choice_for(isa());
+        choice.bands = pj::PlanChoice::Switch::off;
+        const pj::Primitive q = pj::create(pj::parse_problem(line), choice);
+        EXPECT_EQ(q.impl_name(), std::string("jit:") + jit::to_string(isa()));
+        pj::test::expect_matches_reference_on_both_data_kinds(q.problem(), line,
+                                                             [&](const void* s, void* d, void* i) { q.execute(s, d, i); });
+    }
+}
+
 // Adaptive bins that are a max pool's windows run that max pool's plan (jit/plan/plan.cpp, byte pairs on AVX2):
 // every input width from 4 to 33 and every output width up to one more than the input whose bins are such windows
 // (with padding at either end), over 12 rows to 6 (k2 s2), u8 and s8, against the reference; at least a dozen
