@@ -62,8 +62,8 @@ private:
     using Label = Xbyak::Label;
     static constexpr std::uint64_t all_lanes_ = ~std::uint64_t{0};
 
-    // General-purpose registers (caller-saved only): rdi carries the KernelArgs pointer, then masks' bits.
-    const Reg64 args_ = rdi, scratch_ = rdi;
+    // General-purpose registers: rdi carries the KernelArgs pointer; rbx (saved) a mask's or a constant's bits.
+    const Reg64 args_ = rdi, scratch_ = rbx;
     const Reg64 src_ = rsi, dst_ = rdx, planes_ = r8, src_step_ = r9, dst_step_ = r10;
     const Reg64 src_cursor_ = r11, dst_cursor_ = rcx, count_ = rax;
     // Vector registers: the rows' maxima (one or two), the band's maximum, the permutes in turn, an index vector,
@@ -228,7 +228,7 @@ private:
         mov(planes_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, rows))]);
         mov(src_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src_row_step))]);
         mov(dst_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst_row_step))]);
-        // The arguments are read: rdi is free.
+        push(scratch_);
         pin_masks();
         // The permutes held in registers where they all fit.
         if (bands_.permutes.size() <= static_cast<std::size_t>(empty_.getIdx() - first_pinned_permute_)) {
@@ -238,8 +238,8 @@ private:
                           ptr[rip + permutes_label_ + static_cast<std::int32_t>(i * 64)]);
         }
         if (signed_) {
-            mov(eax, 0x80808080u);
-            vpbroadcastd(empty_, eax);
+            mov(scratch_.cvt32(), 0x80808080u);
+            vpbroadcastd(empty_, scratch_.cvt32());
         }
         test(planes_, planes_);
         jle(done, T_NEAR);
@@ -274,6 +274,7 @@ private:
         dec(planes_);
         jnz(plane_loop, T_NEAR);
         L(done);
+        pop(scratch_);
         vzeroupper();
         ret();
         align(64);
