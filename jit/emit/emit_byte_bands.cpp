@@ -260,9 +260,9 @@ private:
             L(band_loop);
             const std::int64_t step = run.rows * bands_.stride_h * bands_.pitch;
             if (bands_.prefetch_distance > 0)
-                for (std::int64_t row = 0; row < run.rows * bands_.stride_h; ++row)
+                for (std::int64_t r = 0; r < run.rows * bands_.stride_h; ++r)
                     for (std::int64_t line = 0; line < bands_.width; line += 64)
-                        prefetcht0(ptr[src_cursor_ + static_cast<std::int32_t>(bands_.prefetch_distance + row * bands_.pitch + line)]);
+                        prefetcht0(ptr[src_cursor_ + static_cast<std::int32_t>(bands_.prefetch_distance + r * bands_.pitch + line)]);
             band(src_cursor_, 0, 0, dst_cursor_, 0, run.rows, true);
             add(src_cursor_, static_cast<std::int32_t>(step));
             add(dst_cursor_, static_cast<std::int32_t>(run.rows * bands_.out_pitch));
