@@ -228,18 +228,8 @@ void Planner::choose_byte_bands() {
         band_step <= max_band_prefetch_step)
         bands.prefetch_distance = choice().prefetch_kib > 0 ? std::int64_t{choice().prefetch_kib} * 1024
                                                             : std::max(band_prefetch_distance, 2 * band_step);
-    plan_.strategy = Strategy::ncx_planes;
+    take_plane_code();
     plan_.byte_bands = bands;
-    plan_.flat_planes = {};
-    plan_.plane = {};
-    plan_.byte_planes = {};
-    plan_.separable = {};
-    plan_.ring_rows = 0;
-    plan_.ring_row_interval = 1;
-    plan_.stacked_planes = false;
-    plan_.width_ranges = false;
-    plan_.widened_pairs = plan_.even_element_loads = plan_.paired_tap_loads = plan_.tail_back_reads = false;
-    plan_.prefetch_distance = plan_.prefetch_bytes = 0;  // a call's planes are one stream the hardware follows
     plan_.scan_rows_for_nan = plan_.watch_rows_for_nan = false;
     plan_.compare = p_.dtype == DType::u8 ? CompareType::u8 : CompareType::s8;
     plan_.lanes = static_cast<int>(band_lanes);

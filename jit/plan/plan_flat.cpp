@@ -32,6 +32,23 @@ constexpr int min_converted_width_taps = 5;
 
 }  // namespace
 
+// A plan whose code takes a call's planes one by one (flat planes, byte bands): none of the row code's reuse,
+// loads or prefetch, which the code of whole planes does not run.
+void Planner::take_plane_code() {
+    plan_.strategy = Strategy::ncx_planes;
+    plan_.flat_planes = {};
+    plan_.byte_bands = {};
+    plan_.plane = {};
+    plan_.byte_planes = {};
+    plan_.separable = {};
+    plan_.ring_rows = 0;
+    plan_.ring_row_interval = 1;
+    plan_.stacked_planes = false;
+    plan_.width_ranges = false;
+    plan_.widened_pairs = plan_.even_element_loads = plan_.paired_tap_loads = plan_.tail_back_reads = false;
+    plan_.prefetch_distance = plan_.prefetch_bytes = 0;  // a call's planes are one stream the hardware follows
+}
+
 // Why the problem is not flat planes' shape, or empty.
 std::string Planner::flat_planes_declined() const {
     if (p_.op != OpKind::max_pool || p_.spatial_rank != 2) return "not a 2-D max pool";
@@ -123,17 +140,8 @@ void Planner::choose_flat_planes() {
     // slower converted: Inception 40.7 -> 39.7, the dilated 3x3 51.9 -> 55.2). f16 ran slower converted (SPPF
     // 70.3 -> 79.3, Inception 29.9 -> 36.2, the dilated 3x3 37.2 -> 49.6): vcvtph2ps takes its tap from memory.
     flat.converts_plane = p_.dtype == DType::bf16 && flat.kernel_w >= min_converted_width_taps;
-    plan_.strategy = Strategy::ncx_planes;
+    take_plane_code();
     plan_.flat_planes = flat;
-    plan_.plane = {};
-    plan_.byte_planes = {};
-    plan_.separable = {};
-    plan_.ring_rows = 0;
-    plan_.ring_row_interval = 1;
-    plan_.stacked_planes = false;
-    plan_.width_ranges = false;
-    plan_.widened_pairs = plan_.even_element_loads = plan_.paired_tap_loads = plan_.tail_back_reads = false;
-    plan_.prefetch_distance = plan_.prefetch_bytes = 0;  // a call's planes are one stream the hardware follows
     // No scan pass: floats under nan=propagate watch the values its width pass loads (the emitter's own sums).
     plan_.scan_rows_for_nan = false;
     plan_.watch_rows_for_nan = exact_copy;

@@ -101,6 +101,7 @@ private:
     void choose_fast_row();
     void choose_whole_plane();
     void choose_byte_planes();
+    void take_plane_code();  // plan_flat.cpp
     std::string flat_planes_declined() const;
     void choose_flat_planes();
     std::string byte_bands_declined() const;  // plan_bands.cpp
