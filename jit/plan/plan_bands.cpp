@@ -17,7 +17,7 @@ namespace {
 constexpr std::int64_t band_lanes = 64, max_band_span = 2 * band_lanes;
 // Straight-line code: a band row's chunks, and the bands of a plane outside its looped runs (chunks counted).
 constexpr std::size_t max_band_chunks = 16;
-constexpr std::int64_t max_unrolled_bands = 256;
+constexpr std::int64_t max_unrolled_bands = 256, max_band_code_ops = 16384;
 // Offsets into a plane are 32-bit displacements.
 constexpr std::int64_t max_band_plane_bytes = std::int64_t{1} << 30;
 // How far ahead looped bands prefetch their input (choose_byte_bands).
@@ -207,6 +207,11 @@ void Planner::choose_byte_bands() {
     if (unrolled > max_unrolled_bands)
         return declined(step, std::to_string(unrolled) + " bands of straight-line code a plane (at most " +
                                   std::to_string(max_unrolled_bands) + ")");
+    // And their operations (a window row's loads and a width tap's permute and max each): 128x128 windows in 256
+    // straight-line bands would be a megabyte of code.
+    const std::int64_t band_ops = 2 * std::int64_t{bands.kernel_h} + 2 * std::int64_t{bands.kernel_w};
+    if ((unrolled + static_cast<std::int64_t>(bands.chunks.size())) * band_ops > max_band_code_ops)
+        return declined(step, "more than " + std::to_string(max_band_code_ops) + " operations of straight-line code");
     for (std::int64_t b = 0; b < count;) {
         if (looped_count > 0 && b == first) {
             bands.runs.push_back({b * rows, looped_count, rows, true});
