@@ -31,7 +31,8 @@ std::shared_ptr<const detail::PrimitiveState> make_state(const Desc& desc, const
 }
 
 // The choice create() takes without one given: a wisdom entry for this CPU and problem, else a tune when tuning
-// is on, else the rules. A choice from wisdom that the planner cannot honour is logged and left for the rules.
+// is on, else the rules. A choice from wisdom that the planner cannot honour is logged once and left for the rules
+// (later creates do not ask the planner again).
 // resolve() validates first, so an invalid descriptor throws before the cache is touched.
 template <class Desc>
 std::shared_ptr<const detail::PrimitiveState> create_state(const Desc& desc) {
@@ -42,7 +43,7 @@ std::shared_ptr<const detail::PrimitiveState> create_state(const Desc& desc) {
         try {
             return make_state(desc, problem, detail::find_or_compile(problem, *measured));
         } catch (const jit::UnhonouredChoice& e) {
-            detail::log_wisdom_refused(to_string(desc), e.what());
+            detail::wisdom_refused(problem, to_string(desc), e.what());
         }
     }
     return make_state(desc, problem, detail::find_or_compile(problem));

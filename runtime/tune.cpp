@@ -120,6 +120,7 @@ std::vector<PlanChoice> candidate_choices(const Problem& p, int threads) {
         for (const C::Switch s : {C::Switch::on, C::Switch::off}) with([&](C& c) { c.tap_pairs = s; });
         for (const C::Switch s : {C::Switch::on, C::Switch::off}) with([&](C& c) { c.ranks = s; });
         for (const C::Switch s : {C::Switch::on, C::Switch::off}) with([&](C& c) { c.bands = s; });
+        for (const C::Switch s : {C::Switch::on, C::Switch::off}) with([&](C& c) { c.vertical = s; });
         if (p.dtype == DType::bf16)
             for (const C::Switch s : {C::Switch::on, C::Switch::off}) with([&](C& c) { c.pairs = s; });
         for (const std::int32_t v : {1, 2048, 32768}) with([&](C& c) { c.sweep_bytes = v; });

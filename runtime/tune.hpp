@@ -18,7 +18,8 @@ int effective_threads();
 
 // At POOLJIT_VERBOSE=2: "pooljit wisdom <problem>: ..." lines.
 void log_wisdom(const std::string& message);
-// Always: a wisdom choice the planner refused, left for the rules.
-void log_wisdom_refused(const std::string& problem, const std::string& why);
+// A wisdom choice the planner refused: the entry is marked (later lookups give the rules, and the saved line stays
+// as read) and logged, always, once an entry.
+void wisdom_refused(const Problem& resolved, const std::string& problem, const std::string& why);
 
 }  // namespace pooljit::detail

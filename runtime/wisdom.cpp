@@ -28,6 +28,9 @@ struct Entry {
     int threads = 0;
     PlanChoice choice;
     std::string times;    // "us@choice; ..." as the file holds them
+    // The planner refused the choice once (logged then): later creates take the rules without asking again. The
+    // line is saved as it was read.
+    bool refused = false;
 };
 
 // A resolved problem's hash, its batch size and strides included (the cache's hash of the whole problem).
@@ -43,9 +46,20 @@ public:
         const auto [first, last] = index_.equal_range(hash);
         for (auto it = first; it != last; ++it) {
             const Entry& e = entries_[it->second];
-            if (e.threads == threads && e.resolved == problem) return e.choice;
+            if (e.threads == threads && e.resolved == problem) return e.refused ? PlanChoice{} : e.choice;
         }
         return std::nullopt;
+    }
+    // Marks the entry refused; false when it was already (another thread logged it) or is gone.
+    bool refuse(const Problem& problem, int threads) {
+        const std::uint64_t hash = problem_hash(problem);
+        std::lock_guard lock(mutex_);
+        const auto [first, last] = index_.equal_range(hash);
+        for (auto it = first; it != last; ++it) {
+            Entry& e = entries_[it->second];
+            if (e.threads == threads && e.resolved == problem && !e.refused) return e.refused = true;
+        }
+        return false;
     }
     void put(Entry entry) {
         const std::uint64_t hash = problem_hash(entry.resolved);
@@ -280,8 +294,9 @@ void log_wisdom(const std::string& message) {
     if (verbosity() >= 2) logger()->info("pooljit wisdom {}", message);
 }
 
-void log_wisdom_refused(const std::string& problem, const std::string& why) {
-    log_warning("pooljit wisdom " + problem + ": the choice was refused, the rules serve it: " + why);
+void wisdom_refused(const Problem& resolved, const std::string& problem, const std::string& why) {
+    if (the_wisdom().refuse(resolved, effective_threads()))
+        log_warning("pooljit wisdom " + problem + ": the choice was refused, the rules serve it: " + why);
 }
 
 }  // namespace detail

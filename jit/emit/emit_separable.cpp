@@ -34,6 +34,7 @@ std::int64_t WindowEmitter<Ops>::separable_buffer_bytes() const {
 
 template <typename Ops>
 int WindowEmitter<Ops>::frame_size() const {
+    if (plan_.vertical_rows.enabled()) return vertical_rows_frame_bytes();
     if (!plan_.separable.enabled()) return frame_bytes;
     // The slots, the buffers and room to align them to a cache line; a multiple of 16 plus 8 keeps rsp
     // 16-byte aligned after the six pushes.

@@ -428,6 +428,7 @@ void WindowEmitter<Ops>::generate() {
         mov(scratch_, ptr[args_ + static_cast<std::int32_t>(field)]);
         mov(ptr[rsp + slot], scratch_);
     }
+    if (plan_.vertical_rows.enabled()) begin_vertical_rows();
     if (sweep_ > 1) {
         // The blocks this call sweeps, and the bytes they span (each swept item steps back by those).
         mov(scratch_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, sweep_blocks))]);
@@ -500,6 +501,7 @@ void WindowEmitter<Ops>::emit_row_code(Label& row_loop, Label& empty_row, Label&
     imul(scratch_, ptr[rsp + slot_taps_d]);
     test(scratch_, scratch_);
     jz(empty_row, T_NEAR);
+    if (plan_.vertical_rows.enabled()) emit_vertical_rows();  // row_src_ becomes the merged row
     if (plan_.scan_rows_for_nan) {
         // NaN inputs are rare: one pass over the row's input decides which copy of the row code runs.
         Label exact_row;

@@ -93,7 +93,7 @@ private:
                          slot_passes_left = 344, slot_sweep_blocks = 352, slot_sweep_bytes = 360,
                          slot_sweep_index_bytes = 368, slot_sep_dst = 376, slot_sep_indices = 384,
                          slot_sep_index_base = 392, slot_sep_channel_base = 400, slot_sweep_dst_bytes = 408,
-                         slot_sep_prefetch_indices = 416, frame_bytes = 424;
+                         slot_sep_prefetch_indices = 416, slot_vertical_taps = 424, frame_bytes = 440;
     // A multiple of 16 plus 8: rsp 16-byte aligned after the return address and the six pushes, so the gather
     // area sits where its vectors do not split cache lines.
     static_assert(frame_bytes % 16 == 8);
@@ -474,6 +474,10 @@ private:
     template <typename MergeRow>
     void separable_merge_rows(std::int64_t maxima_bytes, MergeRow&& merge_row);
     void emit_separable_pixels(Label& other_calls, Label& done);
+    // Vertical rows (emit_vertical_rows.cpp): the call's real window rows in slot_vertical_taps, slot_taps_h 1.
+    void begin_vertical_rows();
+    void emit_vertical_rows();
+    int vertical_rows_frame_bytes() const;
     void emit_separable_pixel_indices(Label& other_calls, Label& done);
 
     // emit_tap_passes.cpp

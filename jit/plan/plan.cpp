@@ -21,6 +21,8 @@
 //   choose_planar_nan_watch planar rows of items read by few windows: the watch instead of the scan
 //   choose_row_code_nan_watch  channels-last f32/f64 row code of dilated windows: the watch instead of the scan
 //   choose_outer_unroll     items of rows whose windows hold the most common outer taps: those taps unrolled
+//   choose_vertical_rows    channels-last integer pixels ending inside a vector: the window's rows merged first,
+//                           flat, into a stack row that the row code reads as a row of one tap
 //   choose_watch_chains     watched rows: running NaN sums per vector, taken in turn by the taps
 //   choose_widened_pairs    bf16 items, whole planes and separable buffers: two vectors a load, split into
 //                           even and odd elements (separable rows at stride 2: the two phases)
@@ -161,6 +163,7 @@ KernelPlan Planner::plan() && {
     choose_planar_nan_watch();
     choose_row_code_nan_watch();
     choose_outer_unroll();
+    choose_vertical_rows();
     choose_watch_chains();
     choose_widened_pairs();
     choose_even_element_loads();
@@ -203,6 +206,8 @@ void Planner::check_choice_honoured() {
     if (c.ranks != PlanChoice::Switch::rules && !(taps_as_lanes && caps_.opmasks))
         unhonoured(c.ranks == PlanChoice::Switch::on ? "ranks=on" : "ranks=off",
                    "no taps-as-lanes items under opmasks here (ranks ride in masked moves)");
+    if (c.vertical == PlanChoice::Switch::on && !plan_.vertical_rows.enabled())
+        unhonoured("vertical=on", "no channels-last integer rows take their window rows first here: " + vertical_rows_declined());
     if (c.bands == PlanChoice::Switch::on && !plan_.byte_bands.enabled())
         unhonoured("bands=on", "no planar byte bands serve these planes (2-D u8/s8 max pools without indices, AVX512_VBMI)");
     if (c.nan == PlanChoice::Nan::watch && !plan_.watch_rows_for_nan)

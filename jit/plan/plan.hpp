@@ -164,6 +164,21 @@ struct ByteBands {
     friend bool operator==(const ByteBands&, const ByteBands&) = default;
 };
 
+// Channels-last integer rows without indices, one call a block of all C channels, pixels C apart whose bytes end
+// inside a vector (u8: 72 channels, a 64-byte vector and 8 bytes): each output row first merges its window's real
+// input rows into one row on the stack, flat over the row's bytes, a whole vector at a time from the row's start
+// (the last one partial), and the row code takes its width taps from that row as from an input of one row. A
+// pixel's own vectors, 72 bytes apart, split cache lines on most loads; the flat merge's loads do not, and the
+// row code reads each input pixel k_w times, not k_h x k_w. Integer maxima have no order to keep (equal integers
+// have equal bits), so the rows merged first give the scan order's maximum.
+struct VerticalRows {
+    std::int64_t row_bytes = 0;  // an input row's bytes (width x C elements); 0: not this code
+    int taps = 0;                // the kernel's rows, merged in straight-line code where a window has them all (0: a loop)
+    bool enabled() const { return row_bytes > 0; }
+
+    friend bool operator==(const VerticalRows&, const VerticalRows&) = default;
+};
+
 struct PlanePlan {
     std::int64_t elements = 0;  // input elements of a plane
     std::int64_t outputs = 0;   // output elements of a plane
@@ -524,6 +539,8 @@ struct KernelPlan {
     FlatPlanes flat_planes;
     // ncx_planes of u8/s8 2-D planes in bands of outputs from byte permutes (`plane` is then empty).
     ByteBands byte_bands;
+    // nxc_channels: rows of the window merged first into a stack row (VerticalRows), then the row code's width taps.
+    VerticalRows vertical_rows;
     // Planned for depth_folded(problem) of a 3-D problem (PlanOptions::depth_folded): the executor runs that.
     bool depth_folded = false;
     // ncx rows of 2-D and 3-D planes: each output row prefetches the input that the rows `prefetch_distance`

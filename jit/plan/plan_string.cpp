@@ -52,6 +52,8 @@ std::string to_string(const KernelPlan& plan) {
           << " chains=" << plan.byte_planes.chains << " loop_passes=" << plan.byte_planes.loop_passes
           << (plan.byte_planes.shared_routine ? " shared_routine" : "");
     if (plan.depth_folded) s << " depth_folded";
+    if (plan.vertical_rows.enabled())
+        s << " vertical_rows=" << plan.vertical_rows.row_bytes << "B/" << plan.vertical_rows.taps << "taps";
     if (plan.flat_planes.enabled())
         s << " flat_planes=" << plan.flat_planes.vector_bytes << "x" << plan.flat_planes.vectors()
           << (plan.flat_planes.converts_plane ? " converted" : "");

@@ -115,6 +115,8 @@ private:
     std::string blocked_sweep_declined() const;
     void choose_tap_passes();
     void choose_outer_unroll();
+    std::string vertical_rows_declined() const;  // plan_vertical.cpp
+    void choose_vertical_rows();
     std::int64_t most_common_taps(std::size_t axis) const;
 
     // plan_reuse.cpp: rings, separable buffers and planes in registers.

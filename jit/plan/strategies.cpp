@@ -75,6 +75,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
         case StrategyId::separable_pixels: return nxc && plan.separable.enabled();
         case StrategyId::column_ring: return nxc && ring && !plan.has_indices;
         case StrategyId::column_ring_indices: return nxc && ring && plan.has_indices;
+        case StrategyId::vertical_rows: return nxc && plan.vertical_rows.enabled();
         case StrategyId::widened_pairs: return plan.widened_pairs || plan.separable.widened_pairs;
         case StrategyId::even_element_loads:
             return plan.even_element_loads && any_segment(plan, [](const Segment& s) { return lanes_of_outputs_at(s, true); });
@@ -100,7 +101,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "unrolled_outer_taps", "channel_sweep", "balanced_blocks", "width_ranges", "nan_scan", "nan_watch",
     "planar_nan_watch", "shared_watch", "tap_passes", "prefetch", "masked_items", "taps_as_lanes", "whole_plane",
     "byte_planes", "planes_in_registers", "byte_planes_in_registers", "flat_planes", "byte_bands", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_row_indices", "separable_pixels",
-    "column_ring", "column_ring_indices", "widened_pairs", "even_element_loads", "paired_tap_loads", "tail_back_reads",
+    "column_ring", "column_ring_indices", "vertical_rows", "widened_pairs", "even_element_loads", "paired_tap_loads", "tail_back_reads",
     "byte_lanes", "byte_rows", "byte_pairs", "wide_index_lanes", "window_relative_indices", "overhanging_windows", "channel_runs", "row_pitch",
 };
 
@@ -132,6 +133,8 @@ const std::vector<StrategyRow>& strategy_registry() {
     constexpr PlanOptions byte_permutes{.core = {.byte_permutes = true}};
     // Byte permutes where the rules would give a 2-D max pool byte bands: planes in registers by choice.
     constexpr PlanOptions byte_permutes_no_bands{.choice = {.bands = PlanChoice::Switch::off}, .core = {.byte_permutes = true}};
+    // The AVX2 form takes vertical rows by choice only.
+    constexpr PlanOptions vertical_on{.choice = {.vertical = PlanChoice::Switch::on}};
     static const std::vector<StrategyRow> rows = {
         // Borders, channel tails, 3-D, dilation, ceil rounding; empty windows (pads beyond the kernel) inside the
         // row and whole empty rows; adaptive bins of even windows.
@@ -492,6 +495,21 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=nxc src=1x40x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil idx=s32 axis=1"},
             {"maxpool dt=s8 layout=nxc src=1x33x10x12 k=3x3 d=1x2 pb=1x2 pe=1x2 idx=s64 nan=ignore"},
             {"maxpool dt=f16 layout=nxc src=1x42x11x10 k=5x4 pb=2x0 pe=2x3 round=ceil idx=s64"}}},
+        // u8, s8 and s32 pixels ending inside a vector: a partial second vector (72 u8 channels, at stride 2 with
+        // padding), one partial vector (40 and 56), a row whose bytes end inside a vector (its last vector read back:
+        // 13 x 40), border rows of fewer taps, a dilation along h (rows 2 apart), windows taller than the unrolled
+        // rows (17: the rows' loop), windows whose rows all lie past the input (pads beyond the kernel: empty rows),
+        // ceil rounding, 2 images; on AVX2 by choice (its partial vectors read back or loaded in pieces).
+        {vertical_rows, {avx512}, {
+            {"maxpool dt=u8 layout=nxc src=2x72x12x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=s8 layout=nxc src=1x40x13x9 k=3x2 s=1x2 pb=1x0 pe=2x1"},
+            {"maxpool dt=u8 layout=nxc src=1x56x9x13 k=2x3 s=2x1 d=2x1 pb=1x1 pe=2x1 round=ceil"},
+            {"maxpool dt=s32 layout=nxc src=2x20x11x7 k=4x3 s=2x1 pb=1x1 pe=1x0"},
+            {"maxpool dt=u8 layout=nxc src=1x40x20x3 k=17x2 s=3x1 pb=8x0 pe=8x1"},
+            {"maxpool dt=s8 layout=nxc src=1x24x5x6 k=2x2 s=3x2 pb=4x0 pe=4x0"},
+            {"maxpool dt=u8 layout=nxc src=1x40x12x11 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=none", vertical_on, {avx512, avx2}},
+            {"maxpool dt=s8 layout=nxc src=2x24x10x9 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=none", vertical_on, {avx512, avx2}},
+            {"maxpool dt=s32 layout=nxc src=1x12x9x9 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=none", vertical_on, {avx512, avx2}}}},
         // bf16 values in plain items of consecutive lanes: channels last with a pair of 9 elements in the tail
         // block (AVX-512: of 25), swept blocks, ceil rounding; tap passes; separable pixels and rows. (AVX2's
         // planar rows at stride 1 and bf16 separable pixels take pairs too; on AVX-512 those shapes are masked

@@ -45,6 +45,7 @@ enum class StrategyId {
     separable_pixels,         // channels-last 2-D values: the same over padded rows of a block's pixels
     column_ring,              // channels last: each output column walked down with its window's row maxima
     column_ring_indices,      // the column ring with indices
+    vertical_rows,            // channels-last integer pixels ending inside a vector: window rows merged first, flat
     widened_pairs,            // bf16 items: two vectors a load, split into even and odd elements as f32
     even_element_loads,       // planar lanes at stride 2 of bf16, u8, s8: one load, the even elements widened in place
     paired_tap_loads,         // planar lanes at stride 2 loaded as stored or bf16: two neighbouring width taps a pair of loads

@@ -2,6 +2,7 @@
 // name, never a wrong result), the cache keyed by it, pooljit::tune() and wisdom (round trip, another CPU's
 // lines, corrupt lines, refused choices), and tuning on first use. Every run compares with the reference.
 #include "runtime_test_util.hpp"
+#include "runtime/log.hpp"
 #include "support/cpu_isas.hpp"
 #include "support/isa_cap.hpp"
 #include "support/run_compare.hpp"
@@ -9,11 +10,15 @@
 #include <pooljit/pooljit.hpp>
 
 #include <gtest/gtest.h>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -382,9 +387,30 @@ TEST_F(WisdomFiles, AChoiceThePlannerRefusesFallsBackToTheRules) {
     write(line(pj::wisdom::cpu_identity(), problem, 1, "reuse=ring"));
     pj::wisdom::load(path_);
     ASSERT_EQ(pj::wisdom::size(), 1U);
-    const pj::Primitive p = pj::create(pj::parse_problem(problem));
-    EXPECT_TRUE(p.choice().is_rules());
-    expect_matches_reference(p, "the rules after a refused choice");
+    // The refusal is logged once: later creates (cache hits, made millions of times) take the rules at once.
+    std::ostringstream log;
+    auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
+    sink->set_pattern("%v");
+    pj::detail::logger()->sinks().push_back(sink);
+    for (int i = 0; i < 3; ++i) {
+        const pj::Primitive p = pj::create(pj::parse_problem(problem));
+        EXPECT_TRUE(p.choice().is_rules());
+        expect_matches_reference(p, "the rules after a refused choice");
+    }
+    auto& sinks = pj::detail::logger()->sinks();
+    sinks.erase(std::remove(sinks.begin(), sinks.end(), sink), sinks.end());
+    const std::string text = log.str();
+    std::size_t warnings = 0;
+    for (std::size_t at = text.find("the choice was refused"); at != std::string::npos;
+         at = text.find("the choice was refused", at + 1))
+        ++warnings;
+    EXPECT_EQ(warnings, 1U) << text;
+    EXPECT_NE(text.find("reuse=ring"), std::string::npos) << "the warning names the refused part: " << text;
+    // The line is saved as it was read.
+    pj::wisdom::save(path_);
+    std::ifstream saved(path_);
+    const std::string contents((std::istreambuf_iterator<char>(saved)), std::istreambuf_iterator<char>());
+    EXPECT_NE(contents.find("choice=reuse=ring"), std::string::npos) << contents;
     pj::set_num_threads(0);
 }
 

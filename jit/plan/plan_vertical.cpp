@@ -1,0 +1,70 @@
+// Vertical rows (VerticalRows): channels-last integer pixels whose bytes end inside a vector, each output row's
+// window rows merged first, flat, into a row on the stack that the row code then reads as a row of one tap.
+#include "jit/plan/planner.hpp"
+
+#include <pooljit/types.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace pooljit::jit {
+namespace {
+
+// The stack row: at most this many bytes of an input row (the L1 holds it beside the rows it is merged from).
+constexpr std::int64_t max_vertical_row_bytes = 32 * 1024;
+// Windows of more rows loop over them (the unrolled merge is the code of a row's whole window).
+constexpr int max_unrolled_vertical_taps = 16;
+constexpr std::int64_t max_vertical_tap_stride = std::int64_t{1} << 30;
+constexpr int line_bytes = 64;
+
+}  // namespace
+
+// Why the problem is not vertical rows' shape (empty: it is).
+std::string Planner::vertical_rows_declined() const {
+    if (lanes_are_outputs_ || p_.spatial_rank != 2) return "not channels-last 2-D rows";
+    if (p_.op != OpKind::max_pool || adaptive_) return "not a max pool's windows";
+    if (p_.has_indices) return "indices follow the scan order tap by tap";
+    // Integers loaded as stored: a float's rows merged before its columns could pick another of two equal
+    // maxima (+0 and -0) or NaN than the scan order's first.
+    if (plan_.is_float || size_of(p_.dtype) != static_cast<std::size_t>(lane_bytes(plan_.compare)))
+        return "not integers compared as stored";
+    if (p_.src_strides.c != 1 || p_.src_strides.spatial[1] != p_.channels)
+        return "a row's pixels are not C channels apart (a view)";
+    if (plan_.channel_block != p_.channels || plan_.channel_tail != 0 || plan_.channel_sweep != 1)
+        return "a call takes a block of fewer than all the channels";
+    if (plan_.ring_rows > 0 || plan_.separable.enabled() || plan_.tap_pass_taps > 0)
+        return "a ring, separable pixels or tap passes took the rows";
+    if (plan_.computed_windows) return "the windows are computed at run time";
+    if (p_.kernel[0] < 2) return "windows of one row";
+    if (p_.in[1] > max_vertical_row_bytes / elem() / p_.channels)
+        return "a row of more than " + std::to_string(max_vertical_row_bytes) + " bytes";
+    if (p_.in[1] * p_.channels < plan_.lanes) return "a row of less than a vector";
+    // The rows' tap stride is a 32-bit displacement.
+    if (p_.dilation[0] > max_vertical_tap_stride / elem() / std::max<std::int64_t>(p_.src_strides.spatial[0], 1))
+        return "rows more than " + std::to_string(max_vertical_tap_stride) + " bytes apart";
+    if (choice().vertical == PlanChoice::Switch::off) return "the choice vertical=off";
+    if (choice().vertical == PlanChoice::Switch::on) return {};
+    // The rules: pixels whose bytes end inside a vector, in vectors a cache line wide (below).
+    if (p_.channels % plan_.lanes == 0) return "pixels of whole vectors (their loads do not split cache lines)";
+    if (caps_.vector_bytes < line_bytes) return "vectors of half a cache line (fewer of their loads split lines)";
+    return {};
+}
+
+// Pixels whose bytes end inside a vector: a pixel's vectors start at every offset of the cache line and most of
+// them split two lines. Xeon 2 (Emerald Rapids, AVX-512, one thread, hot buffers), u8 nxc k3 s2 p1 over 56x56:
+// 72 channels 7.7-8.4 us in the row code, where 128 took 5.4-6.0, 56 took 5.1-6.2 where 64 took 2.8-3.4.
+void Planner::choose_vertical_rows() {
+    constexpr const char* step = "vertical_rows";
+    if (lanes_are_outputs_ || p_.spatial_rank != 2) return;
+    if (const std::string why = vertical_rows_declined(); !why.empty()) return declined(step, why);
+    plan_.vertical_rows.row_bytes = p_.in[1] * p_.channels * elem();
+    plan_.vertical_rows.taps = p_.kernel[0] <= max_unrolled_vertical_taps ? static_cast<int>(p_.kernel[0]) : 0;
+    // The row code reads one row: its items unroll that one row, and a call computes whole rows.
+    plan_.unrolled_taps_h = 1;
+    plan_.width_ranges = false;
+    chose(step, "rows of " + std::to_string(plan_.vertical_rows.row_bytes) + " bytes merged first, " +
+                    std::to_string(p_.kernel[0]) + " a window");
+}
+
+}  // namespace pooljit::jit
