@@ -48,12 +48,20 @@ std::string Planner::vertical_rows_declined() const {
     // The rules: pixels whose bytes end inside a vector, in vectors a cache line wide (below).
     if (p_.channels % plan_.lanes == 0) return "pixels of whole vectors (their loads do not split cache lines)";
     if (caps_.vector_bytes < line_bytes) return "vectors of half a cache line (fewer of their loads split lines)";
+    if (p_.kernel[0] < 3 || p_.stride[0] < 2)
+        return "windows of fewer than 3 rows, or rows shared by the next output row's window (the row code reads them "
+               "from L1)";
     return {};
 }
 
 // Pixels whose bytes end inside a vector: a pixel's vectors start at every offset of the cache line and most of
-// them split two lines. Xeon 2 (Emerald Rapids, AVX-512, one thread, hot buffers), u8 nxc k3 s2 p1 over 56x56:
-// 72 channels 7.7-8.4 us in the row code, where 128 took 5.4-6.0, 56 took 5.1-6.2 where 64 took 2.8-3.4.
+// them split two lines. Xeon 2 (Emerald Rapids, one thread, hot buffers; medians of 3 runs, each cell's two plans
+// in one process), u8 nxc over 56x56, AVX-512: k3 s2 p1 at 72 channels 8.29 us in the row code, 4.84 in vertical
+// rows, where 128 take 5.89 (1.41x -> 0.82x); 40 5.18 -> 3.18, 56 5.09 -> 3.89 (64: 2.89), 112 8.85 -> 5.97,
+// 120 9.74 -> 6.89. Windows of 2 rows (k2 s2) ran 40 to 56 channels 1.1-1.2x slower this way (72 and 80
+// 1.1-1.3x faster, 112 and 120 level), and windows at stride 1 along h (k3 s1 p1 over 28x28, k5 s1 p2 over
+// 20x20: the next row's window reads its rows again from L1) level within 10%: the rules leave them. The AVX2
+// form (32-byte loads split a line on half of the pixels at most) ran level at 24 to 48 channels.
 void Planner::choose_vertical_rows() {
     constexpr const char* step = "vertical_rows";
     if (lanes_are_outputs_ || p_.spatial_rank != 2) return;
