@@ -75,9 +75,11 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& probl
     auto impl = std::make_shared<Implementation>();
     // The ISA form the rules give the problem first, where the CPU and the cap allow both; then the other.
     std::array<jit::Isa, 2> order{jit::Isa::avx512, jit::Isa::avx2};
+    std::optional<jit::KernelPlan> avx512_plan;  // the rules' AVX-512 plan, where they made it (not folded)
     if (cap == jit::Isa::avx512 && jit::cpu_runs(jit::Isa::avx512) && jit::cpu_runs(jit::Isa::avx2)) {
         const jit::CpuTraits& traits = core;
-        const jit::IsaForm form = jit::rules_isa_form(p, traits);
+        jit::IsaForm form = jit::rules_isa_form(p, traits);
+        if (!fold) avx512_plan = std::move(form.avx512_plan);
         if (form.isa == jit::Isa::avx2) {
             order = {jit::Isa::avx2, jit::Isa::avx512};
             char measured[64] = "";
@@ -101,7 +103,8 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& probl
             jit::PlanOptions options;
             options.core = core;
             options.depth_folded = fold;
-            jit::KernelPlan plan = jit::make_plan(p, isa, options);
+            jit::KernelPlan plan =
+                isa == jit::Isa::avx512 && avx512_plan ? std::move(*avx512_plan) : jit::make_plan(p, isa, options);
             impl->kernel = jit::compile(plan);
             impl->plan = std::move(plan);
             impl->tile_calls = tile_calls_of(p, *impl);

@@ -12,6 +12,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <optional>
 #include <vector>
 
 namespace pooljit::jit {
@@ -374,25 +375,6 @@ struct MemoryFacts {
 
 // The facts of a problem's strides.
 MemoryFacts memory_facts(const Problem& p);
-// The ISA form the rules give a problem where the CPU runs both AVX-512 and AVX2, with the measured reason
-// (Zen 4, splits_512_bit_ops, one thread, rules against tuned over the suite's 156 cells):
-// - on cores that split 512-bit operations, memory-bound planar rows and bf16 planar rows take the AVX2 form: it
-//   ran faster in 50 of the 63 ncx cells, up to 1.9x (VGG pool3 f32 54.9 against 103 us: its stride-2 taps
-//   come in pairs, the AVX-512 form's masked items scan for NaN first); compare-bound planar rows of other types
-//   keep AVX-512 (u8 Inception 2.2x, f32 dilated 3x3 1.5x faster with it), and so do small planes of 36
-//   outputs or more held in registers (adaptive 13x13 to 7x7 f32: 2.0x; to 2x2, whose rows take taps as lanes,
-//   AVX2 ran 2.0x faster), bf16 ones only where the AVX2 form's rows are runs of unequal windows (to 7x7 1.8x;
-//   to 6x6 and VGG pool5, even windows, AVX2 1.1-1.3x faster);
-// - channels-last blocks that fill at most half a zmm take the AVX2 form on every core (MobileNet u8 nxc, 32
-//   channels: 10.7 against 19.5 us on Zen 4; 7.9 against 13.7-14.3 on Zen 5);
-// - compare-bound channels-last rows of windows of 5 rows or more take the AVX2 form on cores that split (its
-//   separable pixels: SPP k9 nxc f32 243 against 547 us on Zen 4); k3 windows keep the AVX-512 column ring
-//   (Inception u8 nxc 1.4x faster with it).
-struct IsaForm {
-    Isa isa = Isa::avx512;
-    const char* reason = "";
-};
-IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits);
 
 // Whether the problem's lanes run along the width (planar rows, Strategy::ncx_width and its planes) rather than
 // along the channels: ncx tensors whose rows are contiguous, and tensors whose channels are apart in every run
@@ -634,6 +616,29 @@ struct KernelPlan {
 
     friend bool operator==(const KernelPlan&, const KernelPlan&) = default;
 };
+
+// The ISA form the rules give a problem where the CPU runs both AVX-512 and AVX2, with the measured reason
+// (Zen 4, splits_512_bit_ops, one thread, rules against tuned over the suite's 156 cells):
+// - on cores that split 512-bit operations, memory-bound planar rows and bf16 planar rows take the AVX2 form: it
+//   ran faster in 50 of the 63 ncx cells, up to 1.9x (VGG pool3 f32 54.9 against 103 us: its stride-2 taps
+//   come in pairs, the AVX-512 form's masked items scan for NaN first); compare-bound planar rows of other types
+//   keep AVX-512 (u8 Inception 2.2x, f32 dilated 3x3 1.5x faster with it), and so do small planes of 36
+//   outputs or more held in registers (adaptive 13x13 to 7x7 f32: 2.0x; to 2x2, whose rows take taps as lanes,
+//   AVX2 ran 2.0x faster), bf16 ones only where the AVX2 form's rows are runs of unequal windows (to 7x7 1.8x;
+//   to 6x6 and VGG pool5, even windows, AVX2 1.1-1.3x faster);
+// - channels-last blocks that fill at most half a zmm take the AVX2 form on every core (MobileNet u8 nxc, 32
+//   channels: 10.7 against 19.5 us on Zen 4; 7.9 against 13.7-14.3 on Zen 5);
+// - compare-bound channels-last rows of windows of 5 rows or more take the AVX2 form on cores that split (its
+//   separable pixels: SPP k9 nxc f32 243 against 547 us on Zen 4); k3 windows keep the AVX-512 column ring
+//   (Inception u8 nxc 1.4x faster with it).
+struct IsaForm {
+    Isa isa = Isa::avx512;
+    const char* reason = "";
+    // The AVX-512 form's plan (the rules' choice, PlanOptions::core the traits given) where the rules made it to
+    // decide and chose that form: create() takes it rather than planning the same problem again.
+    std::optional<KernelPlan> avx512_plan;
+};
+IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits);
 
 // The lanes the plan's vector trait computes in.
 inline LaneFormat lane_format(const KernelPlan& plan) {

@@ -62,6 +62,26 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
     const MemoryFacts m = memory_facts(p);
     const bool compare_bound = reads_per_element(p) >= 4.0;
     if (planar_lanes(p, m)) {
+        // The AVX-512 form's plan, made once for the rules below that ask about it, and handed to create().
+        std::optional<KernelPlan> avx512_plan;
+        bool avx512_planned = false;
+        const auto plan_avx512 = [&]() -> const KernelPlan* {
+            if (!avx512_planned) {
+                avx512_planned = true;
+                try {
+                    PlanOptions options;
+                    options.core = traits;
+                    avx512_plan = make_plan(p, Isa::avx512, options);
+                } catch (const Error&) {  // the AVX-512 form does not plan it: the rules below
+                }
+            }
+            return avx512_plan ? &*avx512_plan : nullptr;
+        };
+        const auto form = [&](Isa isa, const char* reason) {
+            IsaForm f{isa, reason, {}};
+            if (isa == Isa::avx512) f.avx512_plan = std::move(avx512_plan);
+            return f;
+        };
         // u8/s8 rows the 256-bit form compares in byte lanes (byte rows, or flat planes: the same 256-bit code in
         // both forms), where the AVX-512 form widens bytes to 32-bit lanes or gathers small planes by permutes.
         // Intel Xeon (Emerald Rapids), u8 ncx: VGG pool5 4.4 us against 13.6, GoogLeNet 32 against 91, MobileNet
@@ -79,17 +99,11 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
         // vector, where the 256-bit form's byte pairs and rows run a loop per row of a few outputs.
         const auto takes_byte_planes = [&] {
             if ((p.dtype != DType::u8 && p.dtype != DType::s8) || p.has_indices || !traits.byte_permutes) return false;
-            try {
-                PlanOptions options;
-                options.core = traits;
-                const KernelPlan avx512 = make_plan(p, Isa::avx512, options);
-                return avx512.strategy == Strategy::ncx_planes && lane_bytes(avx512.compare) == 1 &&
-                       !avx512.flat_planes.enabled() && !avx512.byte_bands.enabled();
-            } catch (const Error&) {  // the AVX-512 form does not plan it: the rules below
-                return false;
-            }
+            const KernelPlan* avx512 = plan_avx512();
+            return avx512 != nullptr && avx512->strategy == Strategy::ncx_planes && lane_bytes(avx512->compare) == 1 &&
+                   !avx512->flat_planes.enabled() && !avx512->byte_bands.enabled();
         };
-        if (takes_byte_planes()) return {Isa::avx512, "small planes of bytes held in registers in byte lanes (byte permutes)"};
+        if (takes_byte_planes()) return form(Isa::avx512, "small planes of bytes held in registers in byte lanes (byte permutes)");
         // 2-D u8/s8 max pools in byte bands (byte permutes): a vector of outputs from its rows' maxima and a permute
         // a width tap, where the 256-bit form's byte pairs, rows and flat planes pack pairs, buffer a pass or leave
         // short rows' lanes idle. Xeon 2, u8 ncx, one thread, the rules before and after: the stem 29.7 us ->
@@ -98,15 +112,10 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
         // of 512 bits on Zen 4 and Zen 5 as well).
         const auto takes_byte_bands = [&] {
             if ((p.dtype != DType::u8 && p.dtype != DType::s8) || p.has_indices || !traits.byte_permutes) return false;
-            try {
-                PlanOptions options;
-                options.core = traits;
-                return make_plan(p, Isa::avx512, options).byte_bands.enabled();
-            } catch (const Error&) {  // the AVX-512 form does not plan it: the rules below
-                return false;
-            }
+            const KernelPlan* avx512 = plan_avx512();
+            return avx512 != nullptr && avx512->byte_bands.enabled();
         };
-        if (takes_byte_bands()) return {Isa::avx512, "2-D planar bytes in bands gathered by byte permutes"};
+        if (takes_byte_bands()) return form(Isa::avx512, "2-D planar bytes in bands gathered by byte permutes");
         // 2-D byte pairs whose windows start in the padding before the row or overhang its end, in rows of at
         // least half a zmm of outputs: the AVX-512 form's masked loads leave the lanes outside the row empty where
         // the 256-bit form shifts or blends the empty value in (Xeon 2, u8 ncx, the forms forced by wisdom, 4
@@ -115,28 +124,23 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
         const auto takes_edge_byte_pairs = [&] {
             if ((p.dtype != DType::u8 && p.dtype != DType::s8) || p.has_indices || p.spatial_rank != 2 || p.out[1] < 32)
                 return false;
-            try {
-                PlanOptions options;
-                options.core = traits;
-                if (!make_plan(p, Isa::avx512, options).separable.byte_pairs) return false;
-            } catch (const Error&) {  // the AVX-512 form does not plan it: the rules below
-                return false;
-            }
+            const KernelPlan* avx512 = plan_avx512();
+            if (avx512 == nullptr || !avx512->separable.byte_pairs) return false;
             // Byte pairs: stride 2, at most 4 taps, no dilation along the width (no overflow below).
             return p.pad_begin[1] > 0 || (p.out[1] - 1) * p.stride[1] - p.pad_begin[1] + p.kernel[1] > p.in[1];
         };
         if (!traits.splits_512_bit_ops) {
             if (takes_edge_byte_pairs())
-                return {Isa::avx512, "2-D byte pairs past the row's edges: masked loads leave those lanes empty"};
-            if (takes_byte_rows()) return {Isa::avx2, "planar bytes in the 256-bit form's byte rows or flat planes"};
-            return {Isa::avx512, "planar rows: opmasks for border items and gathers"};
+                return form(Isa::avx512, "2-D byte pairs past the row's edges: masked loads leave those lanes empty");
+            if (takes_byte_rows()) return form(Isa::avx2, "planar bytes in the 256-bit form's byte rows or flat planes");
+            return form(Isa::avx512, "planar rows: opmasks for border items and gathers");
         }
         // Small planes in registers, gathered by two-register permutes, are AVX-512's alone.
         const std::int64_t w_out = p.out[static_cast<std::size_t>(p.spatial_rank - 1)];
         const bool small_planes = w_out < 16 && p.spatial_out_size() >= 36 && p.spatial_in_size() <= 256 &&
                                   p.dtype != DType::f16 && m.planes_contiguous;
         if (small_planes && p.dtype != DType::bf16)
-            return {Isa::avx512, "small planes of many outputs held in registers (AVX-512's permutes)"};
+            return form(Isa::avx512, "small planes of many outputs held in registers (AVX-512's permutes)");
         // bf16 small planes keep them only where the 256-bit form's rows are runs of unequal windows (uneven
         // adaptive windows: several segments a row, several runs of rows, each a call): adaptive 1x512x13x13 to
         // 7x7 22.8 us against 40.7; where its windows are even, one run a plane, the 256-bit form ran faster
@@ -149,21 +153,21 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
             } catch (const Error&) {  // the AVX2 form does not plan it: the rules below
             }
             if (uneven)
-                return {Isa::avx512, "bf16 small planes of uneven windows held in registers (AVX-512's permutes)"};
+                return form(Isa::avx512, "bf16 small planes of uneven windows held in registers (AVX-512's permutes)");
         }
         // Zen 4, u8 ncx: the stem 33 against 46 us, SPPF 80 against 94, k3 s1 over 28x28 22 against 24.
         if (takes_byte_rows())
-            return {Isa::avx2, "the core runs 512-bit operations in halves: planar bytes in the 256-bit form's byte rows or flat planes"};
+            return form(Isa::avx2, "the core runs 512-bit operations in halves: planar bytes in the 256-bit form's byte rows or flat planes");
         // f32 windows of 5 rows or more (SPP, SPPF): the 256-bit form's separable rows (ncx SPP k9 352-377 us
         // against 481, SPPF 132 against 142; Zen 4). s32 SPPF ran 1.07x faster on AVX-512.
         if (compare_bound && p.dtype == DType::f32 && p.spatial_rank == 2 && p.op == OpKind::max_pool &&
             p.kernel[0] >= 5)
-            return {Isa::avx2, "the core runs 512-bit operations in halves: compare-bound f32 planar windows of 5 "
-                               "rows or more in the 256-bit form's separable rows"};
+            return form(Isa::avx2, "the core runs 512-bit operations in halves: compare-bound f32 planar windows of 5 "
+                               "rows or more in the 256-bit form's separable rows");
         if (compare_bound && p.dtype != DType::bf16)
-            return {Isa::avx512, "compare-bound planar rows: masked border items and rings in 32 registers"};
-        return {Isa::avx2, "the core runs 512-bit operations in halves: memory-bound planar rows (and bf16) run "
-                           "the 256-bit form as fast, their stride-2 taps paired"};
+            return form(Isa::avx512, "compare-bound planar rows: masked border items and rings in 32 registers");
+        return form(Isa::avx2, "the core runs 512-bit operations in halves: memory-bound planar rows (and bf16) run "
+                           "the 256-bit form as fast, their stride-2 taps paired");
     }
     // Channels last: the AVX-512 form's call holds a block of channels; where they fill at most half a zmm
     // (32 bytes of compare lanes: u8 in byte lanes up to 32 channels, f32 up to 8), a ymm holds them whole.
@@ -173,24 +177,24 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
     const bool byte_lanes = (p.dtype == DType::u8 || p.dtype == DType::s8) && !p.has_indices &&
                             !(m.channel_run < p.channels && m.channel_run < 32);
     const std::int64_t lane_bytes = byte_lanes ? 1 : jit::lane_bytes(compare_type_of(p.dtype));
-    if (run * lane_bytes <= 32) return {Isa::avx2, "a channel block fills at most half a 512-bit vector"};
+    if (run * lane_bytes <= 32) return {Isa::avx2, "a channel block fills at most half a 512-bit vector", {}};
     // Byte lanes of 33 to 63 channels, where the core splits: one masked zmm load a pixel against a ymm and a
     // partial one; the 256-bit form ran 1.14-1.29x faster at 40 and 48 channels, 1.01-1.12x at 56 and 60 (u8,
     // k3 s2 p1, k3 s1 p1, k2 s2; Zen 4). 32-bit lanes of 10 to 14 channels ran level (0.84-1.21x either way).
     if (traits.splits_512_bit_ops && byte_lanes && run < 64)
-        return {Isa::avx2, "the core runs 512-bit operations in halves: byte lanes of fewer channels than a zmm"};
+        return {Isa::avx2, "the core runs 512-bit operations in halves: byte lanes of fewer channels than a zmm", {}};
     // bf16 in a column ring (compare-bound, windows of fewer than 5 rows) widens every tap it loads; the 256-bit
     // form's separable pixels widen each element once (Inception k3 s1 bf16 nxc 24.8 us against 31.4, Zen 4).
     if (traits.splits_512_bit_ops && p.dtype == DType::bf16 && p.op == OpKind::max_pool && compare_bound &&
         p.spatial_rank == 2 && window_spans_at_least(p, 0, 2) && !window_spans_at_least(p, 0, 5))
         return {Isa::avx2, "the core runs 512-bit operations in halves: bf16 compare-bound channels-last rows in the "
-                           "256-bit form's separable pixels"};
+                           "256-bit form's separable pixels", {}};
     // Compare-bound 2-D rows whose windows span 5 rows or more: the 256-bit form's separable pixels.
     if (traits.splits_512_bit_ops && p.spatial_rank == 2 && p.op == OpKind::max_pool && p.kernel[0] >= 5 &&
         compare_bound)
         return {Isa::avx2, "the core runs 512-bit operations in halves; compare-bound channels-last rows of "
-                           "windows of 5 rows or more take separable pixels"};
-    return {Isa::avx512, "channels last"};
+                           "windows of 5 rows or more take separable pixels", {}};
+    return {Isa::avx512, "channels last", {}};
 }
 
 }  // namespace pooljit::jit

@@ -150,3 +150,33 @@ TEST(IsaForm, RulesFromTuningWhereTheCoreSplits) {
 }
 
 }  // namespace
+
+namespace {
+
+// Where the rules planned the AVX-512 form to decide (planar bytes: byte planes, bands, edge byte pairs) and chose
+// it, they hand that plan over (create() does not plan the problem again): the plan the AVX-512 form makes with the
+// same traits. Where they chose the AVX2 form, or did not plan, none.
+TEST(IsaForm, HandsOverTheAvx512PlanItMade) {
+    jit::CpuTraits traits;
+    traits.byte_permutes = true;
+    jit::PlanOptions options;
+    options.core = traits;
+    for (const char* line : {"maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",    // bands
+                             "adaptivemaxpool dt=u8 layout=ncx src=1x256x13x13 out=6x6",               // bands
+                             "maxpool dt=s8 layout=ncx src=1x8x6x6 k=3x3 s=1x1 pb=1x1 pe=1x1"}) {     // planes
+        SCOPED_TRACE(line);
+        const pj::Problem p = pj::test::resolve_line(line);
+        const jit::IsaForm form = jit::rules_isa_form(p, traits);
+        ASSERT_EQ(form.isa, jit::Isa::avx512);
+        ASSERT_TRUE(form.avx512_plan.has_value());
+        EXPECT_TRUE(*form.avx512_plan == jit::make_plan(p, jit::Isa::avx512, options));
+    }
+    traits.byte_permutes = false;
+    for (const char* line : {"maxpool dt=u8 layout=ncx src=1x256x56x56 k=2x2 s=2x2",     // AVX2's byte rows
+                             "maxpool dt=f32 layout=nxc src=1x64x56x56 k=3x3 s=2x2"}) {  // no plan made
+        SCOPED_TRACE(line);
+        EXPECT_FALSE(jit::rules_isa_form(pj::test::resolve_line(line), traits).avx512_plan.has_value());
+    }
+}
+
+}  // namespace
