@@ -160,6 +160,10 @@ void Planner::choose_column_ring() {
         return declined(step, "the width taps are not unrolled");
     if (plan_.channel_sweep != 1) return declined(step, "a call sweeps several channel blocks");
     if (plan_.separable.enabled()) return declined(step, "separable pixels took the rows");
+    // Pixels that end inside a vector: vertical rows (choose_vertical_rows, where the measurements are) unless the
+    // ring is asked for.
+    if (!reuse_is(PlanChoice::Reuse::ring) && vertical_rows_declined().empty())
+        return declined(step, "vertical rows take pixels that end inside a vector");
     // (The rules watch only memory-bound rows, which take no ring; a watch chosen for these rows keeps the rows.)
     if (plan_.watch_rows_for_nan) return declined(step, "the ring's calls scan their rows for NaN; these rows watch");
     KernelPlan candidate = plan_;

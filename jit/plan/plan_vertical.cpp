@@ -48,9 +48,8 @@ std::string Planner::vertical_rows_declined() const {
     // The rules: pixels whose bytes end inside a vector, in vectors a cache line wide (below).
     if (p_.channels % plan_.lanes == 0) return "pixels of whole vectors (their loads do not split cache lines)";
     if (caps_.vector_bytes < line_bytes) return "vectors of half a cache line (fewer of their loads split lines)";
-    if (p_.kernel[0] < 3 || p_.stride[0] < 2)
-        return "windows of fewer than 3 rows, or rows shared by the next output row's window (the row code reads them "
-               "from L1)";
+    if (p_.kernel[0] == 2 && (p_.stride[0] < 2 || p_.channels <= plan_.lanes))
+        return "windows of 2 rows over pixels of one vector, or at stride 1 along h";
     return {};
 }
 

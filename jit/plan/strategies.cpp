@@ -499,7 +499,8 @@ const std::vector<StrategyRow>& strategy_registry() {
         // padding), one partial vector (40 and 56), a row whose bytes end inside a vector (its last vector read back:
         // 9 x 40), border rows of fewer taps, a dilation along h (rows 2 apart), windows taller than the unrolled
         // rows (17: the rows' loop), windows whose rows all lie past the input (pads beyond the kernel: empty rows),
-        // ceil rounding, 2 images; by choice, windows of 2 rows at stride 1 along h, and the AVX2 form (its partial
+        // ceil rounding, 2 images, windows at stride 1 along h (before the column ring: 3x3 and 5x5), 2x2 windows over
+        // pixels of more than a vector; by choice, windows of 2 rows at stride 1 along h, and the AVX2 form (its partial
         // vectors read back or loaded in pieces).
         {vertical_rows, {avx512}, {
             {"maxpool dt=u8 layout=nxc src=2x72x12x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
@@ -508,6 +509,9 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=s32 layout=nxc src=2x20x11x7 k=4x3 s=2x1 pb=1x1 pe=1x0"},
             {"maxpool dt=u8 layout=nxc src=1x40x20x3 k=17x2 s=3x1 pb=8x0 pe=8x1"},
             {"maxpool dt=s8 layout=nxc src=1x24x5x6 k=3x2 s=3x2 pb=4x0 pe=4x0"},
+            {"maxpool dt=u8 layout=nxc src=1x56x12x13 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool dt=s8 layout=nxc src=2x120x9x10 k=5x5 pb=2x2 pe=2x2"},
+            {"maxpool dt=u8 layout=nxc src=1x72x14x12 k=2x2 s=2x2"},
             {"maxpool dt=u8 layout=nxc src=1x40x12x11 k=2x3 s=1x2 pb=1x1 pe=1x1 idx=none", vertical_on, {avx512, avx2}},
             {"maxpool dt=s8 layout=nxc src=2x24x10x9 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=none", vertical_on, {avx512, avx2}},
             {"maxpool dt=s32 layout=nxc src=1x12x9x9 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=none", vertical_on, {avx512, avx2}}}},

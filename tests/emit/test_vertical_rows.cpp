@@ -31,8 +31,9 @@ jit::PlanOptions vertical(pj::PlanChoice::Switch s) {
     return options;
 }
 
-// The rules take u8/s8/s32 pixels that end inside a 64-byte vector, in windows of 3 rows or more at a stride of 2
-// or more along h: the row's bytes, and one tap along h for the row code.
+// The rules take u8/s8/s32 pixels that end inside a 64-byte vector, in windows of 3 rows or more (before the column
+// ring), or of 2 rows at a stride of 2 or more over pixels of more than a vector: the row's bytes, and one tap along
+// h for the row code.
 TEST(PlanFacts, VerticalRowsTakePixelsEndingInsideAVector) {
     struct Case {
         const char* line;
@@ -42,7 +43,11 @@ TEST(PlanFacts, VerticalRowsTakePixelsEndingInsideAVector) {
     for (const Case& c : {Case{"maxpool dt=u8 layout=nxc src=1x72x56x56 k=3x3 s=2x2 pb=1x1 pe=1x1", 56 * 72, 3},
                           Case{"maxpool dt=s8 layout=nxc src=2x40x13x9 k=3x2 s=2x2 pb=1x0 pe=2x1", 9 * 40, 3},
                           Case{"maxpool dt=s32 layout=nxc src=1x20x11x7 k=4x3 s=2x1 pb=1x1 pe=1x0", 7 * 20 * 4, 4},
-                          Case{"maxpool dt=u8 layout=nxc src=1x40x20x3 k=17x2 s=3x1 pb=8x0 pe=8x1", 3 * 40, 0}}) {
+                          Case{"maxpool dt=u8 layout=nxc src=1x40x20x3 k=17x2 s=3x1 pb=8x0 pe=8x1", 3 * 40, 0},
+                          // at stride 1 along h, before the column ring; 2 rows over pixels of more than a vector
+                          Case{"maxpool dt=u8 layout=nxc src=1x56x28x28 k=3x3 pb=1x1 pe=1x1", 28 * 56, 3},
+                          Case{"maxpool dt=s8 layout=nxc src=1x120x20x20 k=5x5 pb=2x2 pe=2x2", 20 * 120, 5},
+                          Case{"maxpool dt=u8 layout=nxc src=1x72x56x56 k=2x2 s=2x2", 56 * 72, 2}}) {
         SCOPED_TRACE(c.line);
         const jit::KernelPlan plan = plan_of(c.line, jit::Isa::avx512);
         ASSERT_TRUE(plan.vertical_rows.enabled());
@@ -51,6 +56,7 @@ TEST(PlanFacts, VerticalRowsTakePixelsEndingInsideAVector) {
         EXPECT_EQ(plan.unrolled_taps_h, 1);
         EXPECT_FALSE(plan.width_ranges);
         EXPECT_EQ(plan.channel_block, plan.vertical_rows.row_bytes / plan.in_width / static_cast<std::int64_t>(pj::size_of(plan.dtype)));
+        EXPECT_EQ(plan.ring_rows, 0);
         // The AVX2 form by choice only.
         EXPECT_FALSE(plan_of(c.line, jit::Isa::avx2).vertical_rows.enabled());
     }
@@ -62,8 +68,8 @@ TEST(PlanFacts, VerticalRowsTakePixelsEndingInsideAVector) {
 TEST(PlanFacts, VerticalRowsDeclineWhatTheyCannotMergeFirst) {
     for (const char* line : {
              "maxpool dt=u8 layout=nxc src=1x64x56x56 k=3x3 s=2x2 pb=1x1 pe=1x1",   // whole vectors
-             "maxpool dt=u8 layout=nxc src=1x72x56x56 k=2x2 s=2x2",                 // windows of 2 rows
-             "maxpool dt=u8 layout=nxc src=1x72x28x28 k=3x3 pb=1x1 pe=1x1",         // stride 1 along h
+             "maxpool dt=u8 layout=nxc src=1x40x56x56 k=2x2 s=2x2",                 // 2 rows over one vector
+             "maxpool dt=u8 layout=nxc src=1x72x28x28 k=2x2 pb=1x1 pe=1x1",         // 2 rows at stride 1
              "maxpool dt=u8 layout=nxc src=1x72x56x56 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s32",  // indices
              "maxpool dt=u8 layout=nxc src=1x72x56x56 k=1x3 s=2x2",                 // one row
              "maxpool dt=u8 layout=nxc src=1x72x300 k=3 s=2",                       // 1-D
@@ -105,6 +111,9 @@ TEST(VerticalRows, MatchTheReferenceOnTiesAndTheLowestValue) {
                                      "maxpool dt=u8 layout=nxc src=1x40x30x30 k=5x3 s=3x2 d=1x2 pb=2x1 pe=2x1",
                                      "maxpool dt=s32 layout=nxc src=2x20x15x13 k=3x3 s=2x2 pb=1x1 pe=1x1",
                                      "maxpool dt=s8 layout=nxc src=1x24x9x9 k=3x3 s=2x2 pb=2x2 pe=2x2",
+                                     "maxpool dt=u8 layout=nxc src=1x56x12x13 k=3x3 pb=1x1 pe=1x1",
+                                     "maxpool dt=s8 layout=nxc src=2x40x9x10 k=5x5 pb=2x2 pe=2x2",
+                                     "maxpool dt=u8 layout=nxc src=1x72x14x12 k=2x2 s=2x2",
                                      "maxpool dt=u8 layout=nxc src=1x120x14x14 k=3x3 s=2x2 pb=1x1 pe=1x1 "
                                      "dst_strides=23520x1x1680x240",
                                      "maxpool dt=u8 layout=nxc src=2x72x12x12 k=3x3 s=2x2 dst_strides=3200x1x640x80"}) {
