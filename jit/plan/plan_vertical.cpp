@@ -55,12 +55,11 @@ std::string Planner::vertical_rows_declined() const {
 
 // Pixels whose bytes end inside a vector: a pixel's vectors start at every offset of the cache line and most of
 // them split two lines. Xeon 2 (Emerald Rapids, one thread, hot buffers; medians of 3 runs, each cell's two plans
-// in one process), u8 nxc over 56x56, AVX-512: k3 s2 p1 at 72 channels 8.29 us in the row code, 4.84 in vertical
-// rows, where 128 take 5.89 (1.41x -> 0.82x); 40 5.18 -> 3.18, 56 5.09 -> 3.89 (64: 2.89), 112 8.85 -> 5.97,
-// 120 9.74 -> 6.89. Windows of 2 rows (k2 s2) ran 40 to 56 channels 1.1-1.2x slower this way (72 and 80
-// 1.1-1.3x faster, 112 and 120 level), and windows at stride 1 along h (k3 s1 p1 over 28x28, k5 s1 p2 over
-// 20x20: the next row's window reads its rows again from L1) level within 10%: the rules leave them. The AVX2
-// form (32-byte loads split a line on half of the pixels at most) ran level at 24 to 48 channels.
+// in one process), u8 nxc, AVX-512, vertical rows against the row code or the column ring: k3 s2 p1 over 56x56 at
+// 72 channels 8.85 -> 4.80 us (128: 5.52), 40 4.85 -> 3.12 (64: 3.05), 112 9.18 -> 5.92; k3 s1 p1 over 28x28
+// (the column ring before) 72 4.60 -> 3.81, 112 4.78 -> 3.91; k5 s1 p2 over 20x20 72 3.99 -> 2.81, 40 2.92 ->
+// 1.85; k2 s2 over 56x56 72 5.19 -> 4.07, where pixels of one vector (40 to 56 channels) ran 1.1-1.2x slower.
+// The AVX2 form (32-byte loads split a line on half of the pixels at most) ran level at 24 to 48 channels.
 void Planner::choose_vertical_rows() {
     constexpr const char* step = "vertical_rows";
     if (lanes_are_outputs_ || p_.spatial_rank != 2) return;
