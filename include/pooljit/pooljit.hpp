@@ -184,7 +184,8 @@ std::string cpu_identity();
 void load(const std::string& path);
 void save(const std::string& path);
 void add(const TuneResult& result);
-// The choice held for this problem string and thread count on this CPU, if any.
+// The choice held for this problem string and thread count on this CPU, if any ("rules" once a create found the
+// planner refuses it: logged then, the line still saved as read).
 std::optional<PlanChoice> lookup(const std::string& problem, int threads);
 std::size_t size();
 void clear();

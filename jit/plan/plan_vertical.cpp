@@ -37,6 +37,7 @@ std::string Planner::vertical_rows_declined() const {
         return "a ring, separable pixels or tap passes took the rows";
     if (plan_.computed_windows) return "the windows are computed at run time";
     if (p_.kernel[0] < 2) return "windows of one row";
+    if (p_.channels < 1 || p_.in[1] < 1) return "an empty row";
     if (p_.in[1] > max_vertical_row_bytes / elem() / p_.channels)
         return "a row of more than " + std::to_string(max_vertical_row_bytes) + " bytes";
     if (p_.in[1] * p_.channels < plan_.lanes) return "a row of less than a vector";
