@@ -46,9 +46,12 @@ std::string Planner::vertical_rows_declined() const {
         return "rows more than " + std::to_string(max_vertical_tap_stride) + " bytes apart";
     if (choice().vertical == PlanChoice::Switch::off) return "the choice vertical=off";
     if (choice().vertical == PlanChoice::Switch::on) return {};
-    // The rules: pixels whose bytes end inside a vector, in vectors a cache line wide (below).
-    if (p_.channels % plan_.lanes == 0) return "pixels of whole vectors (their loads do not split cache lines)";
+    // The rules, in vectors a cache line wide: pixels whose bytes end inside a vector, and byte pixels of whole
+    // vectors in windows of 5 rows or more at stride 1 along h (below).
     if (caps_.vector_bytes < line_bytes) return "vectors of half a cache line (fewer of their loads split lines)";
+    if (p_.channels % plan_.lanes == 0 && !(lane_bytes(plan_.compare) == 1 && p_.kernel[0] >= 5 && p_.stride[0] == 1))
+        return "pixels of whole vectors (their loads do not split cache lines) outside byte windows of 5 rows or more "
+               "at stride 1";
     if (p_.kernel[0] == 2 && (p_.stride[0] < 2 || p_.channels <= plan_.lanes))
         return "windows of 2 rows over pixels of one vector, or at stride 1 along h";
     return {};
@@ -60,7 +63,11 @@ std::string Planner::vertical_rows_declined() const {
 // 72 channels 8.85 -> 4.80 us (128: 5.52), 40 4.85 -> 3.12 (64: 3.05), 112 9.18 -> 5.92; k3 s1 p1 over 28x28
 // (the column ring before) 72 4.60 -> 3.81, 112 4.78 -> 3.91; k5 s1 p2 over 20x20 72 3.99 -> 2.81, 40 2.92 ->
 // 1.85; k2 s2 over 56x56 72 5.19 -> 4.07, where pixels of one vector (40 to 56 channels) ran 1.1-1.2x slower.
-// The AVX2 form (32-byte loads split a line on half of the pixels at most) ran level at 24 to 48 channels.
+// The AVX2 form (32-byte loads split a line on half of the pixels at most) ran level at 24 to 48 channels. Byte
+// pixels of whole vectors gain where the column ring holds 5 rows (u8 k5 s1 p2 over 20x20, 3 runs in one process
+// each: 64 channels 1.70-2.16 -> 1.57-1.65 us, 128 3.25-3.74 -> 2.45-2.50, 256 7.16-7.36 -> 4.57-4.80), not in
+// windows of 3 rows (k3 s1 p1 over 28x28 at 64 channels 1.70-1.97 -> 2.02-2.37, 128 level; k3 s2 p1 over 56x56 at
+// 128 level).
 void Planner::choose_vertical_rows() {
     constexpr const char* step = "vertical_rows";
     if (lanes_are_outputs_ || p_.spatial_rank != 2) return;

@@ -500,7 +500,7 @@ const std::vector<StrategyRow>& strategy_registry() {
         // 9 x 40), border rows of fewer taps, a dilation along h (rows 2 apart), windows taller than the unrolled
         // rows (17: the rows' loop), windows whose rows all lie past the input (pads beyond the kernel: empty rows),
         // ceil rounding, 2 images, windows at stride 1 along h (before the column ring: 3x3 and 5x5), 2x2 windows over
-        // pixels of more than a vector; by choice, windows of 2 rows at stride 1 along h, and the AVX2 form (its partial
+        // pixels of more than a vector, byte pixels of whole vectors in 5x5 windows at stride 1; by choice, windows of 2 rows at stride 1 along h, and the AVX2 form (its partial
         // vectors read back or loaded in pieces).
         {vertical_rows, {avx512}, {
             {"maxpool dt=u8 layout=nxc src=2x72x12x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
@@ -512,6 +512,7 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=nxc src=1x56x12x13 k=3x3 pb=1x1 pe=1x1"},
             {"maxpool dt=s8 layout=nxc src=2x120x9x10 k=5x5 pb=2x2 pe=2x2"},
             {"maxpool dt=u8 layout=nxc src=1x72x14x12 k=2x2 s=2x2"},
+            {"maxpool dt=s8 layout=nxc src=1x128x12x11 k=5x5 pb=2x2 pe=2x2"},
             {"maxpool dt=u8 layout=nxc src=1x40x12x11 k=2x3 s=1x2 pb=1x1 pe=1x1 idx=none", vertical_on, {avx512, avx2}},
             {"maxpool dt=s8 layout=nxc src=2x24x10x9 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=none", vertical_on, {avx512, avx2}},
             {"maxpool dt=s32 layout=nxc src=1x12x9x9 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=none", vertical_on, {avx512, avx2}}}},

@@ -32,8 +32,8 @@ jit::PlanOptions vertical(pj::PlanChoice::Switch s) {
 }
 
 // The rules take u8/s8/s32 pixels that end inside a 64-byte vector, in windows of 3 rows or more (before the column
-// ring), or of 2 rows at a stride of 2 or more over pixels of more than a vector: the row's bytes, and one tap along
-// h for the row code.
+// ring), or of 2 rows at a stride of 2 or more over pixels of more than a vector, and byte pixels of whole vectors
+// in windows of 5 rows or more at stride 1: the row's bytes, and one tap along h for the row code.
 TEST(PlanFacts, VerticalRowsTakePixelsEndingInsideAVector) {
     struct Case {
         const char* line;
@@ -47,7 +47,9 @@ TEST(PlanFacts, VerticalRowsTakePixelsEndingInsideAVector) {
                           // at stride 1 along h, before the column ring; 2 rows over pixels of more than a vector
                           Case{"maxpool dt=u8 layout=nxc src=1x56x28x28 k=3x3 pb=1x1 pe=1x1", 28 * 56, 3},
                           Case{"maxpool dt=s8 layout=nxc src=1x120x20x20 k=5x5 pb=2x2 pe=2x2", 20 * 120, 5},
-                          Case{"maxpool dt=u8 layout=nxc src=1x72x56x56 k=2x2 s=2x2", 56 * 72, 2}}) {
+                          Case{"maxpool dt=u8 layout=nxc src=1x72x56x56 k=2x2 s=2x2", 56 * 72, 2},
+                          // byte pixels of whole vectors in windows of 5 rows at stride 1 (before the column ring)
+                          Case{"maxpool dt=u8 layout=nxc src=1x128x20x20 k=5x5 pb=2x2 pe=2x2", 20 * 128, 5}}) {
         SCOPED_TRACE(c.line);
         const jit::KernelPlan plan = plan_of(c.line, jit::Isa::avx512);
         ASSERT_TRUE(plan.vertical_rows.enabled());
@@ -68,6 +70,9 @@ TEST(PlanFacts, VerticalRowsTakePixelsEndingInsideAVector) {
 TEST(PlanFacts, VerticalRowsDeclineWhatTheyCannotMergeFirst) {
     for (const char* line : {
              "maxpool dt=u8 layout=nxc src=1x64x56x56 k=3x3 s=2x2 pb=1x1 pe=1x1",   // whole vectors
+             "maxpool dt=u8 layout=nxc src=1x64x28x28 k=3x3 pb=1x1 pe=1x1",         // whole vectors, 3 rows
+             "maxpool dt=u8 layout=nxc src=1x64x20x20 k=5x5 s=2x2 pb=2x2 pe=2x2",   // whole vectors, stride 2
+             "maxpool dt=s32 layout=nxc src=1x32x20x20 k=5x5 pb=2x2 pe=2x2",        // whole vectors of s32
              "maxpool dt=u8 layout=nxc src=1x40x56x56 k=2x2 s=2x2",                 // 2 rows over one vector
              "maxpool dt=u8 layout=nxc src=1x72x28x28 k=2x2 pb=1x1 pe=1x1",         // 2 rows at stride 1
              "maxpool dt=u8 layout=nxc src=1x72x56x56 k=3x3 s=2x2 pb=1x1 pe=1x1 idx=s32",  // indices
@@ -114,6 +119,7 @@ TEST(VerticalRows, MatchTheReferenceOnTiesAndTheLowestValue) {
                                      "maxpool dt=u8 layout=nxc src=1x56x12x13 k=3x3 pb=1x1 pe=1x1",
                                      "maxpool dt=s8 layout=nxc src=2x40x9x10 k=5x5 pb=2x2 pe=2x2",
                                      "maxpool dt=u8 layout=nxc src=1x72x14x12 k=2x2 s=2x2",
+                                     "maxpool dt=u8 layout=nxc src=2x128x12x11 k=5x5 pb=2x2 pe=2x2",
                                      "maxpool dt=u8 layout=nxc src=1x120x14x14 k=3x3 s=2x2 pb=1x1 pe=1x1 "
                                      "dst_strides=23520x1x1680x240",
                                      "maxpool dt=u8 layout=nxc src=2x72x12x12 k=3x3 s=2x2 dst_strides=3200x1x640x80"}) {
