@@ -173,7 +173,7 @@ struct ByteBands {
 // row code reads each input pixel k_w times, not k_h x k_w. Integer maxima have no order to keep (equal integers
 // have equal bits), so the rows merged first give the scan order's maximum.
 struct VerticalRows {
-    std::int64_t row_bytes = 0;  // an input row's bytes (width x C elements); 0: not this code
+    std::int64_t row_bytes = 0;  // an input row's bytes (width x C x the element size); 0: not this code
     int taps = 0;                // the kernel's rows, merged in straight-line code where a window has them all (0: a loop)
     bool enabled() const { return row_bytes > 0; }
 
