@@ -128,9 +128,32 @@ private:
             ops_.begin_nan_watch(vec(sum_odd_));
         }
         for (int r = 0; r < plan_.plane.registers; ++r) {
-            const std::int64_t offset = std::int64_t{r} * plan_.lanes * elem();
-            ops_.load_value(vec(r), ptr[src_ + static_cast<std::int32_t>(offset)], valid(plan_.plane.elements, r));
+            const int n = valid(plan_.plane.elements, r);
+            for_each_piece(plan_.plane.src_rows, src_, r, n, [&](const Xbyak::Address& at, std::uint64_t bits, Piece piece) {
+                if (piece == Piece::whole) ops_.load_value(vec(r), at, n);
+                else if (piece == Piece::first) ops_.load_value_lanes(vec(r), at, bits);  // the other lanes 0
+                else ops_.load_value_lanes_into(vec(r), at, bits, vec(raw_));
+            });
             if (watch) ops_.note_nan(vec(r % 2 == 0 ? sum_ : sum_odd_), vec(r));  // two chains: half the latency
+        }
+    }
+
+    // whole: a vector's one piece from lane 0 (one plain load or store of its elements: dense planes); first and
+    // later: the pieces of a vector in several, under lane masks.
+    enum class Piece { whole, first, later };
+    // The pieces of register (or output vector) v's n elements in a plane whose rows lie as `rows` says, from
+    // `base`: each piece's address (its first lane's element less its lane), its lanes and its kind.
+    template <typename Each>
+    void for_each_piece(const PlaneRows& rows, const Reg64& base, std::int64_t v, int n, Each&& each) {
+        const std::vector<PlanePiece> pieces = plane_pieces(rows, v * plan_.lanes, n);
+        const auto bits_of = [](const PlanePiece& q) {
+            const std::uint64_t span = q.lanes >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << q.lanes) - 1;
+            return span << q.lane;
+        };
+        for (std::size_t i = 0; i < pieces.size(); ++i) {
+            const PlanePiece& q = pieces[i];
+            const auto at = ptr[base + static_cast<std::int32_t>((q.offset - q.lane) * elem())];
+            each(at, bits_of(q), pieces.size() == 1 && q.lane == 0 ? Piece::whole : i == 0 ? Piece::first : Piece::later);
         }
     }
 
@@ -139,16 +162,20 @@ private:
     void reload_f16_plane_exact() {
         ops_.broadcast_constant32(vec(quiet_nan_), 0x7FC00000u);
         for (int r = 0; r < plan_.plane.registers; ++r) {
-            const auto at = ptr[src_ + static_cast<std::int32_t>(std::int64_t{r} * plan_.lanes * elem())];
-            ops_.load_raw(vec(raw_), at, valid(plan_.plane.elements, r));
+            const int n = valid(plan_.plane.elements, r);
+            for_each_piece(plan_.plane.src_rows, src_, r, n, [&](const Xbyak::Address& at, std::uint64_t bits, Piece piece) {
+                if (piece == Piece::whole) ops_.load_raw(vec(raw_), at, n);
+                else if (piece == Piece::first) ops_.zero_vector(vec(raw_));
+                if (piece != Piece::whole) ops_.load_raw_lanes_into(vec(raw_), at, bits);
+            });
             vpord(vec(raw_), vec(raw_), vec(quiet_nan_));
             ops_.find_nan_lanes(vec(r));
             ops_.move_under_fix(vec(r), vec(raw_));
         }
     }
 
-    // f16's exact copy: a vector of maxima as f16, a NaN lane as its low 16 bits.
-    void store_f16_exact(const Xbyak::Address& to, const Vmm& acc, int n) {
+    // f16's exact copy: a vector of maxima as f16, a NaN lane as its low 16 bits (output vector v, n lanes).
+    void store_f16_exact(std::int64_t v, const Vmm& acc, int n) {
         const Xbyak::Ymm half(store_scratch_);
         vcvtps2ph(half, acc, 0);  // exact for every value that came from an f16
         vpmovzxwd(vec(raw_), half);
@@ -156,7 +183,10 @@ private:
         ops_.broadcast_constant32(vec(store_scratch_), 0x0000FFFFu);
         vpandd(vec(store_scratch_), acc, vec(store_scratch_));
         ops_.move_under_fix(vec(raw_), vec(store_scratch_));
-        ops_.store_raw_f16(to, vec(raw_), vec(store_scratch_), n);
+        for_each_piece(plan_.plane.dst_rows, dst_, v, n, [&](const Xbyak::Address& at, std::uint64_t bits, Piece piece) {
+            if (piece == Piece::whole) ops_.store_raw_f16(at, vec(raw_), vec(store_scratch_), n);
+            else ops_.store_raw_f16_lanes(at, vec(raw_), bits);
+        });
     }
 
     // Every output vector of the plane: each lane from its first real tap, then the later taps merged, stored.
@@ -196,9 +226,14 @@ private:
             // Empty windows store index -1, not -1 plus the channel's part.
             const bool fix_indices = plan_.has_indices && (fix_all_nan || empty_lanes != 0);
             if (plan_.has_indices && empty_lanes != 0) ops_.set_fix_lanes(empty_lanes, fix_all_nan);
-            const auto to = ptr[dst_ + static_cast<std::int32_t>(v * plan_.lanes * elem())];
-            if (f16() && !fast) store_f16_exact(to, acc, n);
-            else ops_.store_value(to, acc, vec(store_scratch_), n);
+            if (f16() && !fast) {
+                store_f16_exact(v, acc, n);
+            } else {
+                for_each_piece(plan_.plane.dst_rows, dst_, v, n, [&](const Xbyak::Address& at, std::uint64_t bits, Piece piece) {
+                    if (piece == Piece::whole) ops_.store_value(at, acc, vec(store_scratch_), n);
+                    else ops_.store_value_lanes(at, acc, vec(store_scratch_), bits);
+                });
+            }
             if (plan_.has_indices) {
                 const std::int64_t first = v * plan_.lanes;
                 const std::int64_t entry = plan_.wide_index_math ? 8 : 4;
@@ -228,9 +263,16 @@ private:
             uses.push_back({bits, 1});
         };
         const auto first_lanes = [](int n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; };
-        for (int r = 0; r < plan_.plane.registers; ++r) use(first_lanes(valid(plan_.plane.elements, r)));
+        // A vector's loads or stores: one partial-vector mask, or a mask a piece.
+        const auto use_pieces = [&](const PlaneRows& rows, std::int64_t v, int n) {
+            const std::vector<PlanePiece> pieces = plane_pieces(rows, v * plan_.lanes, n);
+            if (pieces.size() == 1 && pieces[0].lane == 0) return use(first_lanes(n));
+            for (const PlanePiece& q : pieces) use(first_lanes(q.lanes) << q.lane);
+        };
+        for (int r = 0; r < plan_.plane.registers; ++r) use_pieces(plan_.plane.src_rows, r, valid(plan_.plane.elements, r));
         for (const PlaneGather& g : plan_.plane.gathers) use(g.lanes_mask);
-        for (std::int64_t v = 0; v * plan_.lanes < plan_.plane.outputs; ++v) use(first_lanes(valid(plan_.plane.outputs, v)));
+        for (std::int64_t v = 0; v * plan_.lanes < plan_.plane.outputs; ++v)
+            use_pieces(plan_.plane.dst_rows, v, valid(plan_.plane.outputs, v));
         std::stable_sort(uses.begin(), uses.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
         std::vector<std::uint64_t> masks;
         for (const auto& [mask, count] : uses) masks.push_back(mask);

@@ -51,6 +51,21 @@ public:
         if (bits == all_lanes()) load_widened(dst, dst, src);
         else load_widened(Vmm(dst.getIdx()) | set_bits(bits) | Xbyak::util::T_z, dst, src);
     }
+    // A row's piece of a register (planes in registers over a row pitch): the lanes in `bits` <- the elements at
+    // src, widened (the others fault nothing and keep dst's); scratch: bf16's widening, which shifts every lane.
+    void load_value_lanes_into(const Vmm& dst, const Xbyak::Address& src, std::uint64_t bits, const Vmm& scratch) {
+        const Xbyak::Opmask k = set_bits(bits);
+        if (format_.dtype == DType::bf16 && !byte_lanes()) {
+            load_widened(Vmm(scratch.getIdx()) | k | Xbyak::util::T_z, scratch, src);
+            g_.vmovdqa32(Vmm(dst.getIdx()) | k, scratch);
+        } else {
+            load_widened(Vmm(dst.getIdx()) | k, dst, src);
+        }
+    }
+    // f16 only: the raw 16-bit patterns of the lanes in `bits`, zero-extended; the other lanes keep dst's.
+    void load_raw_lanes_into(const Vmm& dst, const Xbyak::Address& src, std::uint64_t bits) {
+        g_.vpmovzxwd(Vmm(dst.getIdx()) | set_bits(bits), src);
+    }
     // Byte lanes: the lanes in `bits` from src (the others fault nothing), the others `fill` (the empty value: u8's
     // is 0, which a zeroing load gives).
     void load_byte_lanes_over(const Vmm& dst, const Xbyak::Address& src, std::uint64_t bits, const Vmm& fill) {
@@ -285,10 +300,21 @@ public:
         else g_.vmovdqa32(dst | fix_, src);
     }
 
+    // The lanes in `bits` of raw bits (store_raw_f16) at dst, the lanes' own places.
+    void store_raw_f16_lanes(const Xbyak::Address& dst, const Vmm& raw, std::uint64_t bits) {
+        g_.vpmovdw(dst | set_bits(bits), raw);
+    }
+
     // Compare value -> `valid` elements of format.dtype (f16: `vcvtps2ph`, exact for every value that came from an
     // f16 but NaN; f16 rows that may hold one store their raw bits, store_raw_f16).
     void store_value(const Xbyak::Address& dst, const Vmm& value, const Vmm& scratch, int valid) {
-        const Xbyak::Address at = valid < register_lanes() ? dst | set_mask(valid) : dst;
+        store_value_at(valid < register_lanes() ? dst | set_mask(valid) : dst, value, scratch);
+    }
+    // The lanes in `bits` only (a row's piece of a vector of outputs over a row pitch), each at its own place.
+    void store_value_lanes(const Xbyak::Address& dst, const Vmm& value, const Vmm& scratch, std::uint64_t bits) {
+        store_value_at(bits == all_lanes() ? dst : dst | set_bits(bits), value, scratch);
+    }
+    void store_value_at(const Xbyak::Address& at, const Vmm& value, const Vmm& scratch) {
         if (byte_lanes()) {
             g_.vmovdqu8(at, value);
             return;

@@ -180,11 +180,37 @@ struct VerticalRows {
     friend bool operator==(const VerticalRows&, const VerticalRows&) = default;
 };
 
+// Where a tensor's plane keeps its rows (planes in registers): the plane's elements in scan order are rows of
+// `width`, row q (of the outer axes flattened, d then h) starting q / rows_h x step_d + q % rows_h x step_h
+// elements past the plane's first. A dense plane's rows follow one another; a view with a row pitch has its own
+// steps, and a register's elements are then loaded (stored) a row's piece at a time.
+struct PlaneRows {
+    std::int64_t width = 1, rows_h = 1, step_h = 0, step_d = 0;
+    std::int64_t offset(std::int64_t element) const {
+        const std::int64_t q = element / width;
+        return q / rows_h * step_d + q % rows_h * step_h + element % width;
+    }
+
+    friend bool operator==(const PlaneRows&, const PlaneRows&) = default;
+};
+
+// One contiguous run of a register's lanes in memory: lanes [lane, lane + lanes) at `offset` elements past the
+// plane's first (lane `lane`'s element).
+struct PlanePiece {
+    int lane = 0, lanes = 0;
+    std::int64_t offset = 0;
+};
+
+// The pieces of the `count` elements of a plane from element `first` on (a register's lanes), rows that continue
+// one another merged: one piece for a dense plane.
+std::vector<PlanePiece> plane_pieces(const PlaneRows& rows, std::int64_t first, std::int64_t count);
+
 struct PlanePlan {
     std::int64_t elements = 0;  // input elements of a plane
     std::int64_t outputs = 0;   // output elements of a plane
     int registers = 0;          // vector registers the plane's input takes
     std::vector<PlaneGather> gathers;  // by output vector, then tap
+    PlaneRows src_rows, dst_rows, indices_rows;  // where each tensor's plane keeps its rows
 
     friend bool operator==(const PlanePlan&, const PlanePlan&) = default;
 };

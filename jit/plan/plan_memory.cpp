@@ -52,6 +52,43 @@ MemoryFacts memory_facts(const Problem& p) {
     return m;
 }
 
+std::vector<PlanePiece> plane_pieces(const PlaneRows& rows, std::int64_t first, std::int64_t count) {
+    std::vector<PlanePiece> pieces;
+    for (std::int64_t e = first; e < first + count;) {
+        const std::int64_t n = std::min(first + count - e, rows.width - e % rows.width);
+        const std::int64_t offset = rows.offset(e);
+        if (!pieces.empty() && pieces.back().offset + pieces.back().lanes == offset)
+            pieces.back().lanes += static_cast<int>(n);
+        else pieces.push_back({static_cast<int>(e - first), static_cast<int>(n), offset});
+        e += n;
+    }
+    return pieces;
+}
+
+bool set_plane_rows(const Problem& p, PlanePlan& plane) {
+    const auto sr = static_cast<std::size_t>(p.spatial_rank);
+    const std::size_t w = sr - 1;
+    const auto rows_of = [&](const Problem::Spatial& dims, const Problem::Strides& s, PlaneRows& rows) {
+        if (dims[w] > 1 && s.spatial[w] != 1) return false;
+        rows.width = dims[w];
+        rows.rows_h = sr >= 2 ? dims[w - 1] : 1;
+        rows.step_h = sr >= 2 ? s.spatial[w - 1] : rows.width;
+        rows.step_d = sr >= 3 ? s.spatial[w - 2] : rows.rows_h * rows.step_h;
+        // Every piece's byte offset is a 32-bit displacement (a plane in registers has at most a few thousand
+        // elements, so the products below stay small).
+        constexpr std::int64_t max_offset = std::int64_t{1} << 27;
+        if (rows.step_h >= max_offset || rows.step_d >= max_offset || rows.width >= max_offset) return false;
+        const std::int64_t last = (rows.rows_h - 1) * rows.step_h + (sr >= 3 ? (dims[0] - 1) * rows.step_d : 0) + rows.width;
+        return last < max_offset;
+    };
+    if (!rows_of(p.in, p.src_strides, plane.src_rows) || !rows_of(p.out, p.dst_strides, plane.dst_rows)) return false;
+    if (!p.has_indices) return true;
+    // Indices store a vector's lanes at once (in halves for s64 from 32-bit lanes): their plane's rows follow one
+    // another.
+    PlaneRows& rows = plane.indices_rows;
+    return rows_of(p.out, p.indices_strides, rows) && rows.step_h == rows.width && rows.step_d == rows.rows_h * rows.width;
+}
+
 bool planar_lanes(const Problem& p, const MemoryFacts& m) {
     if (p.layout == Layout::ncx) return m.rows_contiguous;
     if (m.channel_run > 1 || p.channels <= 1) return false;
@@ -138,7 +175,7 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits) {
         // Small planes in registers, gathered by two-register permutes, are AVX-512's alone.
         const std::int64_t w_out = p.out[static_cast<std::size_t>(p.spatial_rank - 1)];
         const bool small_planes = w_out < 16 && p.spatial_out_size() >= 36 && p.spatial_in_size() <= 256 &&
-                                  p.dtype != DType::f16 && m.planes_contiguous;
+                                  p.dtype != DType::f16;
         if (small_planes && p.dtype != DType::bf16)
             return form(Isa::avx512, "small planes of many outputs held in registers (AVX-512's permutes)");
         // bf16 small planes keep them only where the 256-bit form's rows are runs of unequal windows (uneven

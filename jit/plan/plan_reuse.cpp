@@ -423,6 +423,10 @@ void Planner::choose_separable_pixels() {
                     " rows of maxima each, pixels of " + std::to_string(plan_.vectors_per_block * caps_.vector_bytes) + " bytes");
 }
 
+// Why a view's planes stay out of registers (set_plane_rows).
+constexpr const char* plane_rows_declined =
+    "a view whose plane reaches past 32-bit displacements, or whose indices' rows are apart";
+
 // Planar rows of fewer outputs than a vector, in planes that fit in registers: the whole plane per pass,
 // its outputs flat across rows (VGG pool5's 14x14 planes: rows of 7 outputs, each a call's row loop with
 // its NaN scan, half the lanes idle). f16 planes are not converted into registers; half vectors keep 64-bit
@@ -441,7 +445,7 @@ void Planner::choose_planes() {
         return declined(step, "outputs are gathered by two-register permutes into opmasked lanes");
     if (p_.dtype == DType::f16 && p_.has_indices) return declined(step, "f16 planes with indices keep the row code");
     if (half_vectors_) return declined(step, "64-bit index lanes beside half vectors");
-    if (!memory_.planes_contiguous) return declined(step, "a plane's rows are apart in memory (a view)");
+    if (PlanePlan rows; !set_plane_rows(p_, rows)) return declined(step, plane_rows_declined);
     PlanePlan plane =
         plane_plan(p_, multipliers_, plan_.lanes, caps_.vector_registers * plane_register_halves / 2);
     if (plane.gathers.empty()) return declined(step, "the plane does not fit, or its permutes do not pay");
@@ -474,7 +478,7 @@ std::string Planner::byte_plane_registers_declined() {
     if (reuse_is(PlanChoice::Reuse::ring) || reuse_is(PlanChoice::Reuse::separable)) return "the choice of reuse";
     if (axis_.out >= max_byte_plane_row_outputs && choice().planes != PlanChoice::Switch::on)
         return "rows of " + std::to_string(max_byte_plane_row_outputs) + " outputs or more";
-    if (!memory_.planes_contiguous) return "a plane's rows are apart in memory (a view)";
+    if (PlanePlan rows; !set_plane_rows(p_, rows)) return plane_rows_declined;
     if (p_.spatial_in_size() > max_byte_plane_bytes)
         return "planes of more than " + std::to_string(max_byte_plane_bytes) + " bytes";
     byte_plane_ = plane_plan(p_, multipliers_, caps_.vector_bytes, caps_.vector_registers * plane_register_halves / 2);

@@ -331,6 +331,7 @@ PlanePlan plane_plan(const Problem& p, const std::int64_t (&multipliers)[3], std
     if (lower_bound > std::min(max_plane_gathers, max_plane_gathers_per_output * outputs)) return {};
 
     PlanePlan plane;
+    if (!set_plane_rows(p, plane)) return {};
     plane.elements = elements;
     plane.outputs = outputs;
     plane.registers = static_cast<int>((elements + lanes - 1) / lanes);

@@ -52,6 +52,9 @@ std::vector<Segment> window_lane_segments(const std::vector<PositionRun>& runs, 
 std::vector<Segment> whole_plane_segments(const Problem& p, const std::int64_t (&multipliers)[3], std::int64_t lanes);
 // Small planes in at most max_registers vectors, outputs gathered by permutes (no gathers: does not fit or pay).
 PlanePlan plane_plan(const Problem& p, const std::int64_t (&multipliers)[3], std::int64_t lanes, std::int64_t max_registers);
+// Sets the plane's src_rows, dst_rows and indices_rows from the problem's strides; false where a tensor's rows are
+// not contiguous or its plane reaches too far for the code's 32-bit displacements.
+bool set_plane_rows(const Problem& p, PlanePlan& plane);
 
 // Runs of output rows along h with equal real taps whose first taps step evenly (KernelPlan::row_runs_h).
 std::vector<RowRun> row_runs_of(const std::vector<OuterTaps>& taps_h);

@@ -303,7 +303,12 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=ncx src=2x3x37 k=3 s=3"},
             {"maxpool layout=ncx src=1x2x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool layout=ncx src=1x4x3x3 k=2x2 s=3x3 pb=3x3 pe=3x3 round=ceil"},
-            {"adaptivemaxpool layout=ncx src=1x3x3x4x5 out=5x7x9"}}},
+            {"adaptivemaxpool layout=ncx src=1x3x3x4x5 out=5x7x9"},
+            // Views with a row pitch (rows of 17 and 16, 3-D rows of 8 in d-planes of 51): a register a row's piece
+            // at a time, loaded and stored under lane masks, f16 too.
+            {"maxpool layout=ncx src=2x3x14x14 k=2x2 s=2x2 src_strides=714x238x17x1 dst_strides=210x70x10x1"},
+            {"maxpool dt=f16 layout=ncx src=1x3x13x13 k=3x3 s=2x2 pb=1x1 pe=1x1 src_strides=624x208x16x1"},
+            {"maxpool layout=ncx src=1x2x4x6x6 k=2x3x3 s=2x2x2 pb=0x1x1 pe=1x1x1 src_strides=408x204x51x8x1 dst_strides=60x30x15x5x1"}}},
         // The same shapes in byte lanes, on a core with byte permutes (AVX512_VBMI): VGG pool5's, adaptive bins
         // (uneven, and an output larger than its input), borders with ceil rounding and a width dilation, empty
         // windows, 1-D, 3-D with padding, a plane of exactly 4 zmm, two vectors of outputs.
@@ -317,7 +322,8 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=ncx src=2x3x37 k=3 s=3", byte_permutes_no_bands},
             {"maxpool dt=s8 layout=ncx src=1x2x4x6x6 k=2x3x3 s=2x2x2 pb=0x1x1 pe=1x1x1", byte_permutes_no_bands},
             {"maxpool dt=u8 layout=ncx src=1x2x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1", byte_permutes_no_bands},
-            {"adaptivemaxpool dt=s8 layout=ncx src=1x2x15x15 out=9x9", byte_permutes}}},
+            {"adaptivemaxpool dt=s8 layout=ncx src=1x2x15x15 out=9x9", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=2x5x14x14 k=2x2 s=2x2 src_strides=1190x238x17x1 dst_strides=350x70x10x1", byte_permutes_no_bands}}},
         // SPPF's, Inception's and SPP's shapes (planes ending in a vector that overlaps the one before), pads
         // uneven along both axes, a plane of one 16-byte vector, width taps 15 bytes before and after their output
         // (the first and last vectors' loads shifted by 15), rows of one byte, ceil rounding and same_upper pads

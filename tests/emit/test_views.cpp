@@ -15,6 +15,7 @@
 // the other slices before a slice's first element) must keep their poison.
 #include "casegen/casegen.hpp"
 #include "jit/isa/isa.hpp"
+#include "jit/plan/plan.hpp"
 #include "runtime/dispatch.hpp"
 #include "runtime/executor.hpp"
 #include "support/cpu_isas.hpp"
@@ -34,6 +35,7 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -413,6 +415,14 @@ const Curated curated[] = {
     {"one_plane_deep_u8", "maxpool dt=u8 layout=ncx src=2x5x3x20x22 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1"},
     {"one_plane_deep_adaptive_bf16", "adaptivemaxpool dt=bf16 layout=ncx src=2x3x4x9x13 out=4x3x5"},
     {"planes_in_registers_1d", "maxpool dt=f32 layout=ncx src=2x3x37 k=3 s=3 idx=s64"},
+    // Planes in registers over a row pitch load and store a row's piece of a register at a time (AVX-512): each
+    // type's loads (bf16 widened, f16's exact copy of raw bits, bytes in byte lanes) and 3-D planes.
+    {"planes_in_registers_bf16", "maxpool dt=bf16 layout=ncx src=1x5x14x14 k=2x2 s=2x2"},
+    {"planes_in_registers_f16", "maxpool dt=f16 layout=ncx src=1x4x13x13 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+    {"byte_planes_in_registers_u8", "adaptivemaxpool dt=u8 layout=ncx src=1x5x13x13 out=7x7"},
+    {"planes_in_registers_3d", "maxpool dt=f32 layout=ncx src=1x3x4x6x6 k=2x2x2 s=2x2x2"},
+    {"planes_in_registers_3d_s8", "maxpool dt=s8 layout=ncx src=1x3x4x10x10 k=2x3x3 s=2x2x2 pb=0x1x1 pe=1x1x1"},
+    {"planes_in_registers_f64_indices", "maxpool dt=f64 layout=ncx src=2x3x9x9 k=3x3 s=2x2 idx=s32"},
 };
 
 struct RunCase {
@@ -483,6 +493,30 @@ TEST_P(ViewsJit, EveryViewMatchesTheReference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Curated, ViewsJit, ::testing::ValuesIn(run_cases()), case_name);
+
+// The premise of the cases above that name planes in registers: where the dense problem takes them, so does its
+// row pitch (the pieces of each register, not the rows' code), but for indices, whose rows take this view's pitch
+// too and which store a vector's lanes at once (those keep the rows' code), and 1-D planes, one row each. Plans
+// only, on any host.
+TEST(ViewsPlans, ARowPitchKeepsPlanesInRegisters) {
+    int kept = 0;
+    for (const Curated& c : curated) {
+        if (std::string_view(c.name).find("planes_in_registers") == std::string_view::npos) continue;
+        const pj::AnyPoolDesc base = pj::parse_problem(c.line);
+        if (std::visit([](const auto& d) { return has_indices(d) || d.src.dims.size() == 3; }, base)) continue;
+        const std::optional<View> dense = make_view(base, ViewKind::dense_ncx), pitch = make_view(base, ViewKind::ncx_row_pitch);
+        const auto plan = [](const View& v) {
+            return jit::make_plan(std::visit([](const auto& d) { return pj::resolve(d); }, v.desc), jit::Isa::avx512);
+        };
+        if (plan(*dense).strategy != jit::Strategy::ncx_planes) continue;
+        SCOPED_TRACE(pj::to_string(pitch->desc));
+        const jit::KernelPlan p = plan(*pitch);
+        EXPECT_EQ(p.strategy, jit::Strategy::ncx_planes);
+        EXPECT_FALSE(p.memory.planes_contiguous);
+        ++kept;
+    }
+    EXPECT_GE(kept, 5);
+}
 
 // ---- c. guard pages around each view's extent -------------------------------------------------------------------
 

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 namespace pj = pooljit;
@@ -201,46 +202,59 @@ TEST(ChannelSlicePlans, StemSliceStridesByHand) {
 
 // ---- an ncx row pitch ------------------------------------------------------------------------------------------
 
-struct PitchCase {
-    const char* dense;  // its dense plan takes whole-plane items, planes in registers or stacked planes
-    const char* pitch;  // the same with rows of W + 3 elements, channel planes 2 elements past their last row
-    std::int64_t row_bytes;  // src bytes between rows: W + 3 f32
-};
-
 // Rows of W + 3 elements, and each channel's plane 2 elements further on than its rows reach (H x (W + 3) + 2):
-// the width stride is still 1 (rows: planar code, ncx_width), but a plane's rows no longer follow one another (no
-// planes, so no whole-plane items and no planes in registers, which read a plane as one span), and channel c + 1's
-// first row is not one row step after channel c's last (no stacked planes: their walk of equal row steps would
-// land 2 elements short of the next plane).
+// the width stride is still 1 (rows: planar code), but a plane's rows no longer follow one another (no whole-plane
+// items, which read a plane as one span), and channel c + 1's first row is not one row step after channel c's last
+// (no stacked planes: their walk of equal row steps would land 2 elements short of the next plane). Planes in
+// registers keep the view (AVX-512): each tensor's plane rows are the view's (PlaneRows), loaded and stored a row's
+// piece at a time.
 //  - 2x3x7x7 k7: src {3*72, 7*10 + 2, 10, 1} = {216, 72, 10, 1}; its 1x1 output in rows of 4, planes 6 apart:
 //    {3*6, 6, 4, 1} = {18, 6, 4, 1}.
 //  - 2x5x14x14 k2 s2: src {5*240, 14*17 + 2, 17, 1} = {1200, 240, 17, 1}; 7x7 output in rows of 10:
 //    {5*72, 7*10 + 2, 10, 1} = {360, 72, 10, 1}.
 //  - adaptive 1x3x13x13 to 1x1: src {3*210, 13*16 + 2, 16, 1} = {630, 210, 16, 1}; dst {18, 6, 4, 1}.
-const PitchCase pitch_cases[] = {
-    {"maxpool dt=f32 layout=ncx src=2x3x7x7 k=7x7 idx=s64",
-     "maxpool dt=f32 layout=ncx src=2x3x7x7 k=7x7 idx=s64 src_strides=216x72x10x1 dst_strides=18x6x4x1", 40},
-    {"maxpool dt=f32 layout=ncx src=2x5x14x14 k=2x2 s=2x2",
-     "maxpool dt=f32 layout=ncx src=2x5x14x14 k=2x2 s=2x2 src_strides=1200x240x17x1 dst_strides=360x72x10x1", 68},
-    {"adaptivemaxpool dt=f32 layout=ncx src=1x3x13x13 out=1x1",
-     "adaptivemaxpool dt=f32 layout=ncx src=1x3x13x13 out=1x1 src_strides=630x210x16x1 dst_strides=18x6x4x1", 64},
+struct PitchCase {
+    const char* dense;  // its dense plan takes whole-plane items, planes in registers or stacked planes
+    const char* pitch;  // the same with rows of W + 3 elements, channel planes 2 elements past their last row
+    std::int64_t row_bytes;  // src bytes between rows: W + 3 f32
+    jit::PlaneRows src_rows, dst_rows;  // where planes in registers, if taken, find the view's rows
 };
 
-TEST(RowPitchPlans, KeepsPlanarRowsAndDeclinesWholePlanesPlanesInRegistersAndStacking) {
-    bool dense_whole_plane = false, dense_planes = false, dense_stacked = false;
+const PitchCase pitch_cases[] = {
+    {"maxpool dt=f32 layout=ncx src=2x3x7x7 k=7x7 idx=s64",
+     "maxpool dt=f32 layout=ncx src=2x3x7x7 k=7x7 idx=s64 src_strides=216x72x10x1 dst_strides=18x6x4x1", 40,
+     {7, 7, 10, 70}, {1, 1, 4, 4}},
+    {"maxpool dt=f32 layout=ncx src=2x5x14x14 k=2x2 s=2x2",
+     "maxpool dt=f32 layout=ncx src=2x5x14x14 k=2x2 s=2x2 src_strides=1200x240x17x1 dst_strides=360x72x10x1", 68,
+     {14, 14, 17, 238}, {7, 7, 10, 70}},
+    {"adaptivemaxpool dt=f32 layout=ncx src=1x3x13x13 out=1x1",
+     "adaptivemaxpool dt=f32 layout=ncx src=1x3x13x13 out=1x1 src_strides=630x210x16x1 dst_strides=18x6x4x1", 64,
+     {13, 13, 16, 208}, {1, 1, 4, 4}},
+};
+
+TEST(RowPitchPlans, KeepPlanarRowsAndPlanesInRegistersAndDeclineWholePlanesAndStacking) {
+    bool dense_whole_plane = false, dense_stacked = false, pitch_planes = false;
     for (const PitchCase& c : pitch_cases)
         for (const jit::Isa isa : jit_isas) {
             SCOPED_TRACE(std::string(c.pitch) + " on " + jit::to_string(isa));
             const jit::KernelPlan dense = plan_of(c.dense, isa);
             EXPECT_EQ(dense.memory, facts(true, true, true, 1)) << text(dense.memory);
             dense_whole_plane |= has_whole_plane_item(dense);
-            dense_planes |= dense.strategy == jit::Strategy::ncx_planes;
             dense_stacked |= dense.stacked_planes;
             const jit::KernelPlan plan = plan_of(c.pitch, isa);
             EXPECT_EQ(plan.memory, facts(true, false, false, 1)) << text(plan.memory);
-            EXPECT_EQ(plan.strategy, jit::Strategy::ncx_width);
             EXPECT_FALSE(has_whole_plane_item(plan));
             EXPECT_FALSE(plan.stacked_planes);
+            // The dense problem's planes in registers stay in registers over the pitch.
+            EXPECT_EQ(plan.strategy, dense.strategy);
+            if (plan.strategy == jit::Strategy::ncx_planes) {
+                pitch_planes = true;
+                EXPECT_EQ(plan.plane.src_rows, c.src_rows);
+                EXPECT_EQ(plan.plane.dst_rows, c.dst_rows);
+                EXPECT_EQ(plan.plane.gathers, dense.plane.gathers);
+                continue;
+            }
+            EXPECT_EQ(plan.strategy, jit::Strategy::ncx_width);
             // Planar steps are one element along the width; a tap along h is one row of the pitch.
             EXPECT_EQ(plan.src_step_w, 4);
             EXPECT_EQ(plan.dst_out_stride_w, 4);
@@ -249,8 +263,31 @@ TEST(RowPitchPlans, KeepsPlanarRowsAndDeclinesWholePlanesPlanesInRegistersAndSta
     // The premise: the dense plans took each of the three on some ISA (whole planes on both, planes in registers
     // on AVX-512, stacked planes on AVX2).
     EXPECT_TRUE(dense_whole_plane);
-    EXPECT_TRUE(dense_planes);
+    EXPECT_TRUE(pitch_planes);
     EXPECT_TRUE(dense_stacked);
+}
+
+// A plane's pieces (jit::plane_pieces): rows of 14 in a pitch of 17 (the case above), registers of 16 lanes.
+// Register 0 holds row 0 (lanes 0-13, offset 0) and row 1's first two elements (lanes 14-15 at 17); register 1
+// row 1's elements 2-13 (lanes 0-11 at 19) and row 2's first four (lanes 12-15 at 34). Dense rows (pitch 14)
+// continue one another: one piece from lane 0. 3-D rows (2 planes of 2 rows of 3, rows 5 apart, planes 20 apart):
+// elements 0-11 lie at 0-2, 5-7, 20-22, 25-27.
+TEST(PlanePieces, FollowTheRowsOfAView) {
+    // (first lane, lanes, offset) of each piece
+    const auto pieces = [](const jit::PlaneRows& rows, std::int64_t first, std::int64_t count) {
+        std::vector<std::tuple<int, int, std::int64_t>> out;
+        for (const jit::PlanePiece& q : jit::plane_pieces(rows, first, count)) out.emplace_back(q.lane, q.lanes, q.offset);
+        return out;
+    };
+    using T = std::vector<std::tuple<int, int, std::int64_t>>;
+    const jit::PlaneRows pitch{14, 14, 17, 238};
+    EXPECT_EQ(pieces(pitch, 0, 16), (T{{0, 14, 0}, {14, 2, 17}}));
+    EXPECT_EQ(pieces(pitch, 16, 16), (T{{0, 12, 19}, {12, 4, 34}}));
+    EXPECT_EQ(pieces(pitch, 192, 4), (T{{0, 4, 13 * 17 + 10}}));  // the last register: row 13's last four
+    const jit::PlaneRows dense{14, 14, 14, 196};
+    EXPECT_EQ(pieces(dense, 16, 16), (T{{0, 16, 16}}));
+    const jit::PlaneRows deep{3, 2, 5, 20};
+    EXPECT_EQ(pieces(deep, 0, 12), (T{{0, 3, 0}, {3, 3, 5}, {6, 3, 20}, {9, 3, 25}}));
 }
 
 // Stacked planes need only that channel c + 1's first row is one row step after channel c's last: a row pitch
@@ -266,7 +303,7 @@ TEST(RowPitchPlans, PlanesOfWholeRowsOfAPitchStack) {
         SCOPED_TRACE(jit::to_string(isa));
         const jit::KernelPlan plan = plan_of(pitch, isa);
         EXPECT_EQ(plan.memory, facts(true, false, true, 1)) << text(plan.memory);
-        // (AVX-512 keeps the dense planes in registers, which a pitch declines: the view's rows then stack.)
+        // (AVX-512 keeps the dense problem's planes in registers, over the pitch too.)
         if (plan_of(dense, isa).stacked_planes) {
             EXPECT_TRUE(plan.stacked_planes);
         }
