@@ -10,7 +10,10 @@
 namespace pooljit {
 
 CompileReport compile_only(const AnyPoolDesc& desc, std::string_view isa_name) {
-    const Problem problem = std::visit([](const auto& d) { return resolve(d); }, desc);
+    const Problem resolved = std::visit([](const auto& d) { return resolve(d); }, desc);
+    // Planned as create() plans it: blocked rows of bytes and windows one plane deep folded first.
+    const jit::Folds folds = jit::folds_of(resolved);
+    const Problem problem = jit::folded_problem(resolved, folds.blocks, folds.depth);
     const std::optional<jit::Isa> isa = jit::isa_from_string(isa_name);
     if (!isa || *isa == jit::Isa::ref)
         throw Error("compile_only: isa = " + std::string(isa_name) + ", must be avx512 or avx2");
@@ -19,6 +22,8 @@ CompileReport compile_only(const AnyPoolDesc& desc, std::string_view isa_name) {
         // The code of an AVX-512 core with AVX512_VBMI (Ice Lake and later, Zen 4 and later): byte permutes.
         jit::PlanOptions options;
         options.core.byte_permutes = *isa == jit::Isa::avx512;
+        options.blocks_folded = folds.blocks;
+        options.depth_folded = folds.depth;
         const jit::KernelPlan plan = jit::make_plan(problem, *isa, options);
         const std::unique_ptr<jit::CompiledKernel> kernel = jit::compile(plan);
         return {impl_name, jit::strategy_names(plan), kernel->code_size(), jit::to_string(plan)};

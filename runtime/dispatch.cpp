@@ -23,14 +23,14 @@ jit::CpuTraits traits_of_key(bool byte_permutes) {
 
 // The code a choice names: its ISA (or the best the CPU and the cap allow), planned and emitted under it.
 std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, jit::Isa cap, const PlanChoice& choice,
-                                                            bool depth_folded, const jit::CpuTraits& core) {
+                                                            bool blocks_folded, bool depth_folded, const jit::CpuTraits& core) {
     const auto start = std::chrono::steady_clock::now();
     jit::Isa isa = choice.isa == PlanChoice::Isa::avx2 ? jit::Isa::avx2 : choice.isa == PlanChoice::Isa::avx512 ? jit::Isa::avx512 : cap;
     // A choice that leaves the ISA form to the rules gets the rules' form (a wisdom entry "threads=2" must not
     // switch the code's ISA, nor the tuner's thread candidates time other code than the rules').
     if (choice.isa == PlanChoice::Isa::rules && cap == jit::Isa::avx512 && jit::cpu_runs(jit::Isa::avx512) &&
         jit::cpu_runs(jit::Isa::avx2))
-        isa = jit::rules_isa_form(p, core).isa;
+        isa = jit::rules_isa_form(p, core, blocks_folded).isa;
     const std::string part = std::string("isa=") + jit::to_string(isa);
     if (isa == jit::Isa::ref) throw jit::UnhonouredChoice("plan choice " + to_string(choice) + " cannot be honoured: no JIT ISA is allowed (POOLJIT_MAX_ISA=ref or the CPU)");
     if (!jit::cpu_runs(isa))
@@ -41,6 +41,7 @@ std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, ji
         jit::PlanOptions options;
         options.choice = choice;
         options.core = core;
+        options.blocks_folded = blocks_folded;
         options.depth_folded = depth_folded;
         jit::KernelPlan plan = jit::make_plan(p, isa, options);
         impl->kernel = jit::compile(plan);
@@ -65,12 +66,13 @@ std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, ji
 std::shared_ptr<const Implementation> choose_implementation(const Problem& problem, jit::Isa cap, const PlanChoice& choice,
                                                             bool byte_permutes) {
     check_plan_choice(choice);
-    // Windows one plane deep: planned (ISA form included) and run as the 2-D planes of C x D channels.
-    const bool fold = jit::folds_depth(problem);
-    const std::optional<Problem> folded = fold ? std::optional(jit::depth_folded(problem)) : std::nullopt;
-    const Problem& p = folded ? *folded : problem;
+    // Blocked bytes at stride 1: planned (ISA form included) and run as planar rows of bytes; then windows one
+    // plane deep: as the 2-D planes of C x D channels.
+    const jit::Folds folds = jit::folds_of(problem);
+    const bool fold_blocks = folds.blocks, fold = folds.depth;
+    const Problem p = jit::folded_problem(problem, fold_blocks, fold);
     const jit::CpuTraits core = traits_of_key(byte_permutes);
-    if (!choice.is_rules()) return chosen_implementation(p, cap, choice, fold, core);
+    if (!choice.is_rules()) return chosen_implementation(p, cap, choice, fold_blocks, fold, core);
     const auto start = std::chrono::steady_clock::now();
     auto impl = std::make_shared<Implementation>();
     // The ISA form the rules give the problem first, where the CPU and the cap allow both; then the other.
@@ -78,8 +80,8 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& probl
     std::optional<jit::KernelPlan> avx512_plan;  // the rules' AVX-512 plan, where they made it (not folded)
     if (cap == jit::Isa::avx512 && jit::cpu_runs(jit::Isa::avx512) && jit::cpu_runs(jit::Isa::avx2)) {
         const jit::CpuTraits& traits = core;
-        jit::IsaForm form = jit::rules_isa_form(p, traits);
-        if (!fold) avx512_plan = std::move(form.avx512_plan);
+        jit::IsaForm form = jit::rules_isa_form(p, traits, fold_blocks);
+        if (!fold && !fold_blocks) avx512_plan = std::move(form.avx512_plan);
         if (form.isa == jit::Isa::avx2) {
             order = {jit::Isa::avx2, jit::Isa::avx512};
             char measured[64] = "";
@@ -102,6 +104,7 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& probl
         try {
             jit::PlanOptions options;
             options.core = core;
+            options.blocks_folded = fold_blocks;
             options.depth_folded = fold;
             jit::KernelPlan plan =
                 isa == jit::Isa::avx512 && avx512_plan ? std::move(*avx512_plan) : jit::make_plan(p, isa, options);

@@ -478,9 +478,11 @@ int execute_problem_split(const Problem& problem, const detail::Implementation& 
         reference::execute(problem, src, dst, indices);
         return 1;
     }
-    // Planned for the planes of a 3-D problem: the same fields shifted, a copy and no checks (folds_depth held
-    // at creation and reads only what the cache key holds).
-    const std::optional<Problem> folded = impl.plan.depth_folded ? std::optional(jit::depth_folded(problem)) : std::nullopt;
+    // Planned for blocked rows of bytes or the planes of a 3-D problem: the same fields scaled or shifted, a
+    // copy and no checks (folds_blocks and folds_depth held at creation and read only what the cache key holds).
+    const std::optional<Problem> folded = impl.plan.blocks_folded || impl.plan.depth_folded
+                                              ? std::optional(jit::folded_problem(problem, impl.plan.blocks_folded, impl.plan.depth_folded))
+                                              : std::nullopt;
     const Problem& p = folded ? *folded : problem;
     const RowRunner whole_sweeps(p, impl, src, dst, indices);
     const int requested = threads > 0 ? threads : num_threads();

@@ -16,8 +16,8 @@ namespace pooljit {
 int execute_problem(const Problem& problem, const detail::Implementation& impl, const void* src, void* dst,
                     void* indices);
 
-// A plan made for the planes of a 3-D problem (KernelPlan::depth_folded) runs them: `problem` is always the
-// problem as the caller resolved it.
+// A plan made for blocked rows of bytes or the planes of a 3-D problem (KernelPlan::blocks_folded, depth_folded)
+// runs those: `problem` is always the problem as the caller resolved it.
 // As execute_problem, on `threads` threads (0: set_num_threads' count); with small_problems_split, split for
 // them however few bytes the problem moves, so tests reach every split with small tensors.
 int execute_problem_split(const Problem& problem, const detail::Implementation& impl, const void* src, void* dst,

@@ -142,6 +142,11 @@ Planner::Planner(const Problem& p, const IsaCaps& caps, const PlanOptions& optio
 }
 
 KernelPlan Planner::plan() && {
+    if (options_.blocks_folded) {
+        plan_.blocks_folded = true;
+        chose("block_fold", "blocked bytes at stride 1: " + std::to_string(p_.channels) +
+                                " channel blocks as planar rows of bytes, width taps a block apart");
+    }
     if (options_.depth_folded) {
         plan_.depth_folded = true;
         chose("depth_fold", "windows one plane deep: the planes of " + std::to_string(p_.channels) +

@@ -551,6 +551,8 @@ struct KernelPlan {
     VerticalRows vertical_rows;
     // Planned for depth_folded(problem) of a 3-D problem (PlanOptions::depth_folded): the executor runs that.
     bool depth_folded = false;
+    // Planned for blocks_folded(problem) (PlanOptions::blocks_folded), before any depth fold: the executor runs that.
+    bool blocks_folded = false;
     // ncx rows of 2-D and 3-D planes: each output row prefetches the input that the rows `prefetch_distance`
     // bytes on will read, `prefetch_bytes` of it (the input rows one output row steps over), so the stream of
     // planes is in flight before the row code (its NaN scan first) reaches it. 0: no prefetch.
@@ -664,7 +666,8 @@ struct IsaForm {
     // decide and chose that form: create() takes it rather than planning the same problem again.
     std::optional<KernelPlan> avx512_plan;
 };
-IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits);
+// blocks_folded: p is blocks_folded() of a blocked problem (folds_blocks).
+IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits, bool blocks_folded = false);
 
 // The lanes the plan's vector trait computes in.
 inline LaneFormat lane_format(const KernelPlan& plan) {
@@ -690,6 +693,8 @@ struct PlanOptions {
     // The problem is depth_folded() of a 3-D one (folds_depth): the plan says so, and the executor runs the
     // folded problem.
     bool depth_folded = false;
+    // The problem is blocks_folded() of a blocked one (folds_blocks), the same.
+    bool blocks_folded = false;
 
     friend bool operator==(const PlanOptions&, const PlanOptions&) = default;
 };
@@ -709,6 +714,21 @@ public:
 // (it checks nothing).
 bool folds_depth(const Problem& problem);
 Problem depth_folded(const Problem& problem);
+
+// Blocked u8/s8 rows at stride 1: a max pool without indices over nCx8c / nCx16c tensors of whole blocks, pixels one
+// block apart (the width stride is the block), stride 1 along the width, is planned as blocks_folded(problem): each
+// channel block a planar channel whose rows are W x B bytes, its width taps B bytes apart (dilation x B, pads x
+// B), served by the planar byte code (flat planes, bands, byte rows) where the channels-last code compares one
+// 16-byte pixel a vector in 32-bit lanes. folds_depth may then fold the result's planes. blocks_folded needs
+// folds_blocks (it checks nothing).
+bool folds_blocks(const Problem& problem);
+Problem blocks_folded(const Problem& problem);
+// The folds create() applies to a problem (blocks first, then depth on the result), and the problem they give.
+struct Folds {
+    bool blocks = false, depth = false;
+};
+Folds folds_of(const Problem& problem);
+Problem folded_problem(const Problem& problem, bool blocks, bool depth);
 
 // isa must be avx2 or avx512. Throws pooljit::Error (the dispatch reason) for a plan it will not make, and
 // UnhonouredChoice for a part of options.choice it cannot take.

@@ -51,6 +51,7 @@ std::string to_string(const KernelPlan& plan) {
         s << " byte_planes=" << plan.byte_planes.vector_bytes << "x" << plan.byte_planes.elements
           << " chains=" << plan.byte_planes.chains << " loop_passes=" << plan.byte_planes.loop_passes
           << (plan.byte_planes.shared_routine ? " shared_routine" : "");
+    if (plan.blocks_folded) s << " blocks_folded";
     if (plan.depth_folded) s << " depth_folded";
     if (plan.vertical_rows.enabled())
         s << " vertical_rows=" << plan.vertical_rows.row_bytes << "B/" << plan.vertical_rows.taps << "taps";

@@ -91,6 +91,7 @@ bool uses(const KernelPlan& plan, StrategyId id) {
                                [&](const WidthRun& run) { return holds_whole_row(plan, run); });
         case StrategyId::channel_runs: return nxc && !plan.channel_blocks_innermost;
         case StrategyId::row_pitch: return plan.strategy != Strategy::nxc_channels && !plan.memory.planes_contiguous;
+        case StrategyId::blocked_byte_rows: return plan.blocks_folded;
         case StrategyId::count: break;
     }
     return false;
@@ -103,6 +104,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "byte_planes", "planes_in_registers", "byte_planes_in_registers", "flat_planes", "byte_bands", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_row_indices", "separable_pixels",
     "column_ring", "column_ring_indices", "vertical_rows", "widened_pairs", "even_element_loads", "paired_tap_loads", "tail_back_reads",
     "byte_lanes", "byte_rows", "byte_pairs", "wide_index_lanes", "window_relative_indices", "overhanging_windows", "channel_runs", "row_pitch",
+    "blocked_byte_rows",
 };
 
 }  // namespace
@@ -219,7 +221,7 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=bf16 layout=ncx src=1x2x4x12x40 k=2x2x2 s=2x2x2"},
             {"maxpool dt=f32 layout=ncx src=1x3x300 k=3 s=2 pb=1 pe=1"},
             {"adaptivemaxpool dt=f32 layout=ncx src=2x3x13x13 out=6x6", {}, {avx2}},
-            {"maxpool dt=f16 layout=ncx src=1x2x3x9x150 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1"}}},
+            {"maxpool dt=f16 layout=ncx src=1x2x4x9x150 k=2x3x3 s=2x2x2 pb=0x1x1 pe=0x1x1"}}},
         // Watched channels-last rows whose windows overlap (tests/emit/test_jit_paths.cpp puts a NaN at every input
         // position): 3 wide at stride 2 with a channel tail (rows and width taps shared), dilated, ceil rounding
         // (the row's first output in a loop of several), a 1-D row computed in pieces, 3-D (width taps only).
@@ -701,6 +703,18 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=ncx src=1x3x9x11 k=3x3 s=1x1 pb=1x1 pe=1x1 dst_strides=400x130x13x1"},
             {"maxpool layout=ncx src=1x2x4x6x7 k=2x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1 src_strides=800x400x96x12x1"},
             {"adaptivemaxpool layout=ncx src=1x4x13x13 out=3x3 src_strides=1000x250x16x1"}}},
+        // Blocked bytes at stride 1 along the width (Inception's, SPPF's, a dilated window with uneven pads, a global
+        // pool, 3-D at stride 2 along d, windows one plane deep, which then fold their depth too, a batch stride and
+        // a row pitch, 2 images of 2 blocks).
+        {blocked_byte_rows, {avx512, avx2}, {
+            {"maxpool dt=u8 layout=nCx16c src=2x32x9x11 k=3x3 pb=1x1 pe=1x1"},
+            {"maxpool dt=s8 layout=nCx8c src=1x16x12x10 k=5x5 pb=2x2 pe=2x2"},
+            {"maxpool dt=u8 layout=nCx16c src=1x16x10x12 k=3x3 d=2x2 pb=1x2 pe=2x1"},
+            {"maxpool dt=u8 layout=nCx8c src=2x16x7x7 k=7x7"},
+            {"maxpool dt=s8 layout=nCx16c src=1x16x3x6x7 k=2x3x3 s=2x1x1 pb=0x1x1 pe=1x1x1"},
+            {"maxpool dt=u8 layout=nCx16c src=1x16x3x8x9 k=1x3x3 pb=0x1x1 pe=0x1x1"},
+            {"maxpool dt=u8 layout=nCx16c src=2x32x6x7 k=3x3 s=2x1 pb=1x1 pe=1x1 src_strides=1351x672x112x16 dst_strides=677x336x112x16"},
+            {"maxpool dt=s8 layout=nCx16c src=2x32x6x7 k=3x3 pb=1x1 pe=1x1 src_strides=1536x768x128x16"}}},
     };
     return rows;
 }

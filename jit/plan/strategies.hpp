@@ -60,6 +60,8 @@ enum class StrategyId {
     channel_runs,             // channels last in runs shorter than C (nCx8c / nCx16c, views whose channels are
                               // apart): each call inside one run, the runs walked one by one
     row_pitch,                // planar rows of a view whose rows are apart (a row pitch): planes are not one span
+    blocked_byte_rows,        // nCx8c / nCx16c u8/s8 at stride 1 along the width: each channel block's rows as
+                              // planar rows of bytes, width taps a block apart (folds_blocks)
     count
 };
 

@@ -53,7 +53,14 @@ TEST(StrategyRegistry, ExamplesLandOnTheirStrategyOnTheClaimedIsasAndNoOther) {
             for (const jit::Isa isa : jit_isas) {
                 const std::string line(example.problem);
                 SCOPED_TRACE(std::string(jit::name_of(row.id)) + " on " + jit::to_string(isa) + ": " + line);
-                const jit::KernelPlan plan = jit::make_plan(pj::test::resolve_line(line), isa, example.options);
+                // Planned as create() plans it: blocked rows of bytes and windows one plane deep folded first.
+                const pj::Problem problem = pj::test::resolve_line(line);
+                const jit::Folds folds = jit::folds_of(problem);
+                jit::PlanOptions options = example.options;
+                options.blocks_folded = folds.blocks;
+                options.depth_folded = folds.depth;
+                const jit::KernelPlan plan =
+                    jit::make_plan(jit::folded_problem(problem, folds.blocks, folds.depth), isa, options);
                 EXPECT_EQ(has(jit::strategies_of(plan), row.id), claims(row, example, isa))
                     << "the plan's strategies: " << jit::strategy_names(plan);
             }
