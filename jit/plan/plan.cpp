@@ -254,7 +254,7 @@ void Planner::choose_lanes() {
                 plan_.compare = p_.dtype == DType::u8 ? CompareType::u8 : CompareType::s8;
                 chose("byte_rows", std::to_string(caps_.vector_bytes) + " outputs a vector, through separable rows");
             }
-        } else if (channels_apart() && memory_.channel_run < caps_.vector_bytes)
+        } else if (channels_apart() && memory_.channel_run < min_byte_lane_run(caps_.vector_bytes))
             declined("byte_lanes", "runs of " + std::to_string(memory_.channel_run) + " consecutive channels would fill " +
                                        std::to_string(memory_.channel_run) + " of " + std::to_string(caps_.vector_bytes) +
                                        " byte lanes");

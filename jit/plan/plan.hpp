@@ -402,6 +402,12 @@ struct MemoryFacts {
 // The facts of a problem's strides.
 MemoryFacts memory_facts(const Problem& p);
 
+// Channels-last u8/s8 whose channels are consecutive only in runs shorter than C (nCx8c / nCx16c, a view whose
+// channels lie apart) compare in byte lanes from runs of this many channels: a quarter of a ymm (the 256-bit form
+// loads a block of 8 or 16 bytes whole), half a zmm (the AVX-512 form's masked byte loads of a 16-byte block ran
+// 1.5-1.7x slower than its 32-bit lanes: the stem 48.9 -> 82.5 us). Shorter runs widen to 32-bit lanes.
+constexpr std::int64_t min_byte_lane_run(std::int64_t vector_bytes) { return vector_bytes >= 64 ? 32 : 8; }
+
 // Whether the problem's lanes run along the width (planar rows, Strategy::ncx_width and its planes) rather than
 // along the channels: ncx tensors whose rows are contiguous, and tensors whose channels are apart in every run
 // where their rows are contiguous. Every other view takes channels-last code, in runs of memory.channel_run

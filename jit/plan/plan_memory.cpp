@@ -213,10 +213,11 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits, bool blocks_fo
     // Channels last: the AVX-512 form's call holds a block of channels; where they fill at most half a zmm
     // (32 bytes of compare lanes: u8 in byte lanes up to 32 channels, f32 up to 8), a ymm holds them whole.
     // Lanes as the planner takes them (choose_lanes): bytes compare in byte lanes unless indices need 32-bit
-    // lanes or the consecutive channels are runs shorter than a ymm (blocks of 8 or 16 take 32-bit lanes).
+    // lanes or the consecutive channels are runs shorter than the 256-bit form's min_byte_lane_run (blocks of 8
+    // or 16 take byte lanes, and so the 256-bit form: a block of at most half a zmm).
     const std::int64_t run = std::min(std::max<std::int64_t>(p.channels, 1), m.channel_run);
     const bool byte_lanes = (p.dtype == DType::u8 || p.dtype == DType::s8) && !p.has_indices &&
-                            !(m.channel_run < p.channels && m.channel_run < 32);
+                            !(m.channel_run < p.channels && m.channel_run < min_byte_lane_run(32));
     const std::int64_t lane_bytes = byte_lanes ? 1 : jit::lane_bytes(compare_type_of(p.dtype));
     if (run * lane_bytes <= 32) return {Isa::avx2, "a channel block fills at most half a 512-bit vector", {}};
     // Byte lanes of 33 to 63 channels, where the core splits: one masked zmm load a pixel against a ymm and a
