@@ -1,0 +1,126 @@
+// Problems planned as others that address the same elements (jit/plan/plan_depth.cpp): windows one plane deep
+// as the 2-D planes of their channels, blocked bytes at stride 1 as planar rows of bytes. Plans only, on any host;
+// every expected value is worked out by hand from the definitions in jit/plan/plan.hpp and the address formula of
+// DESIGN.md section 2.
+#include "jit/plan/plan.hpp"
+#include "support/plan_util.hpp"
+
+#include <pooljit/pooljit.hpp>
+
+#include <gtest/gtest.h>
+
+namespace pj = pooljit;
+namespace jit = pooljit::jit;
+
+namespace {
+
+using pooljit::testing::plan_of;
+using pooljit::testing::problem_of;
+
+// Windows one plane deep are planned as the 2-D planes of C x D channels (jit::folds_depth, jit::depth_folded)
+// only where the channels are D planes apart, there are no indices, and the rows are bound by compares or hold
+// data of 1 byte, or of 2 over channel volumes under 64 KiB; the folded problem's planes are the 3-D problem's.
+TEST(PlanFacts, WindowsOnePlaneDeepFoldIntoChannelsWhereTheChannelsAreDPlanesApart) {
+    const pj::Problem i3d = problem_of("maxpool dt=u8 layout=ncx src=2x5x3x20x22 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1");
+    ASSERT_TRUE(jit::folds_depth(i3d));
+    const pj::Problem folded = jit::depth_folded(i3d);
+    EXPECT_EQ(folded.spatial_rank, 2);
+    EXPECT_EQ(folded.channels, 15);
+    EXPECT_EQ(folded.batch, 2);
+    EXPECT_EQ(folded.in, (pj::Problem::Spatial{20, 22, 1}));
+    EXPECT_EQ(folded.out, (pj::Problem::Spatial{10, 11, 1}));
+    EXPECT_EQ(folded.kernel, (pj::Problem::Spatial{3, 3, 1}));
+    EXPECT_EQ(folded.pad_begin, (pj::Problem::Spatial{1, 1, 0}));
+    EXPECT_EQ(folded.src_strides.c, 20 * 22);
+    EXPECT_EQ(folded.src_strides.n, 5 * 3 * 20 * 22);
+    EXPECT_EQ(folded.dst_strides.c, 10 * 11);
+    jit::PlanOptions options;
+    options.depth_folded = true;
+    const jit::KernelPlan plan = jit::make_plan(folded, jit::Isa::avx2, options);
+    EXPECT_TRUE(plan.depth_folded);
+    EXPECT_EQ(jit::lane_bytes(plan.compare), 1);  // the 2-D code: byte rows
+    EXPECT_FALSE(plan_of("maxpool dt=u8 layout=ncx src=2x5x20x22 k=3x3", jit::Isa::avx2).depth_folded);
+    for (const char* text : {"adaptivemaxpool dt=bf16 layout=ncx src=1x3x4x9x13 out=4x3x5",
+                             "maxpool dt=f32 layout=ncx src=1x5x3x20x22 k=1x3x3 pb=0x1x1 pe=0x1x1",
+                             "maxpool dt=bf16 layout=ncx src=1x5x3x20x22 k=1x3x3 s=1x2x2",
+                             "maxpool dt=f32 layout=ncx src=1x5x3x20x22 k=1x3x3 src_strides=7000x1320x440x22x1"}) {
+        SCOPED_TRACE(text);
+        EXPECT_TRUE(jit::folds_depth(problem_of(text)));
+    }
+    // Not folded: 4-byte data in rows bound by memory (their 3-D rows watch for NaN), 2-byte data there over
+    // channel volumes of 64 KiB or more (16 x 64 x 64 x 2 bytes: 128 KiB), a window two planes deep,
+    // a stride along d, padding along d, fewer output planes, indices, channels-last, channels apart from their
+    // planes (a gap after each channel), a channel broadcast.
+    for (const char* text : {"maxpool dt=f32 layout=ncx src=1x5x3x20x22 k=1x3x3 s=1x2x2",
+                             "maxpool dt=bf16 layout=ncx src=1x4x16x64x64 k=1x3x3 s=1x2x2",
+                             "maxpool dt=f16 layout=ncx src=1x4x16x64x64 k=1x2x2 s=1x2x2",
+                             "maxpool dt=u8 layout=ncx src=1x5x3x20x22 k=2x3x3",
+                             "maxpool dt=u8 layout=ncx src=1x5x4x20x22 k=1x3x3 s=2x1x1",
+                             "maxpool dt=u8 layout=ncx src=1x5x3x20x22 k=1x3x3 pb=1x0x0 pe=1x0x0",
+                             "adaptivemaxpool dt=f32 layout=ncx src=1x3x4x9x13 out=2x3x5",
+                             "maxpool dt=f32 layout=ncx src=1x5x3x20x22 k=1x3x3 idx=s64",
+                             "maxpool dt=f32 layout=nxc src=1x5x3x20x22 k=1x3x3",
+                             "maxpool dt=f32 layout=ncx src=1x5x3x20x22 k=1x3x3 src_strides=6605x1321x440x22x1",
+                             "maxpool dt=f32 layout=ncx src=1x5x3x20x22 k=1x3x3 src_strides=1320x0x440x22x1"}) {
+        SCOPED_TRACE(text);
+        EXPECT_FALSE(jit::folds_depth(problem_of(text)));
+    }
+}
+
+// Blocked bytes at stride 1 along the width are planned as planar rows of bytes (jit::folds_blocks,
+// jit::blocks_folded): element (n, c, h, w) of nCx16c lies at n*s0 + (c / 16)*s1 + h*s2 + w*s3 + c % 16, so with
+// s3 = 16 a block's row is W x 16 consecutive bytes, and output pixel x's lane c, the maximum over input pixels
+// x + t*d - p, is planar output x*16 + c of that row over taps t*16*d - p*16 bytes from it. Inception's shape in
+// nCx16c, 2 images of 192 channels (12 blocks): dense strides s3 = 16, s2 = 28*16 = 448, s1 = 28*448 = 12544,
+// s0 = 12*12544 = 150528.
+TEST(PlanFacts, BlockedBytesAtStrideOneFoldIntoPlanarRowsOfBytes) {
+    const pj::Problem inception = problem_of("maxpool dt=u8 layout=nCx16c src=2x192x28x28 k=3x3 pb=1x1 pe=1x1");
+    ASSERT_TRUE(jit::folds_blocks(inception));
+    const pj::Problem folded = jit::blocks_folded(inception);
+    EXPECT_EQ(folded.layout, pj::Layout::ncx);
+    EXPECT_EQ(folded.block, 1);
+    EXPECT_EQ(folded.batch, 2);
+    EXPECT_EQ(folded.channels, 12);
+    EXPECT_EQ(folded.in, (pj::Problem::Spatial{28, 28 * 16, 1}));
+    EXPECT_EQ(folded.out, (pj::Problem::Spatial{28, 28 * 16, 1}));
+    EXPECT_EQ(folded.kernel, (pj::Problem::Spatial{3, 3, 1}));
+    EXPECT_EQ(folded.stride, (pj::Problem::Spatial{1, 1, 1}));
+    EXPECT_EQ(folded.dilation, (pj::Problem::Spatial{1, 16, 1}));
+    EXPECT_EQ(folded.pad_begin, (pj::Problem::Spatial{1, 16, 0}));
+    EXPECT_EQ(folded.pad_end, (pj::Problem::Spatial{1, 16, 0}));
+    EXPECT_EQ(folded.src_strides, (pj::Problem::Strides{150528, 12544, {448, 1, 0}}));
+    EXPECT_EQ(folded.dst_strides, (pj::Problem::Strides{150528, 12544, {448, 1, 0}}));
+    // create() plans it so (the ISA form too), and says so in the plan.
+    const jit::Folds folds = jit::folds_of(inception);
+    EXPECT_TRUE(folds.blocks);
+    EXPECT_FALSE(folds.depth);
+    jit::PlanOptions options;
+    options.blocks_folded = true;
+    const jit::KernelPlan plan = jit::make_plan(folded, jit::Isa::avx2, options);
+    EXPECT_TRUE(plan.blocks_folded);
+    EXPECT_EQ(jit::lane_bytes(plan.compare), 1);  // planar bytes in byte lanes
+    // A 3-D one-plane-deep window folds both ways: the blocks first, then the planes of the result.
+    EXPECT_TRUE(jit::folds_of(problem_of("maxpool dt=u8 layout=nCx16c src=1x16x3x8x9 k=1x3x3 pb=0x1x1 pe=0x1x1")).depth);
+    for (const char* text : {"maxpool dt=s8 layout=nCx8c src=1x16x12x10 k=5x5 pb=2x2 pe=2x2",
+                             "maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7",
+                             "maxpool dt=u8 layout=nCx16c src=1x16x3x6x7 k=2x3x3 s=2x1x1",
+                             "maxpool dt=u8 layout=nCx16c src=2x32x6x7 k=3x3 src_strides=1536x768x128x16"}) {
+        SCOPED_TRACE(text);
+        EXPECT_TRUE(jit::folds_blocks(problem_of(text)));
+    }
+    // Not folded: a stride along the width, indices, a partial last block (20 channels in blocks of 16), data of
+    // more than a byte, 1-D rows, adaptive windows, pixels further apart than a block (w stride 32), nxc.
+    for (const char* text : {"maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 s=2x2",
+                             "maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 idx=s32",
+                             "maxpool dt=u8 layout=nCx16c src=1x20x12x12 k=3x3",
+                             "maxpool dt=f32 layout=nCx16c src=1x16x12x12 k=3x3",
+                             "maxpool dt=u8 layout=nCx16c src=1x16x100 k=3",
+                             "adaptivemaxpool dt=u8 layout=nCx16c src=1x16x13x13 out=6x6",
+                             "maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 src_strides=4608x4608x384x32",
+                             "maxpool dt=u8 layout=nxc src=1x16x12x12 k=3x3"}) {
+        SCOPED_TRACE(text);
+        EXPECT_FALSE(jit::folds_blocks(problem_of(text)));
+    }
+}
+
+}  // namespace
