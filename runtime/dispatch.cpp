@@ -68,7 +68,9 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& probl
     check_plan_choice(choice);
     // Blocked bytes at stride 1: planned (ISA form included) and run as planar rows of bytes; then windows one
     // plane deep: as the 2-D planes of C x D channels.
-    const jit::Folds folds = jit::folds_of(problem);
+    // Byte bands may serve folded rows where the AVX-512 form runs with byte permutes (in the cache key).
+    const bool bands = cap == jit::Isa::avx512 && jit::cpu_runs(jit::Isa::avx512) && byte_permutes;
+    const jit::Folds folds = jit::folds_of(problem, bands);
     const bool fold_blocks = folds.blocks, fold = folds.depth;
     const Problem p = jit::folded_problem(problem, fold_blocks, fold);
     const jit::CpuTraits core = traits_of_key(byte_permutes);

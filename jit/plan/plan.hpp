@@ -724,16 +724,17 @@ Problem depth_folded(const Problem& problem);
 // Blocked u8/s8 rows at stride 1: a max pool without indices over nCx8c / nCx16c tensors of whole blocks, pixels one
 // block apart (the width stride is the block), stride 1 along the width, is planned as blocks_folded(problem): each
 // channel block a planar channel whose rows are W x B bytes, its width taps B bytes apart (dilation x B, pads x
-// B), served by the planar byte code (flat planes, bands, byte rows) where the channels-last code compares one
-// 16-byte pixel a vector in 32-bit lanes. folds_depth may then fold the result's planes. blocks_folded needs
-// folds_blocks (it checks nothing).
-bool folds_blocks(const Problem& problem);
+// B), served by the planar byte code (bands, byte rows) where the channels-last code compares one pixel a vector.
+// 2-D windows, and 3-D windows one plane deep (folds_depth then folds the result's planes); a window of the whole
+// row only where `bands` (the AVX-512 form with byte permutes may serve it). blocks_folded needs folds_blocks (it
+// checks nothing).
+bool folds_blocks(const Problem& problem, bool bands);
 Problem blocks_folded(const Problem& problem);
 // The folds create() applies to a problem (blocks first, then depth on the result), and the problem they give.
 struct Folds {
     bool blocks = false, depth = false;
 };
-Folds folds_of(const Problem& problem);
+Folds folds_of(const Problem& problem, bool bands);
 Problem folded_problem(const Problem& problem, bool blocks, bool depth);
 
 // isa must be avx2 or avx512. Throws pooljit::Error (the dispatch reason) for a plan it will not make, and

@@ -29,6 +29,8 @@ bool holds_whole_row(const KernelPlan& plan, const WidthRun& run) {
 }
 
 bool uses(const KernelPlan& plan, StrategyId id) {
+    // The problem the plan was made for, whatever code serves it.
+    if (id == StrategyId::blocked_byte_rows) return plan.blocks_folded;
     if (plan.flat_planes.enabled()) return id == StrategyId::flat_planes;
     if (plan.byte_bands.enabled()) return id == StrategyId::byte_bands;
     const bool nxc = plan.strategy == Strategy::nxc_channels;
@@ -703,18 +705,19 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=ncx src=1x3x9x11 k=3x3 s=1x1 pb=1x1 pe=1x1 dst_strides=400x130x13x1"},
             {"maxpool layout=ncx src=1x2x4x6x7 k=2x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1 src_strides=800x400x96x12x1"},
             {"adaptivemaxpool layout=ncx src=1x4x13x13 out=3x3 src_strides=1000x250x16x1"}}},
-        // Blocked bytes at stride 1 along the width (Inception's, SPPF's, a dilated window with uneven pads, a global
-        // pool, 3-D at stride 2 along d, windows one plane deep, which then fold their depth too, a batch stride and
-        // a row pitch, 2 images of 2 blocks).
+        // Blocked bytes at stride 1 along the width (Inception's, SPPF's, a dilated window with uneven pads, 3-D
+        // windows one plane deep, which then fold their depth too, a batch stride and a row pitch, 2 images of 2
+        // blocks; a global pool where the AVX-512 form's bands may take it).
         {blocked_byte_rows, {avx512, avx2}, {
             {"maxpool dt=u8 layout=nCx16c src=2x32x9x11 k=3x3 pb=1x1 pe=1x1"},
             {"maxpool dt=s8 layout=nCx8c src=1x16x12x10 k=5x5 pb=2x2 pe=2x2"},
             {"maxpool dt=u8 layout=nCx16c src=1x16x10x12 k=3x3 d=2x2 pb=1x2 pe=2x1"},
-            {"maxpool dt=u8 layout=nCx8c src=2x16x7x7 k=7x7"},
-            {"maxpool dt=s8 layout=nCx16c src=1x16x3x6x7 k=2x3x3 s=2x1x1 pb=0x1x1 pe=1x1x1"},
+            {"maxpool dt=u8 layout=nCx8c src=2x16x7x7 k=7x7", byte_permutes, {avx512}},
             {"maxpool dt=u8 layout=nCx16c src=1x16x3x8x9 k=1x3x3 pb=0x1x1 pe=0x1x1"},
             {"maxpool dt=u8 layout=nCx16c src=2x32x6x7 k=3x3 s=2x1 pb=1x1 pe=1x1 src_strides=1351x672x112x16 dst_strides=677x336x112x16"},
-            {"maxpool dt=s8 layout=nCx16c src=2x32x6x7 k=3x3 pb=1x1 pe=1x1 src_strides=1536x768x128x16"}}},
+            {"maxpool dt=s8 layout=nCx16c src=2x32x6x7 k=3x3 pb=1x1 pe=1x1 src_strides=1536x768x128x16"},
+            // On a core with byte permutes the AVX-512 form's bands take the folded rows.
+            {"maxpool dt=u8 layout=nCx16c src=2x32x9x11 k=3x3 pb=1x1 pe=1x1", byte_permutes}}},
     };
     return rows;
 }

@@ -75,7 +75,7 @@ TEST(PlanFacts, WindowsOnePlaneDeepFoldIntoChannelsWhereTheChannelsAreDPlanesApa
 // s0 = 12*12544 = 150528.
 TEST(PlanFacts, BlockedBytesAtStrideOneFoldIntoPlanarRowsOfBytes) {
     const pj::Problem inception = problem_of("maxpool dt=u8 layout=nCx16c src=2x192x28x28 k=3x3 pb=1x1 pe=1x1");
-    ASSERT_TRUE(jit::folds_blocks(inception));
+    ASSERT_TRUE(jit::folds_blocks(inception, false));
     const pj::Problem folded = jit::blocks_folded(inception);
     EXPECT_EQ(folded.layout, pj::Layout::ncx);
     EXPECT_EQ(folded.block, 1);
@@ -91,7 +91,7 @@ TEST(PlanFacts, BlockedBytesAtStrideOneFoldIntoPlanarRowsOfBytes) {
     EXPECT_EQ(folded.src_strides, (pj::Problem::Strides{150528, 12544, {448, 1, 0}}));
     EXPECT_EQ(folded.dst_strides, (pj::Problem::Strides{150528, 12544, {448, 1, 0}}));
     // create() plans it so (the ISA form too), and says so in the plan.
-    const jit::Folds folds = jit::folds_of(inception);
+    const jit::Folds folds = jit::folds_of(inception, false);
     EXPECT_TRUE(folds.blocks);
     EXPECT_FALSE(folds.depth);
     jit::PlanOptions options;
@@ -100,17 +100,20 @@ TEST(PlanFacts, BlockedBytesAtStrideOneFoldIntoPlanarRowsOfBytes) {
     EXPECT_TRUE(plan.blocks_folded);
     EXPECT_EQ(jit::lane_bytes(plan.compare), 1);  // planar bytes in byte lanes
     // A 3-D one-plane-deep window folds both ways: the blocks first, then the planes of the result.
-    EXPECT_TRUE(jit::folds_of(problem_of("maxpool dt=u8 layout=nCx16c src=1x16x3x8x9 k=1x3x3 pb=0x1x1 pe=0x1x1")).depth);
+    EXPECT_TRUE(jit::folds_of(problem_of("maxpool dt=u8 layout=nCx16c src=1x16x3x8x9 k=1x3x3 pb=0x1x1 pe=0x1x1"), false).depth);
     for (const char* text : {"maxpool dt=s8 layout=nCx8c src=1x16x12x10 k=5x5 pb=2x2 pe=2x2",
-                             "maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7",
-                             "maxpool dt=u8 layout=nCx16c src=1x16x3x6x7 k=2x3x3 s=2x1x1",
                              "maxpool dt=u8 layout=nCx16c src=2x32x6x7 k=3x3 src_strides=1536x768x128x16"}) {
         SCOPED_TRACE(text);
-        EXPECT_TRUE(jit::folds_blocks(problem_of(text)));
+        EXPECT_TRUE(jit::folds_blocks(problem_of(text), false));
     }
+    // A window of the whole row (a global pool) folds only where the AVX-512 form's byte bands may take it.
+    EXPECT_TRUE(jit::folds_blocks(problem_of("maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7"), true));
+    EXPECT_FALSE(jit::folds_blocks(problem_of("maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7"), false));
     // Not folded: a stride along the width, indices, a partial last block (20 channels in blocks of 16), data of
-    // more than a byte, 1-D rows, adaptive windows, pixels further apart than a block (w stride 32), nxc.
+    // more than a byte, 1-D rows, adaptive windows, pixels further apart than a block (w stride 32), nxc, 3-D
+    // windows more than one plane deep.
     for (const char* text : {"maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 s=2x2",
+                             "maxpool dt=u8 layout=nCx16c src=1x16x3x6x7 k=2x3x3 s=2x1x1",
                              "maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 idx=s32",
                              "maxpool dt=u8 layout=nCx16c src=1x20x12x12 k=3x3",
                              "maxpool dt=f32 layout=nCx16c src=1x16x12x12 k=3x3",
@@ -119,7 +122,7 @@ TEST(PlanFacts, BlockedBytesAtStrideOneFoldIntoPlanarRowsOfBytes) {
                              "maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 src_strides=4608x4608x384x32",
                              "maxpool dt=u8 layout=nxc src=1x16x12x12 k=3x3"}) {
         SCOPED_TRACE(text);
-        EXPECT_FALSE(jit::folds_blocks(problem_of(text)));
+        EXPECT_FALSE(jit::folds_blocks(problem_of(text), true));
     }
 }
 
