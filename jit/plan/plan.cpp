@@ -142,15 +142,24 @@ Planner::Planner(const Problem& p, const IsaCaps& caps, const PlanOptions& optio
 }
 
 KernelPlan Planner::plan() && {
+    const bool lanes = options_.blocks_folded && blocks_as_lanes(p_);
     if (options_.blocks_folded) {
         plan_.blocks_folded = true;
-        chose("block_fold", "blocked bytes at stride 1: " + std::to_string(p_.channels) +
-                                " channel blocks as planar rows of bytes, width taps a block apart");
+        chose("block_fold", lanes ? "blocked bytes at stride 2: " + std::to_string(p_.channels) +
+                                        " channel blocks as planar channels whose last axis is the block's lanes"
+                                  : "blocked bytes at stride 1: " + std::to_string(p_.channels) +
+                                        " channel blocks as planar rows of bytes, width taps a block apart");
     }
     if (options_.depth_folded) {
         plan_.depth_folded = true;
         chose("depth_fold", "windows one plane deep: the planes of " + std::to_string(p_.channels) +
                                 " channels (C x D) as 2-D planes");
+    }
+    if (lanes && choice().planes != PlanChoice::Switch::off && blocked_pixels_fit(p_)) {
+        choose_blocked_pixels();
+        set_expected_work();
+        check_choice_honoured();
+        return std::move(plan_);
     }
     choose_lanes();
     choose_nan_scan();

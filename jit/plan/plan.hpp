@@ -112,6 +112,43 @@ struct FlatPlanes {
     friend bool operator==(const FlatPlanes&, const FlatPlanes&) = default;
 };
 
+// Blocked pixels (blocked_byte_pixels): nCx8c / nCx16c u8/s8 max pools at stride 2 along the width, planned as
+// the lane-axis problem of blocks_folded() (each channel block a planar channel of rows of pixels of `block` bytes,
+// the block's lanes its last axis). A vector holds vector_bytes / block output pixels of one row: for each pair
+// offset o (the window's width taps t * dilation_w - pad_w, in pixels from 2x, two neighbouring taps a pair where
+// they are), two vectors load the 2 G pixels from 2x + o of each window row, merged down the rows first (integers:
+// the order is of no consequence), then split into their even pixels (tap o) and odd pixels (tap o + 1), each a
+// max into the outputs. Loads and stores at the row's ends go under masks of whole pixels.
+// Output rows [begin, begin + count) whose windows' real rows are the kernel rows [tap_begin, tap_end).
+struct BlockedPixelRun {
+    std::int64_t begin = 0, count = 0, tap_begin = 0, tap_end = 0;
+    friend bool operator==(const BlockedPixelRun&, const BlockedPixelRun&) = default;
+};
+// A load pair: the 2 G pixels from 2x + offset; its even pixels are a width tap, its odd ones too where `odd`.
+struct BlockedPixelPair {
+    std::int64_t offset = 0;
+    bool odd = false;
+    friend bool operator==(const BlockedPixelPair&, const BlockedPixelPair&) = default;
+};
+struct BlockedPixels {
+    int block = 0;         // bytes a pixel (8 or 16); 0: not this code
+    int vector_bytes = 0;  // 32 (ymm) or 64 (zmm)
+    std::int64_t in_h = 1, in_w = 0, out_h = 1, out_w = 0;
+    int kernel_h = 1, kernel_w = 1, stride_h = 1, dilation_h = 1, dilation_w = 1;
+    std::int64_t pad_h = 0, pad_w = 0;          // pads before the input
+    std::int64_t src_row_bytes = 0, dst_row_bytes = 0;  // row pitches (bytes)
+    std::vector<BlockedPixelRun> runs;                  // the output rows, in order
+    std::vector<BlockedPixelPair> pairs;                // by offset
+    bool enabled() const { return block > 0; }
+    std::int64_t pixels() const { return block > 0 ? vector_bytes / block : 0; }  // outputs a vector (G)
+    std::int64_t chunks() const { return block > 0 ? (out_w + pixels() - 1) / pixels() : 0; }
+    // The chunks (G outputs from output c G) whose pairs all load whole vectors inside the row: [first, end).
+    std::int64_t interior_begin() const;
+    std::int64_t interior_end() const;
+
+    friend bool operator==(const BlockedPixels&, const BlockedPixels&) = default;
+};
+
 // Byte bands (AVX-512 with byte permutes, AVX512_VBMI): planar u8/s8 2-D max pools without indices, a plane's
 // outputs computed a vector (a band) at a time, in byte lanes. A band holds `rows` output rows of one column
 // chunk's outputs: lane g * chunk.outputs + j is output row r0 + g, output column chunk.out_begin + j. Its input
@@ -553,6 +590,8 @@ struct KernelPlan {
     FlatPlanes flat_planes;
     // ncx_planes of u8/s8 2-D planes in bands of outputs from byte permutes (`plane` is then empty).
     ByteBands byte_bands;
+    // ncx_planes of blocked u8/s8 at stride 2 along the width, planned as its lane-axis fold: several pixels a vector.
+    BlockedPixels blocked_pixels;
     // nxc_channels: rows of the window merged first into a stack row (VerticalRows), then the row code's width taps.
     VerticalRows vertical_rows;
     // Planned for depth_folded(problem) of a 3-D problem (PlanOptions::depth_folded): the executor runs that.
@@ -726,10 +765,17 @@ Problem depth_folded(const Problem& problem);
 // channel block a planar channel whose rows are W x B bytes, its width taps B bytes apart (dilation x B, pads x
 // B), served by the planar byte code (bands, byte rows) where the channels-last code compares one pixel a vector.
 // 2-D windows, and 3-D windows one plane deep (folds_depth then folds the result's planes); a window of the whole
-// row only where `bands` (the AVX-512 form with byte permutes may serve it). blocks_folded needs folds_blocks (it
-// checks nothing).
+// row only where `bands` (the AVX-512 form with byte permutes may serve it). At stride 2 along the width (1-D and
+// 2-D), blocks_folded(problem) is the lane-axis problem instead: each channel block a planar channel of one more
+// spatial axis, the block's B lanes (kernel, stride and dilation 1, no pads), which blocked_byte_pixels serves
+// (blocks_as_lanes). blocks_folded needs folds_blocks (it checks nothing).
 bool folds_blocks(const Problem& problem, bool bands);
 Problem blocks_folded(const Problem& problem);
+// A folded problem whose last axis is a block's lanes (blocks_folded at stride 2 along the width); whether
+// blocked_byte_pixels' code has room for it (its runs of rows, its displacements, its code's size); its plan.
+bool blocks_as_lanes(const Problem& folded);
+bool blocked_pixels_fit(const Problem& folded);
+BlockedPixels blocked_pixels_of(const Problem& folded, int vector_bytes);
 // The folds create() applies to a problem (blocks first, then depth on the result), and the problem they give.
 struct Folds {
     bool blocks = false, depth = false;

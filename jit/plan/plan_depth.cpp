@@ -62,16 +62,18 @@ Problem depth_folded(const Problem& p) {
 bool folds_blocks(const Problem& p, bool bands) {
     if (p.block <= 1 || p.has_indices || p.op != OpKind::max_pool || (p.dtype != DType::u8 && p.dtype != DType::s8))
         return false;
-    // 2-D and 3-D: a 1-D row of one output window (s8 1x1024x1024 k1024 nCx16c, the row a block's 16 KiB) ran
-    // 46.3 us folded against 29.8 (Xeon 2).
-    if (p.spatial_rank < 2) return false;
     // Whole blocks only: a partial last block's padded lanes would be computed (from the source's padded lanes)
     // where the destination keeps them zero.
     if (p.channels == 0 || p.channels % p.block != 0) return false;
-    // Stride 1 along the width, pixels one block apart in both tensors: output pixel x's lane c is the maximum of
-    // the same taps as planar output x * B + c of rows of W x B bytes whose width taps are B bytes apart.
+    // Pixels one block apart in both tensors. At stride 1 along the width, output pixel x's lane c is the maximum
+    // of the same taps as planar output x * B + c of rows of W x B bytes whose width taps are B bytes apart; at
+    // stride 2, of 1-D and 2-D windows, the lane-axis problem's (blocked_byte_pixels).
     const auto w = static_cast<std::size_t>(p.spatial_rank - 1);
-    if (p.stride[w] != 1 || p.src_strides.spatial[w] != p.block || p.dst_strides.spatial[w] != p.block) return false;
+    if (p.src_strides.spatial[w] != p.block || p.dst_strides.spatial[w] != p.block) return false;
+    if (p.stride[w] == 2 && p.spatial_rank <= 2) return blocked_pixels_fit(blocks_folded(p));
+    // At stride 1, 2-D and 3-D: a 1-D row of one output window (s8 1x1024x1024 k1024 nCx16c, the row a block's
+    // 16 KiB) ran 46.3 us folded against 29.8 (Xeon 2).
+    if (p.stride[w] != 1 || p.spatial_rank < 2) return false;
     // The width's fields times the block fit with room (the row's bytes are at most the tensor's extent, but a
     // dilation or a pad may be larger).
     const std::int64_t limit = std::numeric_limits<std::int64_t>::max() / p.block / 4;
@@ -92,6 +94,21 @@ Problem blocks_folded(const Problem& p) {
     Problem q = p;
     const auto w = static_cast<std::size_t>(p.spatial_rank - 1);
     const std::int64_t b = p.block;
+    if (p.stride[w] != 1) {
+        // The lane-axis problem: one more spatial axis, the block's lanes, which no window crosses.
+        const auto lanes = w + 1;
+        q.layout = Layout::ncx;
+        q.block = 1;
+        q.channels = p.channels / b;
+        q.spatial_rank = p.spatial_rank + 1;
+        q.in[lanes] = q.out[lanes] = b;
+        q.kernel[lanes] = q.stride[lanes] = q.dilation[lanes] = 1;
+        q.pad_begin[lanes] = q.pad_end[lanes] = 0;
+        q.src_strides.spatial[lanes] = 1;
+        q.dst_strides.spatial[lanes] = 1;
+        q.indices_strides = {};
+        return q;
+    }
     q.layout = Layout::ncx;
     q.block = 1;
     q.channels = p.channels / b;  // the channel blocks, each a planar channel

@@ -38,6 +38,7 @@ void Planner::take_plane_code() {
     plan_.strategy = Strategy::ncx_planes;
     plan_.flat_planes = {};
     plan_.byte_bands = {};
+    plan_.blocked_pixels = {};
     plan_.plane = {};
     plan_.byte_planes = {};
     plan_.separable = {};

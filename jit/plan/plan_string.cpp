@@ -55,6 +55,13 @@ std::string to_string(const KernelPlan& plan) {
     if (plan.depth_folded) s << " depth_folded";
     if (plan.vertical_rows.enabled())
         s << " vertical_rows=" << plan.vertical_rows.row_bytes << "B/" << plan.vertical_rows.taps << "taps";
+    if (plan.blocked_pixels.enabled()) {
+        const BlockedPixels& bp = plan.blocked_pixels;
+        s << " blocked_pixels=" << bp.pixels() << "x" << bp.block << "B chunks=" << bp.chunks() << " loop=["
+          << bp.interior_begin() << "," << bp.interior_end() << ") pairs=";
+        for (const BlockedPixelPair& pair : bp.pairs) s << (&pair == &bp.pairs.front() ? "" : ",") << pair.offset << (pair.odd ? "+odd" : "");
+        s << " runs=" << bp.runs.size();
+    }
     if (plan.flat_planes.enabled())
         s << " flat_planes=" << plan.flat_planes.vector_bytes << "x" << plan.flat_planes.vectors()
           << (plan.flat_planes.converts_plane ? " converted" : "");

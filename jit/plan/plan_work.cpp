@@ -47,6 +47,17 @@ void Planner::set_expected_work() {
     // outputs in whole vectors.
     const double vectors = lanes_are_outputs_ ? channels * rows * std::ceil(outputs_per_row / lanes)
                                               : rows * outputs_per_row * std::ceil(channels / lanes);
+    if (plan_.blocked_pixels.enabled()) {
+        // Each chunk of G outputs: its window rows' two loads and max a pair, then a split and a max a tap.
+        const BlockedPixels& bp = plan_.blocked_pixels;
+        double row_loads = 0;
+        for (const BlockedPixelRun& run : bp.runs)
+            row_loads += static_cast<double>(run.count) * static_cast<double>(run.tap_end - run.tap_begin);
+        const double pairs = static_cast<double>(bp.pairs.size());
+        plan_.vector_ops_per_image =
+            channels * static_cast<double>(bp.chunks()) * (4 * pairs * row_loads + 2 * pairs * static_cast<double>(bp.out_h));
+        return;
+    }
     if (plan_.byte_planes.enabled()) {
         // Each plane's vectors (the last one may overlap), then its share of the reduction across planes: an
         // interleave, another and a max for every plane but one of each group.

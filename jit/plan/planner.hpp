@@ -104,6 +104,7 @@ private:
     void take_plane_code();  // plan_flat.cpp
     std::string flat_planes_declined() const;
     void choose_flat_planes();
+    void choose_blocked_pixels();  // plan_blocked_pixels.cpp
     std::string byte_bands_declined() const;  // plan_bands.cpp
     void choose_byte_bands();
     void choose_widened_pairs();

@@ -30,7 +30,8 @@ bool holds_whole_row(const KernelPlan& plan, const WidthRun& run) {
 
 bool uses(const KernelPlan& plan, StrategyId id) {
     // The problem the plan was made for, whatever code serves it.
-    if (id == StrategyId::blocked_byte_rows) return plan.blocks_folded;
+    if (id == StrategyId::blocked_byte_rows) return plan.blocks_folded && !plan.blocked_pixels.enabled();
+    if (plan.blocked_pixels.enabled()) return id == StrategyId::blocked_byte_pixels;
     if (plan.flat_planes.enabled()) return id == StrategyId::flat_planes;
     if (plan.byte_bands.enabled()) return id == StrategyId::byte_bands;
     const bool nxc = plan.strategy == Strategy::nxc_channels;
@@ -93,7 +94,8 @@ bool uses(const KernelPlan& plan, StrategyId id) {
                                [&](const WidthRun& run) { return holds_whole_row(plan, run); });
         case StrategyId::channel_runs: return nxc && !plan.channel_blocks_innermost;
         case StrategyId::row_pitch: return plan.strategy != Strategy::nxc_channels && !plan.memory.planes_contiguous;
-        case StrategyId::blocked_byte_rows: return plan.blocks_folded;
+        case StrategyId::blocked_byte_rows: return false;    // above
+        case StrategyId::blocked_byte_pixels: return false;  // above
         case StrategyId::count: break;
     }
     return false;
@@ -106,7 +108,7 @@ constexpr std::array<const char*, static_cast<std::size_t>(StrategyId::count)> n
     "byte_planes", "planes_in_registers", "byte_planes_in_registers", "flat_planes", "byte_bands", "row_ring", "dilated_row_ring", "row_ring_indices", "separable_rows", "separable_row_indices", "separable_pixels",
     "column_ring", "column_ring_indices", "vertical_rows", "widened_pairs", "even_element_loads", "paired_tap_loads", "tail_back_reads",
     "byte_lanes", "byte_rows", "byte_pairs", "wide_index_lanes", "window_relative_indices", "overhanging_windows", "channel_runs", "row_pitch",
-    "blocked_byte_rows",
+    "blocked_byte_rows", "blocked_byte_pixels",
 };
 
 }  // namespace
@@ -718,6 +720,24 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=s8 layout=nCx16c src=2x32x6x7 k=3x3 pb=1x1 pe=1x1 src_strides=1536x768x128x16"},
             // On a core with byte permutes the AVX-512 form's bands take the folded rows.
             {"maxpool dt=u8 layout=nCx16c src=2x32x9x11 k=3x3 pb=1x1 pe=1x1", byte_permutes}}},
+        // Blocked bytes at stride 2 along the width (the stem's window, VGG's 2x2, GoogLeNet's ceil_torch rounding,
+        // ceil rounding past the row's end, a width dilation whose taps pair with none, windows wholly in the padding
+        // along h and w (output rows of the empty value), a window taller than the plane, 1-D rows of both blocks,
+        // rows of one pixel, a batch stride and a row pitch in both tensors, rows of 40 pixels whose middle chunks
+        // loop).
+        {blocked_byte_pixels, {avx512, avx2}, {
+            {"maxpool dt=u8 layout=nCx16c src=2x32x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=s8 layout=nCx8c src=1x16x12x10 k=2x2 s=2x2"},
+            {"maxpool dt=u8 layout=nCx8c src=1x8x13x13 k=3x3 s=2x2 round=ceil_torch"},
+            {"maxpool dt=s8 layout=nCx16c src=2x16x7x9 k=3x2 s=3x2 pb=1x0 pe=1x1 round=ceil"},
+            {"maxpool dt=u8 layout=nCx8c src=1x8x9x15 k=2x3 s=1x2 d=1x2 pb=0x3 pe=1x0"},
+            {"maxpool dt=s8 layout=nCx16c src=1x16x4x4 k=2x2 s=2x2 pb=3x3 pe=3x3"},
+            {"maxpool dt=u8 layout=nCx16c src=1x16x3x20 k=5x3 s=2x2 pb=2x1 pe=2x1"},
+            {"maxpool dt=s8 layout=nCx8c src=2x16x100 k=3 s=2 pb=1 pe=1"},
+            {"maxpool dt=u8 layout=nCx16c src=1x32x77 k=4 s=2 pb=1 pe=2"},
+            {"maxpool dt=u8 layout=nCx16c src=1x16x5x1 k=3x1 s=2x2 pb=1x0 pe=1x0"},
+            {"maxpool dt=s8 layout=nCx16c src=2x32x6x7 k=3x3 s=2x2 pb=1x1 pe=1x1 src_strides=1700x800x128x16 dst_strides=700x320x64x16"},
+            {"maxpool dt=u8 layout=nCx8c src=1x8x6x40 k=3x3 s=2x2 pb=1x1 pe=1x1"}}},
     };
     return rows;
 }

@@ -62,6 +62,8 @@ enum class StrategyId {
     row_pitch,                // planar rows of a view whose rows are apart (a row pitch): planes are not one span
     blocked_byte_rows,        // nCx8c / nCx16c u8/s8 at stride 1 along the width: each channel block's rows as
                               // planar rows of bytes, width taps a block apart (folds_blocks)
+    blocked_byte_pixels,      // nCx8c / nCx16c u8/s8 at stride 2 along the width: several pixels a vector, the
+                              // window's rows merged first, split into even and odd pixels (blocks_as_lanes)
     count
 };
 

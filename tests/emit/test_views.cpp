@@ -423,6 +423,10 @@ const Curated curated[] = {
     {"planes_in_registers_3d", "maxpool dt=f32 layout=ncx src=1x3x4x6x6 k=2x2x2 s=2x2x2"},
     {"planes_in_registers_3d_s8", "maxpool dt=s8 layout=ncx src=1x3x4x10x10 k=2x3x3 s=2x2x2 pb=0x1x1 pe=1x1x1"},
     {"planes_in_registers_f64_indices", "maxpool dt=f64 layout=ncx src=2x3x9x9 k=3x3 s=2x2 idx=s32"},
+    // Blocked bytes at stride 2 in whole blocks (nCx16c of whole blocks): several pixels a vector, the row's ends
+    // under pixel masks (blocked_byte_pixels); 2-D and 1-D.
+    {"blocked_pixels_u8", "maxpool dt=u8 layout=nxc src=2x32x9x13 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+    {"blocked_pixels_s8_1d", "maxpool dt=s8 layout=nxc src=2x16x41 k=3 s=2 pb=1 pe=2 round=ceil"},
 };
 
 struct RunCase {

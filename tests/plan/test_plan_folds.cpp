@@ -109,10 +109,10 @@ TEST(PlanFacts, BlockedBytesAtStrideOneFoldIntoPlanarRowsOfBytes) {
     // A window of the whole row (a global pool) folds only where the AVX-512 form's byte bands may take it.
     EXPECT_TRUE(jit::folds_blocks(problem_of("maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7"), true));
     EXPECT_FALSE(jit::folds_blocks(problem_of("maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7"), false));
-    // Not folded: a stride along the width, indices, a partial last block (20 channels in blocks of 16), data of
-    // more than a byte, 1-D rows, adaptive windows, pixels further apart than a block (w stride 32), nxc, 3-D
+    // Not folded: a stride of 3 along the width, indices, a partial last block (20 channels in blocks of 16), data
+    // of more than a byte, 1-D rows, adaptive windows, pixels further apart than a block (w stride 32), nxc, 3-D
     // windows more than one plane deep.
-    for (const char* text : {"maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 s=2x2",
+    for (const char* text : {"maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 s=3x3",
                              "maxpool dt=u8 layout=nCx16c src=1x16x3x6x7 k=2x3x3 s=2x1x1",
                              "maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 idx=s32",
                              "maxpool dt=u8 layout=nCx16c src=1x20x12x12 k=3x3",
@@ -121,6 +121,76 @@ TEST(PlanFacts, BlockedBytesAtStrideOneFoldIntoPlanarRowsOfBytes) {
                              "adaptivemaxpool dt=u8 layout=nCx16c src=1x16x13x13 out=6x6",
                              "maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 src_strides=4608x4608x384x32",
                              "maxpool dt=u8 layout=nxc src=1x16x12x12 k=3x3"}) {
+        SCOPED_TRACE(text);
+        EXPECT_FALSE(jit::folds_blocks(problem_of(text), true));
+    }
+}
+
+// Blocked bytes at stride 2 along the width, 1-D and 2-D, fold into the lane-axis problem: one more spatial axis,
+// the block's lanes, which no window crosses (jit::blocks_folded), planned as blocked_byte_pixels.
+TEST(PlanFacts, BlockedBytesAtStrideTwoFoldIntoALaneAxis) {
+    // Outputs: (9 + 2 - 3) / 2 + 1 = 5 rows, (11 + 2 - 3) / 2 + 1 = 6 columns.
+    const pj::Problem stem = problem_of("maxpool dt=u8 layout=nCx16c src=2x32x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1");
+    ASSERT_TRUE(jit::folds_blocks(stem, false));
+    const pj::Problem folded = jit::blocks_folded(stem);
+    EXPECT_TRUE(jit::blocks_as_lanes(folded));
+    EXPECT_EQ(folded.layout, pj::Layout::ncx);
+    EXPECT_EQ(folded.block, 1);
+    EXPECT_EQ(folded.spatial_rank, 3);
+    EXPECT_EQ(folded.channels, 2);
+    EXPECT_EQ(folded.in, (pj::Problem::Spatial{9, 11, 16}));
+    EXPECT_EQ(folded.out, (pj::Problem::Spatial{5, 6, 16}));
+    EXPECT_EQ(folded.kernel, (pj::Problem::Spatial{3, 3, 1}));
+    EXPECT_EQ(folded.stride, (pj::Problem::Spatial{2, 2, 1}));
+    EXPECT_EQ(folded.dilation, (pj::Problem::Spatial{1, 1, 1}));
+    EXPECT_EQ(folded.pad_begin, (pj::Problem::Spatial{1, 1, 0}));
+    EXPECT_EQ(folded.pad_end, (pj::Problem::Spatial{1, 1, 0}));
+    // nCx16c: a block's plane 9 x 11 x 16 = 1584 bytes, an image 2 of them; the output's 5 x 6 x 16 = 480.
+    EXPECT_EQ(folded.src_strides, (pj::Problem::Strides{3168, 1584, {176, 16, 1}}));
+    EXPECT_EQ(folded.dst_strides, (pj::Problem::Strides{960, 480, {96, 16, 1}}));
+    EXPECT_FALSE(jit::folds_of(stem, false).depth);
+    jit::PlanOptions options;
+    options.blocks_folded = true;
+    for (const jit::Isa isa : {jit::Isa::avx2, jit::Isa::avx512}) {
+        SCOPED_TRACE(jit::to_string(isa));
+        const jit::KernelPlan plan = jit::make_plan(folded, isa, options);
+        EXPECT_TRUE(plan.blocks_folded);
+        EXPECT_EQ(plan.strategy, jit::Strategy::ncx_planes);
+        const jit::BlockedPixels& bp = plan.blocked_pixels;
+        ASSERT_TRUE(bp.enabled());
+        const std::int64_t g = isa == jit::Isa::avx512 ? 4 : 2;  // pixels of 16 bytes a zmm, a ymm
+        EXPECT_EQ(bp.pixels(), g);
+        EXPECT_EQ(bp.block, 16);
+        EXPECT_EQ(bp.src_row_bytes, 176);
+        EXPECT_EQ(bp.dst_row_bytes, 96);
+        // Window rows -1..1 for output row 0 (real 1 and 2), 7..9 for row 4 (real 7 and 8), all three between.
+        EXPECT_EQ(bp.runs, (std::vector<jit::BlockedPixelRun>{{0, 1, 1, 3}, {1, 3, 0, 3}, {4, 1, 0, 2}}));
+        // Width taps at -1, 0 and 1 from 2x: the pair at -1 (its odd pixels tap 0), the pair at 1.
+        EXPECT_EQ(bp.pairs, (std::vector<jit::BlockedPixelPair>{{-1, true}, {1, false}}));
+        // Chunk c loads pixels [2cG - 1, 2cG + 2G + 1): inside the 11 pixels for c >= 1 and 2cG + 2G + 1 <= 11.
+        EXPECT_EQ(bp.chunks(), isa == jit::Isa::avx512 ? 2 : 3);
+        EXPECT_EQ(bp.interior_begin(), 1);
+        EXPECT_EQ(bp.interior_end(), isa == jit::Isa::avx512 ? 1 : 2);
+    }
+    // 1-D rows fold too (one more axis: rows of pixels of 8 bytes), and windows dilated or in uneven pads.
+    const pj::Problem row = problem_of("maxpool dt=s8 layout=nCx8c src=1x16x100 k=3 s=2 pb=1 pe=1");
+    ASSERT_TRUE(jit::folds_blocks(row, false));
+    EXPECT_EQ(jit::blocks_folded(row).spatial_rank, 2);
+    EXPECT_EQ(jit::blocks_folded(row).in, (pj::Problem::Spatial{100, 8, 1}));
+    const jit::KernelPlan row_plan = jit::make_plan(jit::blocks_folded(row), jit::Isa::avx512, options);
+    EXPECT_EQ(row_plan.blocked_pixels.runs, (std::vector<jit::BlockedPixelRun>{{0, 1, 0, 1}}));
+    EXPECT_EQ(row_plan.blocked_pixels.pixels(), 8);
+    const pj::Problem dilated = problem_of("maxpool dt=u8 layout=nCx8c src=1x8x9x15 k=2x3 s=1x2 d=1x2 pb=0x3 pe=1x0");
+    ASSERT_TRUE(jit::folds_blocks(dilated, false));
+    // Taps at -3, -1 and 1: no neighbours, a pair each.
+    EXPECT_EQ(jit::make_plan(jit::blocks_folded(dilated), jit::Isa::avx2, options).blocked_pixels.pairs,
+              (std::vector<jit::BlockedPixelPair>{{-3, false}, {-1, false}, {1, false}}));
+    // Not folded at stride 2: 3-D windows (no axis left for the lanes), a partial last block, indices, pixels
+    // further apart than a block.
+    for (const char* text : {"maxpool dt=u8 layout=nCx16c src=1x16x4x12x12 k=1x3x3 s=1x2x2",
+                             "maxpool dt=u8 layout=nCx16c src=1x20x12x12 k=3x3 s=2x2",
+                             "maxpool dt=s8 layout=nCx8c src=1x16x12x12 k=3x3 s=2x2 idx=s64",
+                             "maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 s=2x2 src_strides=4608x4608x384x32"}) {
         SCOPED_TRACE(text);
         EXPECT_FALSE(jit::folds_blocks(problem_of(text), true));
     }

@@ -1,0 +1,317 @@
+// Blocked pixels (KernelPlan::blocked_pixels): nCx8c / nCx16c u8/s8 max pools at stride 2 along the width, run as
+// the lane-axis problem of blocks_folded() (a call's planes are channel blocks; a plane's rows are rows of pixels
+// of B bytes, its row pitch the tensor's). A vector holds G = vector_bytes / B output pixels of one row. For each
+// load pair (BlockedPixels::pairs: width tap offsets o from 2x, neighbouring taps paired), two vectors load the 2G
+// pixels from 2x + o of every real row of the window and take their maximum down the rows (integers: equal values
+// have equal bits, so the order of the merges is of no consequence); the result's even pixels are tap o of the G
+// outputs, its odd pixels tap o + 1:
+//
+//   - zmm, B = 16: vshufi64x2 picks 128-bit lanes 0 and 2 (even) or 1 and 3 (odd) of both vectors;
+//   - zmm, B = 8: vpermi2q with the even or odd quadword indices of both vectors;
+//   - ymm, B = 16: vperm2i128 picks the low (even) or high (odd) halves of both vectors;
+//   - ymm, B = 8: vpunpcklqdq / vpunpckhqdq take quadwords 0 and 2 (1 and 3) of both vectors, in the order of
+//     outputs x, x + 2, x + 1, x + 3; vpermq puts the maxima in order before the store.
+//
+// Where the channels-last code compared one pixel a vector and loaded every tap of every window, each input pixel
+// of a row is loaded about once a pair. The rows of a plane go in runs of equal real window rows
+// (BlockedPixels::runs; an output row whose window has no real row stores the empty value). Along a row, the
+// chunks of G outputs whose loads all lie inside the row run in a loop; the chunks at the row's ends load their
+// pixels under masks of whole pixels (the lanes outside the row take the empty value: 0, or -128 for s8) and the
+// last chunk stores only its outputs. Nothing is read outside the real pixels of a window's rows, and nothing is
+// written but the output pixels.
+#include "jit/emit/plane_kernel.hpp"
+#include "jit/isa/code_pages.hpp"
+
+#include <pooljit/types.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace pooljit::jit {
+namespace {
+
+class BlockedPixelEmitter : public Xbyak::CodeGenerator {
+public:
+    explicit BlockedPixelEmitter(const KernelPlan& plan)
+        : CodeGenerator(4096, Xbyak::AutoGrow, &emit_allocator()), bp_(plan.blocked_pixels),
+          s8_(plan.dtype == DType::s8), zmm_(plan.blocked_pixels.vector_bytes == 64), g_(plan.blocked_pixels.pixels()) {
+        const bool shape = (bp_.block == 8 || bp_.block == 16) && (bp_.vector_bytes == 32 || bp_.vector_bytes == 64) &&
+                           bp_.in_w >= 1 && bp_.out_w >= 1 && bp_.out_h >= 1 && !bp_.runs.empty() && !bp_.pairs.empty();
+        if (plan.strategy != Strategy::ncx_planes || plan.has_indices || (plan.dtype != DType::u8 && !s8_) || !shape ||
+            (zmm_ && plan.isa != Isa::avx512))
+            throw Error("jit: blocked pixels need u8/s8 without indices, pixels of 8 or 16 bytes in 32-byte vectors "
+                        "(64-byte ones on AVX-512), and runs of rows and load pairs");
+        generate();
+        ready();
+    }
+
+    std::span<const std::uint8_t> code() const { return {getCode(), getSize()}; }
+
+private:
+    using Reg64 = Xbyak::Reg64;
+    using Xmm = Xbyak::Xmm;
+    using Label = Xbyak::Label;
+    using Address = Xbyak::Address;
+
+    // rdi carries the KernelArgs pointer, then a chunk's output; rbx, r12, r13 are saved.
+    const Reg64 args_ = rdi, src_ = rsi, dst_ = rdx, planes_ = r8, src_step_ = r9, dst_step_ = r10;
+    const Reg64 row_ = r11, out_ = rax, x_ = rcx, d_ = rdi, rows_left_ = rbx, chunks_left_ = r12, tmp_ = r13;
+    // Vector registers: the empty value, the quadword indices (zmm, B = 8), a mask (ymm), a masked load, the
+    // outputs' maxima, a split's result, then pairs of load registers taken in turn.
+    static constexpr int empty_ = 0, even_index_ = 1, odd_index_ = 2, mask_ = 3, loaded_ = 4, acc_ = 5, split_ = 6,
+                         first_pair_ = 7;
+
+    Xmm vec(int i) const { return zmm_ ? Xmm(Xbyak::Zmm(i)) : Xmm(Xbyak::Ymm(i)); }
+    void copy(const Xmm& to, const Xmm& from) {
+        if (zmm_) vmovdqa64(to, from);
+        else vmovdqa(to, from);
+    }
+    void load(const Xmm& to, const Address& from) {
+        if (zmm_) vmovdqu64(to, from);
+        else vmovdqu(to, from);
+    }
+    int pair_sets() const { return ((zmm_ ? 32 : 16) - first_pair_) / 2; }
+    void max_into(const Xmm& to, const Xbyak::Operand& b) {
+        if (s8_) vpmaxsb(to, to, b);
+        else vpmaxub(to, to, b);
+    }
+    // A row's pointer plus a constant of any size (a register and 32 bits where it fits).
+    void add_constant(const Reg64& r, std::int64_t v) {
+        if (v == 0) return;
+        if (v >= INT32_MIN && v <= INT32_MAX) {
+            add(r, static_cast<std::int32_t>(v));
+        } else {
+            mov(tmp_, v);
+            add(r, tmp_);
+        }
+    }
+
+    // The pixels of [first, first + G) inside the row, as a bit a pixel.
+    std::uint32_t pixel_bits(std::int64_t first) const {
+        std::uint32_t bits = 0;
+        for (std::int64_t p = 0; p < g_; ++p)
+            if (first + p >= 0 && first + p < bp_.in_w) bits |= 1u << p;
+        return bits;
+    }
+    std::uint32_t all_pixels() const { return (1u << g_) - 1; }
+    // A quadword a bit, each pixel's B / 8 quadwords.
+    std::uint32_t quadword_bits(std::uint32_t pixels) const {
+        const int per = bp_.block / 8;
+        std::uint32_t bits = 0;
+        for (int p = 0; p < g_; ++p)
+            if (pixels >> p & 1u) bits |= ((1u << per) - 1) << (p * per);
+        return bits;
+    }
+    // ymm: the mask register of a quadword pattern (all bits of a quadword set), from the code's data.
+    void load_ymm_mask(std::uint32_t quadwords) {
+        auto [it, added] = ymm_masks_.try_emplace(quadwords);
+        vmovdqu(Xbyak::Ymm(mask_), ptr[rip + it->second]);
+    }
+    // to <- the pixels of `pixels` (bits) at `from`, the rest empty.
+    void load_pixels(const Xmm& to, const Address& from, std::uint32_t pixels) {
+        if (pixels == all_pixels()) return load(to, from);
+        if (pixels == 0) return copy(to, vec(empty_));
+        const std::uint32_t quadwords = quadword_bits(pixels);
+        if (zmm_) {
+            mov(tmp_.cvt32(), quadwords);
+            kmovw(k1, tmp_.cvt32());
+            if (s8_) {
+                copy(to, vec(empty_));
+                vmovdqu64(to | k1, from);
+            } else {
+                vmovdqu64(to | k1 | T_z, from);
+            }
+            return;
+        }
+        load_ymm_mask(quadwords);
+        vpmaskmovq(to, vec(mask_), from);  // the lanes outside the mask are zero
+        if (s8_) vpblendvb(to, vec(empty_), to, vec(mask_));
+    }
+
+    // One chunk's G outputs: from `base` + `at` (bytes; the chunk's pixel 2x there) over the window rows
+    // [0, taps) of the run, stored at `out` + `out_at`. `first_pixel`: the chunk's pixel 2x in the row (edge
+    // chunks, whose loads take masks), `outputs`: the outputs stored (G but at the row's end).
+    void chunk(const Reg64& base, std::int64_t at, const Reg64& out, std::int64_t out_at, std::int64_t taps,
+               bool edge, std::int64_t first_pixel, std::int64_t outputs) {
+        const std::int64_t b = bp_.block, vb = bp_.vector_bytes;
+        const std::int64_t row_step = std::int64_t{bp_.dilation_h} * bp_.src_row_bytes;
+        const Xmm acc = vec(acc_);
+        if (taps == 0) {
+            copy(acc, vec(empty_));
+        } else {
+            bool started = false;
+            for (std::size_t i = 0; i < bp_.pairs.size(); ++i) {
+                const BlockedPixelPair& pair = bp_.pairs[i];
+                const int set = static_cast<int>(i % static_cast<std::size_t>(pair_sets()));
+                const Xmm v[2] = {vec(first_pair_ + 2 * set), vec(first_pair_ + 2 * set + 1)};
+                for (int k = 0; k < 2; ++k) {
+                    const std::uint32_t pixels = edge ? pixel_bits(first_pixel + pair.offset + k * g_) : all_pixels();
+                    for (std::int64_t r = 0; r < taps; ++r) {
+                        const Address from = ptr[base + static_cast<std::int32_t>(at + pair.offset * b + k * vb + r * row_step)];
+                        if (r == 0) {
+                            load_pixels(v[k], from, pixels);
+                        } else if (pixels == all_pixels()) {
+                            max_into(v[k], from);
+                        } else if (pixels != 0) {
+                            load_pixels(vec(loaded_), from, pixels);
+                            max_into(v[k], vec(loaded_));
+                        }
+                    }
+                }
+                // Even pixels: tap o; odd pixels: tap o + 1.
+                for (int phase = 0; phase < (pair.odd ? 2 : 1); ++phase) {
+                    const Xmm to = started ? vec(split_) : acc;
+                    split(to, v[0], v[1], phase == 1);
+                    if (started) max_into(acc, to);
+                    started = true;
+                }
+            }
+        }
+        store(out, out_at, outputs);
+    }
+
+    // to <- the even (or odd) pixels of the 2G pixels in a, b.
+    void split(const Xmm& to, const Xmm& a, const Xmm& b, bool odd) {
+        if (zmm_ && bp_.block == 16)
+            return vshufi64x2(Xbyak::Zmm(to.getIdx()), Xbyak::Zmm(a.getIdx()), Xbyak::Zmm(b.getIdx()), odd ? 0xDD : 0x88);
+        if (zmm_) {
+            vmovdqa64(to, vec(odd ? odd_index_ : even_index_));
+            return vpermi2q(to, a, b);
+        }
+        if (bp_.block == 16)
+            return vperm2i128(Xbyak::Ymm(to.getIdx()), Xbyak::Ymm(a.getIdx()), Xbyak::Ymm(b.getIdx()), odd ? 0x31 : 0x20);
+        if (odd) vpunpckhqdq(to, a, b);
+        else vpunpcklqdq(to, a, b);
+    }
+
+    // The chunk's first `outputs` pixels of acc at out + out_at.
+    void store(const Reg64& out, std::int64_t out_at, std::int64_t outputs) {
+        const Xmm acc = vec(acc_);
+        if (!zmm_ && bp_.block == 8) vpermq(Xbyak::Ymm(acc_), Xbyak::Ymm(acc_), 0xD8);  // x, x+2, x+1, x+3 in order
+        const auto at = [&](std::int64_t bytes) { return ptr[out + static_cast<std::int32_t>(out_at + bytes)]; };
+        if (outputs == g_) return zmm_ ? vmovdqu64(at(0), acc) : vmovdqu(at(0), acc);
+        const std::int64_t bytes = outputs * bp_.block;
+        if (zmm_) {
+            mov(tmp_.cvt32(), (1u << (bytes / 8)) - 1);
+            kmovw(k1, tmp_.cvt32());
+            return vmovdqu64(at(0) | k1, acc);
+        }
+        // ymm: 16 bytes, then 8, from the low half, then the high half's.
+        if (bytes < 16) return vmovq(at(0), Xmm(acc_));
+        vmovdqu(at(0), Xmm(acc_));
+        if (bytes < 24) return;
+        vextracti128(Xmm(split_), Xbyak::Ymm(acc_), 1);
+        vmovq(at(16), Xmm(split_));
+    }
+
+    // One output row of a run whose windows' real rows are `taps` (row_ at the first, out_ at the output row).
+    void output_row(std::int64_t taps) {
+        const std::int64_t b = bp_.block, chunks = bp_.chunks();
+        const std::int64_t left = std::min(bp_.interior_begin(), chunks);
+        const std::int64_t right = std::max(left, std::min(bp_.interior_end(), chunks));
+        const auto edge = [&](std::int64_t c) {
+            const std::int64_t first = 2 * c * g_;
+            chunk(row_, first * b, out_, c * g_ * b, taps, true, first, std::min(g_, bp_.out_w - c * g_));
+        };
+        for (std::int64_t c = 0; c < left; ++c) edge(c);
+        if (right > left) {
+            Label loop;
+            lea(x_, ptr[row_ + static_cast<std::int32_t>(2 * left * g_ * b)]);
+            lea(d_, ptr[out_ + static_cast<std::int32_t>(left * g_ * b)]);
+            mov(chunks_left_, right - left);
+            L(loop);
+            chunk(x_, 0, d_, 0, taps, false, 0, g_);
+            add(x_, static_cast<std::int32_t>(2 * g_ * b));
+            add(d_, static_cast<std::int32_t>(g_ * b));
+            dec(chunks_left_);
+            jnz(loop, T_NEAR);
+        }
+        for (std::int64_t c = right; c < chunks; ++c) edge(c);
+    }
+
+    void generate() {
+        Label plane_loop, done, even_label, odd_label;
+        mov(src_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src))]);
+        mov(dst_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst))]);
+        mov(planes_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, rows))]);
+        mov(src_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src_row_step))]);
+        mov(dst_step_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst_row_step))]);
+        push(rows_left_);
+        push(chunks_left_);
+        push(tmp_);
+        // The empty value: 0, or -128 in every byte for s8.
+        if (s8_) {
+            mov(tmp_.cvt32(), 0x80);
+            vmovd(Xmm(empty_), tmp_.cvt32());
+            vpbroadcastb(vec(empty_), Xmm(empty_));
+        } else {
+            vpxor(Xbyak::Ymm(empty_), Xbyak::Ymm(empty_), Xbyak::Ymm(empty_));  // zeroes the zmm too
+        }
+        if (zmm_ && bp_.block == 8) {
+            vmovdqu64(vec(even_index_), ptr[rip + even_label]);
+            vmovdqu64(vec(odd_index_), ptr[rip + odd_label]);
+        }
+        test(planes_, planes_);
+        jle(done, T_NEAR);
+        L(plane_loop);
+        for (const BlockedPixelRun& run : bp_.runs) {
+            const std::int64_t taps = run.tap_end - run.tap_begin;
+            // The run's first output row and its window's first real row (none: the row's first).
+            const std::int64_t first_row =
+                taps > 0 ? run.begin * bp_.stride_h - bp_.pad_h + run.tap_begin * bp_.dilation_h : 0;
+            mov(row_, src_);
+            add_constant(row_, first_row * bp_.src_row_bytes);
+            mov(out_, dst_);
+            add_constant(out_, run.begin * bp_.dst_row_bytes);
+            if (run.count == 1) {
+                output_row(taps);
+                continue;
+            }
+            Label rows;
+            mov(rows_left_, run.count);
+            L(rows);
+            output_row(taps);
+            add_constant(row_, std::int64_t{bp_.stride_h} * bp_.src_row_bytes);
+            add_constant(out_, bp_.dst_row_bytes);
+            dec(rows_left_);
+            jnz(rows, T_NEAR);
+        }
+        add(src_, src_step_);
+        add(dst_, dst_step_);
+        dec(planes_);
+        jnz(plane_loop, T_NEAR);
+        L(done);
+        pop(tmp_);
+        pop(chunks_left_);
+        pop(rows_left_);
+        vzeroupper();
+        ret();
+        // Data: the quadword indices, the ymm masks.
+        align(64);
+        L(even_label);
+        for (int q = 0; q < 8; ++q) dq(static_cast<std::uint64_t>(2 * q));
+        L(odd_label);
+        for (int q = 0; q < 8; ++q) dq(static_cast<std::uint64_t>(2 * q + 1));
+        for (auto& [quadwords, label] : ymm_masks_) {
+            L(label);
+            for (int q = 0; q < 4; ++q) dq(quadwords >> q & 1u ? ~std::uint64_t{0} : 0);
+        }
+    }
+
+    const BlockedPixels& bp_;
+    const bool s8_, zmm_;
+    const std::int64_t g_;
+    std::map<std::uint32_t, Label> ymm_masks_;
+};
+
+}  // namespace
+
+std::unique_ptr<CompiledKernel> compile_blocked_pixels(const KernelPlan& plan) {
+    return std::make_unique<OneEntryKernel<BlockedPixelEmitter>>(plan);
+}
+
+}  // namespace pooljit::jit
