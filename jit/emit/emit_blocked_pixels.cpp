@@ -64,6 +64,10 @@ private:
     // outputs' maxima, a split's result, then pairs of load registers taken in turn.
     static constexpr int empty_ = 0, even_index_ = 1, odd_index_ = 2, mask_ = 3, loaded_ = 4, acc_ = 5, split_ = 6,
                          first_pair_ = 7;
+    // Shifted taps: the even and odd pixels of the chunk before, this chunk and the chunk after; a chunk's two
+    // vectors down the window's rows; a shifted tap.
+    static constexpr int prev_even_ = 7, prev_odd_ = 8, cur_even_ = 9, cur_odd_ = 10, next_even_ = 11, next_odd_ = 12,
+                         rows_a_ = 13, rows_b_ = 14, shifted_ = 15;
 
     Xmm vec(int i) const { return zmm_ ? Xmm(Xbyak::Zmm(i)) : Xmm(Xbyak::Ymm(i)); }
     void copy(const Xmm& to, const Xmm& from) {
@@ -208,6 +212,114 @@ private:
         vmovq(at(16), Xmm(split_));
     }
 
+    // Shifted taps: `to` <- the maxima down the window rows [0, taps) of the G pixels at base + at (whose first is
+    // pixel `first` of the row: the lanes outside the row take the empty value).
+    void rows_of(const Xmm& to, const Reg64& base, std::int64_t at, std::int64_t first, std::int64_t taps) {
+        const std::int64_t row_step = std::int64_t{bp_.dilation_h} * bp_.src_row_bytes;
+        const std::uint32_t pixels = pixel_bits(first);
+        for (std::int64_t r = 0; r < taps; ++r) {
+            const Address from = ptr[base + static_cast<std::int32_t>(at + r * row_step)];
+            if (r == 0) {
+                load_pixels(to, from, pixels);
+            } else if (pixels == all_pixels()) {
+                max_into(to, from);
+            } else if (pixels != 0) {
+                load_pixels(vec(loaded_), from, pixels);
+                max_into(to, vec(loaded_));
+            }
+        }
+    }
+    // even, odd <- the even and odd pixels of the chunk whose 2G pixels start at base + at (pixel `first`).
+    void chunk_pixels(int even, int odd, const Reg64& base, std::int64_t at, std::int64_t first, std::int64_t taps) {
+        if (pixel_bits(first) == 0 && pixel_bits(first + g_) == 0) {
+            copy(vec(even), vec(empty_));
+            return copy(vec(odd), vec(empty_));
+        }
+        rows_of(vec(rows_a_), base, at, first, taps);
+        rows_of(vec(rows_b_), base, at + bp_.vector_bytes, first + g_, taps);
+        split(vec(even), vec(rows_a_), vec(rows_b_), false);
+        split(vec(odd), vec(rows_a_), vec(rows_b_), true);
+    }
+    // The register holding width tap (odd, m) of the current chunk: the current pixels shifted by m outputs.
+    Xmm shifted_tap(bool odd, std::int64_t m) {
+        const int cur = odd ? cur_odd_ : cur_even_, prev = odd ? prev_odd_ : prev_even_, next = odd ? next_odd_ : next_even_;
+        if (m == 0) return vec(cur);
+        if (m == g_) return vec(next);
+        if (m == -g_) return vec(prev);
+        const Xmm to = vec(shifted_);
+        if (zmm_) {
+            const std::int64_t per = bp_.block / 8;  // quadwords a pixel
+            if (m > 0) valignq(to, vec(next), vec(cur), static_cast<std::uint8_t>(m * per));
+            else valignq(to, vec(cur), vec(prev), static_cast<std::uint8_t>((g_ + m) * per));
+            return to;
+        }
+        // ymm of two 16-byte pixels: m is 1 or -1.
+        if (m > 0) vperm2i128(Xbyak::Ymm(shifted_), Xbyak::Ymm(cur), Xbyak::Ymm(next), 0x21);
+        else vperm2i128(Xbyak::Ymm(shifted_), Xbyak::Ymm(prev), Xbyak::Ymm(cur), 0x21);
+        return to;
+    }
+
+    // One output row of a run whose windows' real rows are `taps` > 0, in shifted taps: chunk c's pixels loaded
+    // once (from x_ + at), the chunk before's kept, the chunk after's loaded a chunk ahead where a tap reaches it.
+    void output_row_shifted(std::int64_t taps) {
+        const std::int64_t b = bp_.block, chunks = bp_.chunks(), chunk_bytes = 2 * g_ * b;
+        std::vector<std::pair<bool, std::int64_t>> width_taps;  // (odd, m)
+        bool need_prev = false, need_next = false;
+        for (const BlockedPixelPair& pair : bp_.pairs)
+            for (std::int64_t o = pair.offset; o <= pair.offset + (pair.odd ? 1 : 0); ++o) {
+                const bool odd = (o & 1) != 0;
+                const std::int64_t m = (o - (odd ? 1 : 0)) / 2;
+                width_taps.emplace_back(odd, m);
+                need_prev = need_prev || m < 0;
+                need_next = need_next || m > 0;
+            }
+        const std::int64_t ahead = need_next ? 1 : 0;
+        // Chunk c's loads lie inside the row, and its outputs are whole: the chunks of the loop.
+        const auto inside = [&](std::int64_t c) { return 2 * c * g_ + 2 * g_ <= bp_.in_w; };
+        std::int64_t looped = 0;
+        while (looped < chunks && inside(looped + ahead) && (looped + 1) * g_ <= bp_.out_w) ++looped;
+        const auto iteration = [&](std::int64_t c, std::int64_t at, std::int64_t out_at, std::int64_t outputs) {
+            if (need_next) chunk_pixels(next_even_, next_odd_, x_, at + chunk_bytes, 2 * (c + 1) * g_, taps);
+            else chunk_pixels(cur_even_, cur_odd_, x_, at, 2 * c * g_, taps);
+            const Xmm acc = vec(acc_);
+            for (std::size_t t = 0; t < width_taps.size(); ++t) {
+                const Xmm tap = shifted_tap(width_taps[t].first, width_taps[t].second);
+                if (t == 0) copy(acc, tap);
+                else max_into(acc, tap);
+            }
+            store(d_, out_at, outputs);
+            if (need_prev) {
+                copy(vec(prev_even_), vec(cur_even_));
+                copy(vec(prev_odd_), vec(cur_odd_));
+            }
+            if (need_next) {
+                copy(vec(cur_even_), vec(next_even_));
+                copy(vec(cur_odd_), vec(next_odd_));
+            }
+        };
+        mov(x_, row_);
+        mov(d_, out_);
+        if (need_prev) {
+            copy(vec(prev_even_), vec(empty_));
+            copy(vec(prev_odd_), vec(empty_));
+        }
+        if (need_next) chunk_pixels(cur_even_, cur_odd_, x_, 0, 0, taps);
+        if (looped > 0) {
+            Label loop;
+            mov(chunks_left_, looped);
+            L(loop);
+            // Chunk 0's masks: every looped chunk (and the one after it, where read) lies inside the row as chunk 0
+            // does, so its pixel masks are whole and its loads plain.
+            iteration(0, 0, 0, g_);
+            add(x_, static_cast<std::int32_t>(chunk_bytes));
+            add(d_, static_cast<std::int32_t>(g_ * b));
+            dec(chunks_left_);
+            jnz(loop, T_NEAR);
+        }
+        for (std::int64_t c = looped; c < chunks; ++c)
+            iteration(c, (c - looped) * chunk_bytes, (c - looped) * g_ * b, std::min(g_, bp_.out_w - c * g_));
+    }
+
     // One output row of a run whose windows' real rows are `taps` (row_ at the first, out_ at the output row).
     void output_row(std::int64_t taps) {
         const std::int64_t b = bp_.block, chunks = bp_.chunks();
@@ -267,14 +379,18 @@ private:
             add_constant(row_, first_row * bp_.src_row_bytes);
             mov(out_, dst_);
             add_constant(out_, run.begin * bp_.dst_row_bytes);
+            const auto row = [&] {
+                if (bp_.shifted && taps > 0) output_row_shifted(taps);
+                else output_row(taps);
+            };
             if (run.count == 1) {
-                output_row(taps);
+                row();
                 continue;
             }
             Label rows;
             mov(rows_left_, run.count);
             L(rows);
-            output_row(taps);
+            row();
             add_constant(row_, std::int64_t{bp_.stride_h} * bp_.src_row_bytes);
             add_constant(out_, bp_.dst_row_bytes);
             dec(rows_left_);

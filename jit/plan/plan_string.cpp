@@ -60,7 +60,7 @@ std::string to_string(const KernelPlan& plan) {
         s << " blocked_pixels=" << bp.pixels() << "x" << bp.block << "B chunks=" << bp.chunks() << " loop=["
           << bp.interior_begin() << "," << bp.interior_end() << ") pairs=";
         for (const BlockedPixelPair& pair : bp.pairs) s << (&pair == &bp.pairs.front() ? "" : ",") << pair.offset << (pair.odd ? "+odd" : "");
-        s << " runs=" << bp.runs.size();
+        s << " runs=" << bp.runs.size() << (bp.shifted ? " shifted" : "");
     }
     if (plan.flat_planes.enabled())
         s << " flat_planes=" << plan.flat_planes.vector_bytes << "x" << plan.flat_planes.vectors()
