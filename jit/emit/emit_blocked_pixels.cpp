@@ -179,7 +179,7 @@ private:
     }
 
     // to <- the even (or odd) pixels of the 2G pixels in a, b.
-    void split(const Xmm& to, const Xmm& a, const Xmm& b, bool odd) {
+    void split(const Xmm& to, const Xmm& a, const Xmm& b, bool odd, bool in_order = false) {
         if (zmm_ && bp_.block == 16)
             return vshufi64x2(Xbyak::Zmm(to.getIdx()), Xbyak::Zmm(a.getIdx()), Xbyak::Zmm(b.getIdx()), odd ? 0xDD : 0x88);
         if (zmm_) {
@@ -190,12 +190,13 @@ private:
             return vperm2i128(Xbyak::Ymm(to.getIdx()), Xbyak::Ymm(a.getIdx()), Xbyak::Ymm(b.getIdx()), odd ? 0x31 : 0x20);
         if (odd) vpunpckhqdq(to, a, b);
         else vpunpcklqdq(to, a, b);
+        if (in_order) vpermq(Xbyak::Ymm(to.getIdx()), Xbyak::Ymm(to.getIdx()), 0xD8);  // x, x+2, x+1, x+3 in order
     }
 
     // The chunk's first `outputs` pixels of acc at out + out_at.
-    void store(const Reg64& out, std::int64_t out_at, std::int64_t outputs) {
+    void store(const Reg64& out, std::int64_t out_at, std::int64_t outputs, bool in_order = false) {
         const Xmm acc = vec(acc_);
-        if (!zmm_ && bp_.block == 8) vpermq(Xbyak::Ymm(acc_), Xbyak::Ymm(acc_), 0xD8);  // x, x+2, x+1, x+3 in order
+        if (!zmm_ && bp_.block == 8 && !in_order) vpermq(Xbyak::Ymm(acc_), Xbyak::Ymm(acc_), 0xD8);  // x, x+2, x+1, x+3 in order
         const auto at = [&](std::int64_t bytes) { return ptr[out + static_cast<std::int32_t>(out_at + bytes)]; };
         if (outputs == g_) return zmm_ ? vmovdqu64(at(0), acc) : vmovdqu(at(0), acc);
         const std::int64_t bytes = outputs * bp_.block;
@@ -237,8 +238,8 @@ private:
         }
         rows_of(vec(rows_a_), base, at, first, taps);
         rows_of(vec(rows_b_), base, at + bp_.vector_bytes, first + g_, taps);
-        split(vec(even), vec(rows_a_), vec(rows_b_), false);
-        split(vec(odd), vec(rows_a_), vec(rows_b_), true);
+        split(vec(even), vec(rows_a_), vec(rows_b_), false, true);
+        split(vec(odd), vec(rows_a_), vec(rows_b_), true, true);
     }
     // The register holding width tap (odd, m) of the current chunk: the current pixels shifted by m outputs.
     Xmm shifted_tap(bool odd, std::int64_t m) {
@@ -253,9 +254,14 @@ private:
             else valignq(to, vec(cur), vec(prev), static_cast<std::uint8_t>((g_ + m) * per));
             return to;
         }
-        // ymm of two 16-byte pixels: m is 1 or -1.
-        if (m > 0) vperm2i128(Xbyak::Ymm(shifted_), Xbyak::Ymm(cur), Xbyak::Ymm(next), 0x21);
-        else vperm2i128(Xbyak::Ymm(shifted_), Xbyak::Ymm(prev), Xbyak::Ymm(cur), 0x21);
+        // ymm: the registers lo, hi (this chunk and the next, or the one before and this) shifted by k pixels: their
+        // middle halves (16-byte pixels: k = 1), or for 8-byte pixels those and a quadword more or less.
+        const Xbyak::Ymm t(shifted_), lo(m > 0 ? cur : prev), hi(m > 0 ? next : cur);
+        const std::int64_t k = m > 0 ? m : g_ + m;
+        vperm2i128(t, lo, hi, 0x21);
+        if (bp_.block == 16 || k == 2) return to;
+        if (k == 1) vpalignr(t, t, lo, 8);
+        else vpalignr(t, hi, t, 8);
         return to;
     }
 
@@ -287,7 +293,7 @@ private:
                 if (t == 0) copy(acc, tap);
                 else max_into(acc, tap);
             }
-            store(d_, out_at, outputs);
+            store(d_, out_at, outputs, true);
             if (need_prev) {
                 copy(vec(prev_even_), vec(cur_even_));
                 copy(vec(prev_odd_), vec(cur_odd_));

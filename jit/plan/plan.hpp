@@ -141,8 +141,8 @@ struct BlockedPixels {
     std::vector<BlockedPixelPair> pairs;                // by offset
     // Each chunk's own 2G pixels loaded once a window row (from 2x, whole vectors) and split into its even and
     // odd pixels; a width tap 2m (or 2m + 1) from 2x is those shifted by m outputs, the chunk before's or after's
-    // moving in (valignq; ymm of 16-byte pixels: vperm2i128). Where |m| <= G, and not for ymm of 8-byte pixels
-    // (whose split leaves the outputs out of order); else the pairs above load at each offset.
+    // moving in (valignq; ymm: vperm2i128, and vpalignr for 8-byte pixels, whose split then takes a vpermq to
+    // keep the outputs in order). Where |m| <= G; else the pairs above load at each offset.
     bool shifted = false;
     bool enabled() const { return block > 0; }
     std::int64_t pixels() const { return block > 0 ? vector_bytes / block : 0; }  // outputs a vector (G)

@@ -71,7 +71,7 @@ BlockedPixels blocked_pixels_of(const Problem& q, int vector_bytes) {
     for (std::int64_t t = 0; t < std::min<std::int64_t>(q.kernel[w], max_kernel); ++t)
         offsets.insert(t * q.dilation[w] - bp.pad_w);
     // Shifted taps: m = floor(o / 2) within a chunk of either neighbour.
-    bp.shifted = vector_bytes == 64 || bp.block == 16;
+    bp.shifted = true;
     for (const std::int64_t o : offsets) {
         const std::int64_t m = o >= 0 ? o / 2 : -((-o + 1) / 2);
         if (m > bp.pixels() || -m > bp.pixels()) bp.shifted = false;
