@@ -59,6 +59,14 @@ Problem depth_folded(const Problem& p) {
     return q;
 }
 
+// 3-D blocked windows one plane deep whose blocks keep their D planes together (a block's stride D planes): the
+// lane-axis problem takes each block's planes as channels of its own.
+static bool blocks_one_plane_deep(const Problem& p) {
+    return p.spatial_rank == 3 && p.kernel[0] == 1 && p.stride[0] == 1 && p.pad_begin[0] == 0 && p.pad_end[0] == 0 &&
+           p.out[0] == p.in[0] && p.src_strides.c == wrap_mul(p.in[0], p.src_strides.spatial[0]) &&
+           p.dst_strides.c == wrap_mul(p.out[0], p.dst_strides.spatial[0]) && p.channels / p.block <= std::numeric_limits<std::int64_t>::max() / p.in[0];
+}
+
 bool folds_blocks(const Problem& p, bool bands) {
     if (p.block <= 1 || p.has_indices || p.op != OpKind::max_pool || (p.dtype != DType::u8 && p.dtype != DType::s8))
         return false;
@@ -70,7 +78,7 @@ bool folds_blocks(const Problem& p, bool bands) {
     // stride 2, of 1-D and 2-D windows, the lane-axis problem's (blocked_byte_pixels).
     const auto w = static_cast<std::size_t>(p.spatial_rank - 1);
     if (p.src_strides.spatial[w] != p.block || p.dst_strides.spatial[w] != p.block) return false;
-    if (p.stride[w] == 2 && p.spatial_rank <= 2) return blocked_pixels_fit(blocks_folded(p));
+    if (p.stride[w] == 2 && (p.spatial_rank <= 2 || blocks_one_plane_deep(p))) return blocked_pixels_fit(blocks_folded(p));
     // At stride 1, 2-D and 3-D: a 1-D row of one output window (s8 1x1024x1024 k1024 nCx16c, the row a block's
     // 16 KiB) ran 46.3 us folded against 29.8 (Xeon 2).
     if (p.stride[w] != 1 || p.spatial_rank < 2) return false;
@@ -95,12 +103,23 @@ Problem blocks_folded(const Problem& p) {
     const auto w = static_cast<std::size_t>(p.spatial_rank - 1);
     const std::int64_t b = p.block;
     if (p.stride[w] != 1) {
-        // The lane-axis problem: one more spatial axis, the block's lanes, which no window crosses.
-        const auto lanes = w + 1;
+        // The lane-axis problem: one more spatial axis, the block's lanes, which no window crosses; 3-D windows one
+        // plane deep lose their depth axis first, each block's D planes D channels (a plane's stride apart).
         q.layout = Layout::ncx;
         q.block = 1;
         q.channels = p.channels / b;
-        q.spatial_rank = p.spatial_rank + 1;
+        if (p.spatial_rank == 3) {
+            q.channels *= p.in[0];
+            q.src_strides.c = p.src_strides.spatial[0];
+            q.dst_strides.c = p.dst_strides.spatial[0];
+            for (Problem::Spatial* a : {&q.in, &q.out, &q.kernel, &q.stride, &q.dilation, &q.pad_begin, &q.pad_end})
+                *a = {(*a)[1], (*a)[2], 1};
+            q.pad_begin[2] = q.pad_end[2] = 0;
+            for (Problem::Strides* st : {&q.src_strides, &q.dst_strides}) st->spatial = {st->spatial[1], st->spatial[2], 0};
+            q.spatial_rank = 2;
+        }
+        const auto lanes = static_cast<std::size_t>(q.spatial_rank);
+        q.spatial_rank += 1;
         q.in[lanes] = q.out[lanes] = b;
         q.kernel[lanes] = q.stride[lanes] = q.dilation[lanes] = 1;
         q.pad_begin[lanes] = q.pad_end[lanes] = 0;

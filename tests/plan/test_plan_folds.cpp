@@ -185,9 +185,21 @@ TEST(PlanFacts, BlockedBytesAtStrideTwoFoldIntoALaneAxis) {
     // Taps at -3, -1 and 1: no neighbours, a pair each.
     EXPECT_EQ(jit::make_plan(jit::blocks_folded(dilated), jit::Isa::avx2, options).blocked_pixels.pairs,
               (std::vector<jit::BlockedPixelPair>{{-3, false}, {-1, false}, {1, false}}));
-    // Not folded at stride 2: 3-D windows (no axis left for the lanes), a partial last block, indices, pixels
-    // further apart than a block.
-    for (const char* text : {"maxpool dt=u8 layout=nCx16c src=1x16x4x12x12 k=1x3x3 s=1x2x2",
+    // 3-D windows one plane deep: each block's D planes D channels of the lane-axis problem (a plane apart).
+    const pj::Problem i3d = problem_of("maxpool dt=u8 layout=nCx16c src=1x32x3x9x11 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1");
+    ASSERT_TRUE(jit::folds_blocks(i3d, false));
+    const pj::Problem planes = jit::blocks_folded(i3d);
+    EXPECT_TRUE(jit::blocks_as_lanes(planes));
+    EXPECT_EQ(planes.channels, 6);
+    EXPECT_EQ(planes.in, (pj::Problem::Spatial{9, 11, 16}));
+    EXPECT_EQ(planes.out, (pj::Problem::Spatial{5, 6, 16}));
+    EXPECT_EQ(planes.kernel, (pj::Problem::Spatial{3, 3, 1}));
+    EXPECT_EQ(planes.pad_begin, (pj::Problem::Spatial{1, 1, 0}));
+    EXPECT_EQ(planes.src_strides, (pj::Problem::Strides{9504, 1584, {176, 16, 1}}));
+    EXPECT_EQ(planes.dst_strides, (pj::Problem::Strides{2880, 480, {96, 16, 1}}));
+    // Not folded at stride 2: 3-D windows more than one plane deep (no axis left for the lanes), a partial last
+    // block, indices, pixels further apart than a block.
+    for (const char* text : {"maxpool dt=u8 layout=nCx16c src=1x16x4x12x12 k=2x3x3 s=1x2x2",
                              "maxpool dt=u8 layout=nCx16c src=1x20x12x12 k=3x3 s=2x2",
                              "maxpool dt=s8 layout=nCx8c src=1x16x12x12 k=3x3 s=2x2 idx=s64",
                              "maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 s=2x2 src_strides=4608x4608x384x32"}) {
