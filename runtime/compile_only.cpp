@@ -23,8 +23,7 @@ CompileReport compile_only(const AnyPoolDesc& desc, std::string_view isa_name) {
         // The code of an AVX-512 core with AVX512_VBMI (Ice Lake and later, Zen 4 and later): byte permutes.
         jit::PlanOptions options;
         options.core.byte_permutes = *isa == jit::Isa::avx512;
-        options.blocks_folded = folds.blocks;
-        options.depth_folded = folds.depth;
+        jit::set_folds(options, folds);
         const jit::KernelPlan plan = jit::make_plan(problem, *isa, options);
         const std::unique_ptr<jit::CompiledKernel> kernel = jit::compile(plan);
         return {impl_name, jit::strategy_names(plan), kernel->code_size(), jit::to_string(plan)};

@@ -23,14 +23,14 @@ jit::CpuTraits traits_of_key(bool byte_permutes) {
 
 // The code a choice names: its ISA (or the best the CPU and the cap allow), planned and emitted under it.
 std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, jit::Isa cap, const PlanChoice& choice,
-                                                            bool blocks_folded, bool depth_folded, const jit::CpuTraits& core) {
+                                                            const jit::Folds& folds, const jit::CpuTraits& core) {
     const auto start = std::chrono::steady_clock::now();
     jit::Isa isa = choice.isa == PlanChoice::Isa::avx2 ? jit::Isa::avx2 : choice.isa == PlanChoice::Isa::avx512 ? jit::Isa::avx512 : cap;
     // A choice that leaves the ISA form to the rules gets the rules' form (a wisdom entry "threads=2" must not
     // switch the code's ISA, nor the tuner's thread candidates time other code than the rules').
     if (choice.isa == PlanChoice::Isa::rules && cap == jit::Isa::avx512 && jit::cpu_runs(jit::Isa::avx512) &&
         jit::cpu_runs(jit::Isa::avx2))
-        isa = jit::rules_isa_form(p, core, blocks_folded).isa;
+        isa = jit::rules_isa_form(p, core, folds.blocks).isa;
     const std::string part = std::string("isa=") + jit::to_string(isa);
     if (isa == jit::Isa::ref) throw jit::UnhonouredChoice("plan choice " + to_string(choice) + " cannot be honoured: no JIT ISA is allowed (POOLJIT_MAX_ISA=ref or the CPU)");
     if (!jit::cpu_runs(isa))
@@ -41,8 +41,7 @@ std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, ji
         jit::PlanOptions options;
         options.choice = choice;
         options.core = core;
-        options.blocks_folded = blocks_folded;
-        options.depth_folded = depth_folded;
+        jit::set_folds(options, folds);
         jit::KernelPlan plan = jit::make_plan(p, isa, options);
         impl->kernel = jit::compile(plan);
         impl->plan = std::move(plan);
@@ -74,7 +73,7 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& probl
     const bool fold_blocks = folds.blocks, fold = folds.depth;
     const Problem p = jit::folded_problem(problem, fold_blocks, fold);
     const jit::CpuTraits core = traits_of_key(byte_permutes);
-    if (!choice.is_rules()) return chosen_implementation(p, cap, choice, fold_blocks, fold, core);
+    if (!choice.is_rules()) return chosen_implementation(p, cap, choice, folds, core);
     const auto start = std::chrono::steady_clock::now();
     auto impl = std::make_shared<Implementation>();
     // The ISA form the rules give the problem first, where the CPU and the cap allow both; then the other.
@@ -106,8 +105,7 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& probl
         try {
             jit::PlanOptions options;
             options.core = core;
-            options.blocks_folded = fold_blocks;
-            options.depth_folded = fold;
+            jit::set_folds(options, folds);
             jit::KernelPlan plan =
                 isa == jit::Isa::avx512 && avx512_plan ? std::move(*avx512_plan) : jit::make_plan(p, isa, options);
             impl->kernel = jit::compile(plan);

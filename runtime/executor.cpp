@@ -58,6 +58,9 @@ public:
         blocks_ = nxc_ ? (full_blocks_ + call_blocks_ - 1) / call_blocks_ + (plan_.channel_tail > 0 ? 1 : 0) : p.channels;
         index_axis_ = p.op == OpKind::adaptive_max_pool ? 2 : p.axis;
         padded_channels_ = (p.channels + p.block - 1) / p.block * p.block;
+        // Blocked pixels of a partial last block: its planes (the last channels) go to the tail entry.
+        first_tail_plane_ = planes_ && plan_.blocked_pixels.tail_lanes > 0 ? p.channels - plan_.blocked_pixels.tail_planes
+                                                                           : p.channels;
         rows_per_chunk_ = plan_.rows_per_chunk;
         if (plan_.ring_call_rows > 0) rows_per_ring_call_ = plan_.ring_call_rows;
     }
@@ -141,7 +144,8 @@ public:
                           jit::wrap_mul(p_.indices_strides.c, index_elem_), 0, index_axis_ <= 1 ? spatial_ : 0};
         for (std::int64_t t = begin; t < end;) {
             const std::int64_t n = t / C, c = t % C;
-            const std::int64_t count = std::min(end - t, C - c);  // one image per call: axis-1 indices restart
+            // One image per call (axis-1 indices restart), the tail entry's planes in calls of their own.
+            const std::int64_t count = std::min({end - t, C - c, c < first_tail_plane_ ? first_tail_plane_ - c : C - c});
             call(n, c, 0, 0, count, steps);
             t += count;
         }
@@ -304,7 +308,7 @@ private:
         args.out_begin = outputs.begin;
         args.out_end = outputs.end < 0 ? p_.out[w_] : outputs.end;
         args.sweep_blocks = std::min(call_blocks_, full_blocks_ - first_block);
-        const bool tail = nxc_ && first_block == full_blocks_;
+        const bool tail = nxc_ ? first_block == full_blocks_ : planes_ && c0 >= first_tail_plane_;
         if (record_) {
             if (record_->size() == max_tile_calls) throw TooManyTileCalls{};
             record_->push_back({args, src_offset, dst_offset, indices_offset});
@@ -346,7 +350,7 @@ private:
     std::size_t w_ = 0, h_ = 0;
     bool has_h_ = false, has_d_ = false, nxc_ = true, planes_ = false;
     std::int64_t in_d_ = 1, in_h_ = 1, out_d_ = 1, out_h_ = 1, elem_ = 1, index_elem_ = 1, spatial_ = 1, blocks_ = 1;
-    std::int64_t rows_per_chunk_ = 1, call_blocks_ = 1, full_blocks_ = 0, padded_channels_ = 0;
+    std::int64_t rows_per_chunk_ = 1, call_blocks_ = 1, full_blocks_ = 0, padded_channels_ = 0, first_tail_plane_ = 0;
     std::int64_t rows_per_ring_call_ = std::numeric_limits<std::int64_t>::max();
     int index_axis_ = 0;
 };

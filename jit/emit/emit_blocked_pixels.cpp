@@ -36,13 +36,15 @@ namespace {
 
 class BlockedPixelEmitter : public Xbyak::CodeGenerator {
 public:
-    explicit BlockedPixelEmitter(const KernelPlan& plan)
+    // tail: the entry of a partial last block's planes, whose outputs' lanes from tail_lanes on are stored as 0.
+    BlockedPixelEmitter(const KernelPlan& plan, bool tail)
         : CodeGenerator(4096, Xbyak::AutoGrow, &emit_allocator()), bp_(plan.blocked_pixels),
-          s8_(plan.dtype == DType::s8), zmm_(plan.blocked_pixels.vector_bytes == 64), g_(plan.blocked_pixels.pixels()) {
+          s8_(plan.dtype == DType::s8), zmm_(plan.blocked_pixels.vector_bytes == 64), tail_(tail),
+          g_(plan.blocked_pixels.pixels()) {
         const bool shape = (bp_.block == 8 || bp_.block == 16) && (bp_.vector_bytes == 32 || bp_.vector_bytes == 64) &&
                            bp_.in_w >= 1 && bp_.out_w >= 1 && bp_.out_h >= 1 && !bp_.runs.empty() && !bp_.pairs.empty();
         if (plan.strategy != Strategy::ncx_planes || plan.has_indices || (plan.dtype != DType::u8 && !s8_) || !shape ||
-            (zmm_ && plan.isa != Isa::avx512))
+            (zmm_ && plan.isa != Isa::avx512) || (tail && (bp_.tail_lanes <= 0 || bp_.tail_lanes >= bp_.block)))
             throw Error("jit: blocked pixels need u8/s8 without indices, pixels of 8 or 16 bytes in 32-byte vectors "
                         "(64-byte ones on AVX-512), and runs of rows and load pairs");
         generate();
@@ -68,6 +70,8 @@ private:
     // vectors down the window's rows; a shifted tap.
     static constexpr int prev_even_ = 7, prev_odd_ = 8, cur_even_ = 9, cur_odd_ = 10, next_even_ = 11, next_odd_ = 12,
                          rows_a_ = 13, rows_b_ = 14, shifted_ = 15;
+    // The tail entry's lane mask: a register no other role takes (ymm: the quadword indices are zmm's only).
+    int tail_mask() const { return zmm_ ? 31 : even_index_; }
 
     Xmm vec(int i) const { return zmm_ ? Xmm(Xbyak::Zmm(i)) : Xmm(Xbyak::Ymm(i)); }
     void copy(const Xmm& to, const Xmm& from) {
@@ -196,6 +200,8 @@ private:
     // The chunk's first `outputs` pixels of acc at out + out_at.
     void store(const Reg64& out, std::int64_t out_at, std::int64_t outputs, bool in_order = false) {
         const Xmm acc = vec(acc_);
+        if (tail_ && zmm_) vpandq(acc, acc, vec(tail_mask()));  // the padded lanes 0
+        else if (tail_) vpand(acc, acc, vec(tail_mask()));
         if (!zmm_ && bp_.block == 8 && !in_order) vpermq(Xbyak::Ymm(acc_), Xbyak::Ymm(acc_), 0xD8);  // x, x+2, x+1, x+3 in order
         const auto at = [&](std::int64_t bytes) { return ptr[out + static_cast<std::int32_t>(out_at + bytes)]; };
         if (outputs == g_) return zmm_ ? vmovdqu64(at(0), acc) : vmovdqu(at(0), acc);
@@ -352,7 +358,7 @@ private:
     }
 
     void generate() {
-        Label plane_loop, done, even_label, odd_label;
+        Label plane_loop, done, even_label, odd_label, tail_label;
         mov(src_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, src))]);
         mov(dst_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, dst))]);
         mov(planes_, ptr[args_ + static_cast<std::int32_t>(offsetof(KernelArgs, rows))]);
@@ -373,6 +379,7 @@ private:
             vmovdqu64(vec(even_index_), ptr[rip + even_label]);
             vmovdqu64(vec(odd_index_), ptr[rip + odd_label]);
         }
+        if (tail_) load(vec(tail_mask()), ptr[rip + tail_label]);
         test(planes_, planes_);
         jle(done, T_NEAR);
         L(plane_loop);
@@ -418,6 +425,9 @@ private:
         for (int q = 0; q < 8; ++q) dq(static_cast<std::uint64_t>(2 * q));
         L(odd_label);
         for (int q = 0; q < 8; ++q) dq(static_cast<std::uint64_t>(2 * q + 1));
+        // Each pixel's real lanes kept, its padded lanes 0.
+        L(tail_label);
+        for (int i = 0; i < 64; ++i) db(i % bp_.block < bp_.tail_lanes ? 0xFF : 0);
         for (auto& [quadwords, label] : ymm_masks_) {
             L(label);
             for (int q = 0; q < 4; ++q) dq(quadwords >> q & 1u ? ~std::uint64_t{0} : 0);
@@ -425,15 +435,36 @@ private:
     }
 
     const BlockedPixels& bp_;
-    const bool s8_, zmm_;
+    const bool s8_, zmm_, tail_;
     const std::int64_t g_;
     std::map<std::uint32_t, Label> ymm_masks_;
+};
+
+// The full entry, and for a partial last block the tail entry.
+class BlockedPixelKernel final : public CompiledKernel {
+public:
+    explicit BlockedPixelKernel(const KernelPlan& plan)
+        : tail_(plan.blocked_pixels.tail_lanes > 0),
+          code_(tail_ ? ExecutableCode{BlockedPixelEmitter(plan, false).code(), BlockedPixelEmitter(plan, true).code()}
+                      : ExecutableCode{BlockedPixelEmitter(plan, false).code()}) {}
+    KernelFn full_block() const override { return code_.function<KernelFn>(0); }
+    KernelFn tail_block() const override { return tail_ ? code_.function<KernelFn>(1) : nullptr; }
+    std::size_t code_size() const override { return code_.code_size(); }
+    std::vector<CodeRegion> code_regions() const override {
+        std::vector<CodeRegion> regions{{"full", code_.entry(0), code_.entry_size(0)}};
+        if (tail_) regions.push_back({"tail", code_.entry(1), code_.entry_size(1)});
+        return regions;
+    }
+
+private:
+    bool tail_;
+    ExecutableCode code_;
 };
 
 }  // namespace
 
 std::unique_ptr<CompiledKernel> compile_blocked_pixels(const KernelPlan& plan) {
-    return std::make_unique<OneEntryKernel<BlockedPixelEmitter>>(plan);
+    return std::make_unique<BlockedPixelKernel>(plan);
 }
 
 }  // namespace pooljit::jit

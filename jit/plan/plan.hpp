@@ -144,6 +144,10 @@ struct BlockedPixels {
     // moving in (valignq; ymm: vperm2i128, and vpalignr for 8-byte pixels, whose split then takes a vpermq to
     // keep the outputs in order). Where |m| <= G; else the pairs above load at each offset.
     bool shifted = false;
+    // A partial last block (PlanOptions::folded_block_tail): its real channels; the folded problem's last
+    // tail_planes channels are its planes, which the kernel's tail entry computes with every output's lanes from
+    // tail_lanes on stored as 0. 0: whole blocks, one entry.
+    std::int64_t tail_lanes = 0, tail_planes = 0;
     bool enabled() const { return block > 0; }
     std::int64_t pixels() const { return block > 0 ? vector_bytes / block : 0; }  // outputs a vector (G)
     std::int64_t chunks() const { return block > 0 ? (out_w + pixels() - 1) / pixels() : 0; }
@@ -745,6 +749,9 @@ struct PlanOptions {
     bool depth_folded = false;
     // The problem is blocks_folded() of a blocked one (folds_blocks), the same.
     bool blocks_folded = false;
+    // Folded at stride 2 with a partial last block: its real channels (bytes of a pixel) and its planes, the
+    // folded problem's last channels, whose padded lanes the kernel's tail entry writes as 0 (Folds).
+    std::int64_t folded_block_tail = 0, folded_block_planes = 0;
 
     friend bool operator==(const PlanOptions&, const PlanOptions&) = default;
 };
@@ -770,10 +777,12 @@ Problem depth_folded(const Problem& problem);
 // channel block a planar channel whose rows are W x B bytes, its width taps B bytes apart (dilation x B, pads x
 // B), served by the planar byte code (bands, byte rows) where the channels-last code compares one pixel a vector.
 // 2-D windows, and 3-D windows one plane deep (folds_depth then folds the result's planes); a window of the whole
-// row only where `bands` (the AVX-512 form with byte permutes may serve it). At stride 2 along the width (1-D and
-// 2-D), blocks_folded(problem) is the lane-axis problem instead: each channel block a planar channel of one more
-// spatial axis, the block's B lanes (kernel, stride and dilation 1, no pads), which blocked_byte_pixels serves
-// (blocks_as_lanes). blocks_folded needs folds_blocks (it checks nothing).
+// row only where `bands` (the AVX-512 form with byte permutes may serve it). At stride 2 along the width (1-D, 2-D
+// and 3-D windows one plane deep, each block's D planes D channels), blocks_folded(problem) is the lane-axis
+// problem instead: each channel block a planar channel of one more spatial axis, the block's B lanes (kernel,
+// stride and dilation 1, no pads), which blocked_byte_pixels serves (blocks_as_lanes); a partial last block is
+// folded too, its padded lanes stored as 0 by the kernel's tail entry (Folds::block_tail). blocks_folded needs
+// folds_blocks (it checks nothing).
 bool folds_blocks(const Problem& problem, bool bands);
 Problem blocks_folded(const Problem& problem);
 // A folded problem whose last axis is a block's lanes (blocks_folded at stride 2 along the width); whether
@@ -784,9 +793,13 @@ BlockedPixels blocked_pixels_of(const Problem& folded, int vector_bytes);
 // The folds create() applies to a problem (blocks first, then depth on the result), and the problem they give.
 struct Folds {
     bool blocks = false, depth = false;
+    // Blocks at stride 2 whose last block is partial: its channels, and its planes in the folded problem.
+    std::int64_t block_tail = 0, block_planes = 0;
 };
 Folds folds_of(const Problem& problem, bool bands);
 Problem folded_problem(const Problem& problem, bool blocks, bool depth);
+// The options that say so to make_plan.
+void set_folds(PlanOptions& options, const Folds& folds);
 
 // isa must be avx2 or avx512. Throws pooljit::Error (the dispatch reason) for a plan it will not make, and
 // UnhonouredChoice for a part of options.choice it cannot take.

@@ -130,6 +130,11 @@ void Planner::choose_blocked_pixels() {
     take_plane_code();
     const int vector_bytes = caps_.vector_bytes >= 64 ? 64 : 32;
     plan_.blocked_pixels = blocked_pixels_of(p_, vector_bytes);
+    if (options_.folded_block_tail > 0) {
+        plan_.blocked_pixels.tail_lanes = options_.folded_block_tail;
+        plan_.blocked_pixels.tail_planes = options_.folded_block_planes;
+        plan_.channel_tail = options_.folded_block_tail;  // the kernel has a tail entry
+    }
     plan_.compare = p_.dtype == DType::u8 ? CompareType::u8 : CompareType::s8;
     plan_.lanes = vector_bytes;
     plan_.scan_rows_for_nan = plan_.watch_rows_for_nan = false;

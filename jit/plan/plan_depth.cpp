@@ -64,21 +64,22 @@ Problem depth_folded(const Problem& p) {
 static bool blocks_one_plane_deep(const Problem& p) {
     return p.spatial_rank == 3 && p.kernel[0] == 1 && p.stride[0] == 1 && p.pad_begin[0] == 0 && p.pad_end[0] == 0 &&
            p.out[0] == p.in[0] && p.src_strides.c == wrap_mul(p.in[0], p.src_strides.spatial[0]) &&
-           p.dst_strides.c == wrap_mul(p.out[0], p.dst_strides.spatial[0]) && p.channels / p.block <= std::numeric_limits<std::int64_t>::max() / p.in[0];
+           p.dst_strides.c == wrap_mul(p.out[0], p.dst_strides.spatial[0]) && p.channels / p.block + 1 <= std::numeric_limits<std::int64_t>::max() / p.in[0];
 }
 
 bool folds_blocks(const Problem& p, bool bands) {
     if (p.block <= 1 || p.has_indices || p.op != OpKind::max_pool || (p.dtype != DType::u8 && p.dtype != DType::s8))
         return false;
-    // Whole blocks only: a partial last block's padded lanes would be computed (from the source's padded lanes)
-    // where the destination keeps them zero.
-    if (p.channels == 0 || p.channels % p.block != 0) return false;
+    if (p.channels == 0) return false;
     // Pixels one block apart in both tensors. At stride 1 along the width, output pixel x's lane c is the maximum
     // of the same taps as planar output x * B + c of rows of W x B bytes whose width taps are B bytes apart; at
     // stride 2, of 1-D and 2-D windows, the lane-axis problem's (blocked_byte_pixels).
     const auto w = static_cast<std::size_t>(p.spatial_rank - 1);
     if (p.src_strides.spatial[w] != p.block || p.dst_strides.spatial[w] != p.block) return false;
+    // At stride 2 a partial last block computes its padded lanes too, from the source's, and its planes' kernel entry
+    // stores them as 0; at stride 1 whole blocks only (the planar byte code has no such entry).
     if (p.stride[w] == 2 && (p.spatial_rank <= 2 || blocks_one_plane_deep(p))) return blocked_pixels_fit(blocks_folded(p));
+    if (p.channels % p.block != 0) return false;
     // At stride 1, 2-D and 3-D: a 1-D row of one output window (s8 1x1024x1024 k1024 nCx16c, the row a block's
     // 16 KiB) ran 46.3 us folded against 29.8 (Xeon 2).
     if (p.stride[w] != 1 || p.spatial_rank < 2) return false;
@@ -107,7 +108,7 @@ Problem blocks_folded(const Problem& p) {
         // plane deep lose their depth axis first, each block's D planes D channels (a plane's stride apart).
         q.layout = Layout::ncx;
         q.block = 1;
-        q.channels = p.channels / b;
+        q.channels = (p.channels + b - 1) / b;  // a partial last block computes its padded lanes too
         if (p.spatial_rank == 3) {
             q.channels *= p.in[0];
             q.src_strides.c = p.src_strides.spatial[0];
@@ -153,7 +154,19 @@ Folds folds_of(const Problem& problem, bool bands) {
     Folds f;
     f.blocks = folds_blocks(problem, bands);
     f.depth = folds_depth(f.blocks ? blocks_folded(problem) : problem);
+    if (f.blocks && problem.channels % problem.block != 0) {
+        f.block_tail = problem.channels % problem.block;
+        f.block_planes = problem.spatial_rank == 3 ? problem.in[0] : 1;
+        if (f.depth) f.block_planes *= blocks_folded(problem).in[0];  // its rows then planes too
+    }
     return f;
+}
+
+void set_folds(PlanOptions& options, const Folds& folds) {
+    options.blocks_folded = folds.blocks;
+    options.depth_folded = folds.depth;
+    options.folded_block_tail = folds.block_tail;
+    options.folded_block_planes = folds.block_planes;
 }
 
 }  // namespace pooljit::jit

@@ -724,7 +724,7 @@ const std::vector<StrategyRow>& strategy_registry() {
         // ceil rounding past the row's end, a width dilation whose taps pair with none, windows wholly in the padding
         // along h and w (output rows of the empty value), a window taller than the plane, 1-D rows of both blocks,
         // rows of one pixel, a batch stride and a row pitch in both tensors, rows of 40 pixels whose middle chunks
-        // loop, 3-D windows one plane deep).
+        // loop, 3-D windows one plane deep; partial last blocks, whose padded lanes the tail entry stores as 0).
         {blocked_byte_pixels, {avx512, avx2}, {
             {"maxpool dt=u8 layout=nCx16c src=2x32x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool dt=s8 layout=nCx8c src=1x16x12x10 k=2x2 s=2x2"},
@@ -738,7 +738,9 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=nCx16c src=1x16x5x1 k=3x1 s=2x2 pb=1x0 pe=1x0"},
             {"maxpool dt=s8 layout=nCx16c src=2x32x6x7 k=3x3 s=2x2 pb=1x1 pe=1x1 src_strides=1700x800x128x16 dst_strides=700x320x64x16"},
             {"maxpool dt=u8 layout=nCx8c src=1x8x6x40 k=3x3 s=2x2 pb=1x1 pe=1x1"},
-            {"maxpool dt=s8 layout=nCx16c src=2x32x3x7x9 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1"}}},
+            {"maxpool dt=s8 layout=nCx16c src=2x32x3x7x9 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1"},
+            {"maxpool dt=u8 layout=nCx16c src=2x24x9x11 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=s8 layout=nCx8c src=2x12x3x7x9 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1"}}},
     };
     return rows;
 }

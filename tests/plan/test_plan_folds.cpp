@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 namespace pj = pooljit;
 namespace jit = pooljit::jit;
 
@@ -197,10 +199,27 @@ TEST(PlanFacts, BlockedBytesAtStrideTwoFoldIntoALaneAxis) {
     EXPECT_EQ(planes.pad_begin, (pj::Problem::Spatial{1, 1, 0}));
     EXPECT_EQ(planes.src_strides, (pj::Problem::Strides{9504, 1584, {176, 16, 1}}));
     EXPECT_EQ(planes.dst_strides, (pj::Problem::Strides{2880, 480, {96, 16, 1}}));
-    // Not folded at stride 2: 3-D windows more than one plane deep (no axis left for the lanes), a partial last
-    // block, indices, pixels further apart than a block.
+    // A partial last block folds as a whole one (its padded lanes computed from the source's), and its planes, the
+    // folded problem's last (a block's D planes in 3-D), go to the kernel's tail entry, which stores them as 0.
+    for (const auto& [text, channels, tail, tail_planes] :
+         {std::tuple{"maxpool dt=u8 layout=nCx16c src=1x20x12x12 k=3x3 s=2x2", 2, 4, 1},
+          std::tuple{"maxpool dt=s8 layout=nCx8c src=2x12x3x9x11 k=1x3x3 s=1x2x2", 6, 4, 3}}) {
+        SCOPED_TRACE(text);
+        const pj::Problem partial = problem_of(text);
+        const jit::Folds folds = jit::folds_of(partial, false);
+        ASSERT_TRUE(folds.blocks);
+        EXPECT_EQ(jit::blocks_folded(partial).channels, channels);
+        EXPECT_EQ(folds.block_tail, tail);
+        EXPECT_EQ(folds.block_planes, tail_planes);
+        jit::PlanOptions partial_options;
+        jit::set_folds(partial_options, folds);
+        const jit::KernelPlan plan = jit::make_plan(jit::blocks_folded(partial), jit::Isa::avx2, partial_options);
+        EXPECT_EQ(plan.blocked_pixels.tail_lanes, tail);
+        EXPECT_EQ(plan.blocked_pixels.tail_planes, tail_planes);
+    }
+    // Not folded at stride 2: 3-D windows more than one plane deep (no axis left for the lanes), indices, pixels
+    // further apart than a block.
     for (const char* text : {"maxpool dt=u8 layout=nCx16c src=1x16x4x12x12 k=2x3x3 s=1x2x2",
-                             "maxpool dt=u8 layout=nCx16c src=1x20x12x12 k=3x3 s=2x2",
                              "maxpool dt=s8 layout=nCx8c src=1x16x12x12 k=3x3 s=2x2 idx=s64",
                              "maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 s=2x2 src_strides=4608x4608x384x32"}) {
         SCOPED_TRACE(text);

@@ -49,8 +49,7 @@ TEST(StrategyRegistry, EveryStrategyHasOneRowWithExamplesAndIsas) {
 // The plan create() makes under these options: blocked rows of bytes and windows one plane deep folded first.
 jit::KernelPlan plan_as_created(const pj::Problem& problem, jit::Isa isa, jit::PlanOptions options) {
     const jit::Folds folds = jit::folds_of(problem, isa == jit::Isa::avx512 && options.core.byte_permutes);
-    options.blocks_folded = folds.blocks;
-    options.depth_folded = folds.depth;
+    jit::set_folds(options, folds);
     return jit::make_plan(jit::folded_problem(problem, folds.blocks, folds.depth), isa, options);
 }
 
