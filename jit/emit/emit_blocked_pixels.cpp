@@ -62,16 +62,19 @@ private:
     // rdi carries the KernelArgs pointer, then a chunk's output; rbx, r12, r13 are saved.
     const Reg64 args_ = rdi, src_ = rsi, dst_ = rdx, planes_ = r8, src_step_ = r9, dst_step_ = r10;
     const Reg64 row_ = r11, out_ = rax, x_ = rcx, d_ = rdi, rows_left_ = rbx, chunks_left_ = r12, tmp_ = r13;
-    // Vector registers: the empty value, the quadword indices (zmm, B = 8), a mask (ymm), a masked load, the
-    // outputs' maxima, a split's result, then pairs of load registers taken in turn.
-    static constexpr int empty_ = 0, even_index_ = 1, odd_index_ = 2, mask_ = 3, loaded_ = 4, acc_ = 5, split_ = 6,
-                         first_pair_ = 7;
-    // Shifted taps: the even and odd pixels of the chunk before, this chunk and the chunk after; a chunk's two
-    // vectors down the window's rows; a shifted tap.
-    static constexpr int prev_even_ = 7, prev_odd_ = 8, cur_even_ = 9, cur_odd_ = 10, next_even_ = 11, next_odd_ = 12,
-                         rows_a_ = 13, rows_b_ = 14, shifted_ = 15;
-    // The tail entry's lane mask: a register no other role takes (ymm: the quadword indices are zmm's only).
-    int tail_mask() const { return zmm_ ? 31 : even_index_; }
+    // Vector registers: the empty value, the tail entry's lane mask (zmm: 31), a mask (ymm), a masked load, the
+    // outputs' maxima, a split's result, then 4 pairs of load registers taken in turn; the quadword indices (zmm,
+    // B = 8) in 16 and 17.
+    static constexpr int empty_ = 0, ymm_tail_mask_ = 1, mask_ = 3, loaded_ = 4, acc_ = 5, split_ = 6, first_pair_ = 7,
+                         pair_sets_ = 4, even_index_ = 16, odd_index_ = 17, zmm_tail_mask_ = 31;
+    // Shifted taps: a chunk's vectors down the window's rows, a shifted tap, then the window of chunks' registers
+    // (each chunk's even and odd pixels at stride 2, its pixels at stride 1).
+    static constexpr int rows_a_ = 6, rows_b_ = 7, shifted_ = 8, first_slot_ = 9;
+    int tail_mask() const { return zmm_ ? zmm_tail_mask_ : ymm_tail_mask_; }
+    // The register of chunk c + slot's phase (slot in [-reach, reach]).
+    int slot_register(std::int64_t slot, int phase) const {
+        return first_slot_ + static_cast<int>((slot + bp_.reach_chunks()) * bp_.stride_w + phase);
+    }
 
     Xmm vec(int i) const { return zmm_ ? Xmm(Xbyak::Zmm(i)) : Xmm(Xbyak::Ymm(i)); }
     void copy(const Xmm& to, const Xmm& from) {
@@ -82,7 +85,6 @@ private:
         if (zmm_) vmovdqu64(to, from);
         else vmovdqu(to, from);
     }
-    int pair_sets() const { return ((zmm_ ? 32 : 16) - first_pair_) / 2; }
     void max_into(const Xmm& to, const Xbyak::Operand& b) {
         if (s8_) vpmaxsb(to, to, b);
         else vpmaxub(to, to, b);
@@ -146,6 +148,7 @@ private:
     void chunk(const Reg64& base, std::int64_t at, const Reg64& out, std::int64_t out_at, std::int64_t taps,
                bool edge, std::int64_t first_pixel, std::int64_t outputs) {
         const std::int64_t b = bp_.block, vb = bp_.vector_bytes;
+        const int vectors = bp_.stride_w;  // a pair's vectors: its 2G pixels at stride 2, G at stride 1
         const std::int64_t row_step = std::int64_t{bp_.dilation_h} * bp_.src_row_bytes;
         const Xmm acc = vec(acc_);
         if (taps == 0) {
@@ -154,9 +157,9 @@ private:
             bool started = false;
             for (std::size_t i = 0; i < bp_.pairs.size(); ++i) {
                 const BlockedPixelPair& pair = bp_.pairs[i];
-                const int set = static_cast<int>(i % static_cast<std::size_t>(pair_sets()));
+                const int set = static_cast<int>(i % pair_sets_);
                 const Xmm v[2] = {vec(first_pair_ + 2 * set), vec(first_pair_ + 2 * set + 1)};
-                for (int k = 0; k < 2; ++k) {
+                for (int k = 0; k < vectors; ++k) {
                     const std::uint32_t pixels = edge ? pixel_bits(first_pixel + pair.offset + k * g_) : all_pixels();
                     for (std::int64_t r = 0; r < taps; ++r) {
                         const Address from = ptr[base + static_cast<std::int32_t>(at + pair.offset * b + k * vb + r * row_step)];
@@ -169,6 +172,12 @@ private:
                             max_into(v[k], vec(loaded_));
                         }
                     }
+                }
+                if (vectors == 1) {  // stride 1: the pixels from x + o are tap o
+                    if (started) max_into(acc, v[0]);
+                    else copy(acc, v[0]);
+                    started = true;
+                    continue;
                 }
                 // Even pixels: tap o; odd pixels: tap o + 1.
                 for (int phase = 0; phase < (pair.odd ? 2 : 1); ++phase) {
@@ -236,63 +245,66 @@ private:
             }
         }
     }
-    // even, odd <- the even and odd pixels of the chunk whose 2G pixels start at base + at (pixel `first`).
-    void chunk_pixels(int even, int odd, const Reg64& base, std::int64_t at, std::int64_t first, std::int64_t taps) {
-        if (pixel_bits(first) == 0 && pixel_bits(first + g_) == 0) {
-            copy(vec(even), vec(empty_));
-            return copy(vec(odd), vec(empty_));
+    // The registers of chunk `slot` <- its pixels down the window rows, from base + at (pixel `first` of the row):
+    // at stride 2 its 2G pixels split into even and odd pixels, at stride 1 its G pixels.
+    void chunk_pixels(std::int64_t slot, const Reg64& base, std::int64_t at, std::int64_t first, std::int64_t taps) {
+        const int phases = bp_.stride_w;
+        bool any = false;
+        for (int k = 0; k < phases; ++k) any = any || pixel_bits(first + k * g_) != 0;
+        if (!any) {
+            for (int phase = 0; phase < phases; ++phase) copy(vec(slot_register(slot, phase)), vec(empty_));
+            return;
         }
+        if (phases == 1) return rows_of(vec(slot_register(slot, 0)), base, at, first, taps);
         rows_of(vec(rows_a_), base, at, first, taps);
         rows_of(vec(rows_b_), base, at + bp_.vector_bytes, first + g_, taps);
-        split(vec(even), vec(rows_a_), vec(rows_b_), false, true);
-        split(vec(odd), vec(rows_a_), vec(rows_b_), true, true);
+        split(vec(slot_register(slot, 0)), vec(rows_a_), vec(rows_b_), false, true);
+        split(vec(slot_register(slot, 1)), vec(rows_a_), vec(rows_b_), true, true);
     }
-    // The register holding width tap (odd, m) of the current chunk: the current pixels shifted by m outputs.
-    Xmm shifted_tap(bool odd, std::int64_t m) {
-        const int cur = odd ? cur_odd_ : cur_even_, prev = odd ? prev_odd_ : prev_even_, next = odd ? next_odd_ : next_even_;
-        if (m == 0) return vec(cur);
-        if (m == g_) return vec(next);
-        if (m == -g_) return vec(prev);
-        const Xmm to = vec(shifted_);
+    // The register holding width tap (phase, m) of the current chunk: its phase's pixels shifted by m outputs, the
+    // chunks' after (or before) moving in.
+    Xmm shifted_tap(int phase, std::int64_t m) {
+        const std::int64_t slot = m >= 0 ? m / g_ : -((-m + g_ - 1) / g_), k = m - slot * g_;
+        if (k == 0) return vec(slot_register(slot, phase));
+        const Xmm to = vec(shifted_), lo = vec(slot_register(slot, phase)), hi = vec(slot_register(slot + 1, phase));
         if (zmm_) {
-            const std::int64_t per = bp_.block / 8;  // quadwords a pixel
-            if (m > 0) valignq(to, vec(next), vec(cur), static_cast<std::uint8_t>(m * per));
-            else valignq(to, vec(cur), vec(prev), static_cast<std::uint8_t>((g_ + m) * per));
+            valignq(to, hi, lo, static_cast<std::uint8_t>(k * (bp_.block / 8)));  // quadwords
             return to;
         }
-        // ymm: the registers lo, hi (this chunk and the next, or the one before and this) shifted by k pixels: their
-        // middle halves (16-byte pixels: k = 1), or for 8-byte pixels those and a quadword more or less.
-        const Xbyak::Ymm t(shifted_), lo(m > 0 ? cur : prev), hi(m > 0 ? next : cur);
-        const std::int64_t k = m > 0 ? m : g_ + m;
-        vperm2i128(t, lo, hi, 0x21);
+        // ymm: the middle halves of lo, hi (16-byte pixels: k = 1), or for 8-byte pixels those and a quadword more
+        // or less.
+        const Xbyak::Ymm t(shifted_), l(lo.getIdx()), h(hi.getIdx());
+        vperm2i128(t, l, h, 0x21);
         if (bp_.block == 16 || k == 2) return to;
-        if (k == 1) vpalignr(t, t, lo, 8);
-        else vpalignr(t, hi, t, 8);
+        if (k == 1) vpalignr(t, t, l, 8);
+        else vpalignr(t, h, t, 8);
         return to;
     }
 
     // One output row of a run whose windows' real rows are `taps` > 0, in shifted taps: chunk c's pixels loaded
-    // once (from x_ + at), the chunk before's kept, the chunk after's loaded a chunk ahead where a tap reaches it.
+    // once (from x_ + at), kept in the window of chunks' registers as long as a tap reads them, the chunks after
+    // loaded ahead of the outputs that read them.
     void output_row_shifted(std::int64_t taps) {
-        const std::int64_t b = bp_.block, chunks = bp_.chunks(), chunk_bytes = 2 * g_ * b;
-        std::vector<std::pair<bool, std::int64_t>> width_taps;  // (odd, m)
-        bool need_prev = false, need_next = false;
+        const std::int64_t s = bp_.stride_w, b = bp_.block, chunks = bp_.chunks(), chunk_bytes = s * g_ * b;
+        std::vector<std::pair<int, std::int64_t>> width_taps;  // (phase, m): tap o = s m + phase
+        std::int64_t back = 0, ahead = 0;
         for (const BlockedPixelPair& pair : bp_.pairs)
             for (std::int64_t o = pair.offset; o <= pair.offset + (pair.odd ? 1 : 0); ++o) {
-                const bool odd = (o & 1) != 0;
-                const std::int64_t m = (o - (odd ? 1 : 0)) / 2;
-                width_taps.emplace_back(odd, m);
-                need_prev = need_prev || m < 0;
-                need_next = need_next || m > 0;
+                const int phase = static_cast<int>(((o % s) + s) % s);
+                const std::int64_t m = (o - phase) / s;
+                width_taps.emplace_back(phase, m);
+                const std::int64_t slot = m >= 0 ? m / g_ : -((-m + g_ - 1) / g_);
+                back = std::max(back, -slot);
+                ahead = std::max(ahead, slot + (m - slot * g_ != 0 ? 1 : 0));
             }
-        const std::int64_t ahead = need_next ? 1 : 0;
-        // Chunk c's loads lie inside the row, and its outputs are whole: the chunks of the loop.
-        const auto inside = [&](std::int64_t c) { return 2 * c * g_ + 2 * g_ <= bp_.in_w; };
+        if (back > bp_.reach_chunks() || ahead > bp_.reach_chunks())
+            throw Error("jit: blocked pixels' shifted taps reach past the chunks the registers hold");
+        // Chunk c's loads lie inside the row (its s G pixels from s c G), and its outputs are whole: the loop.
+        const auto inside = [&](std::int64_t c) { return s * c * g_ + s * g_ <= bp_.in_w; };
         std::int64_t looped = 0;
         while (looped < chunks && inside(looped + ahead) && (looped + 1) * g_ <= bp_.out_w) ++looped;
         const auto iteration = [&](std::int64_t c, std::int64_t at, std::int64_t out_at, std::int64_t outputs) {
-            if (need_next) chunk_pixels(next_even_, next_odd_, x_, at + chunk_bytes, 2 * (c + 1) * g_, taps);
-            else chunk_pixels(cur_even_, cur_odd_, x_, at, 2 * c * g_, taps);
+            chunk_pixels(ahead, x_, at + ahead * chunk_bytes, s * (c + ahead) * g_, taps);
             const Xmm acc = vec(acc_);
             for (std::size_t t = 0; t < width_taps.size(); ++t) {
                 const Xmm tap = shifted_tap(width_taps[t].first, width_taps[t].second);
@@ -300,28 +312,21 @@ private:
                 else max_into(acc, tap);
             }
             store(d_, out_at, outputs, true);
-            if (need_prev) {
-                copy(vec(prev_even_), vec(cur_even_));
-                copy(vec(prev_odd_), vec(cur_odd_));
-            }
-            if (need_next) {
-                copy(vec(cur_even_), vec(next_even_));
-                copy(vec(cur_odd_), vec(next_odd_));
-            }
+            for (std::int64_t slot = -back; slot < ahead; ++slot)
+                for (int phase = 0; phase < s; ++phase)
+                    copy(vec(slot_register(slot, phase)), vec(slot_register(slot + 1, phase)));
         };
         mov(x_, row_);
         mov(d_, out_);
-        if (need_prev) {
-            copy(vec(prev_even_), vec(empty_));
-            copy(vec(prev_odd_), vec(empty_));
-        }
-        if (need_next) chunk_pixels(cur_even_, cur_odd_, x_, 0, 0, taps);
+        for (std::int64_t slot = -back; slot < 0; ++slot)  // pixels before the row
+            for (int phase = 0; phase < s; ++phase) copy(vec(slot_register(slot, phase)), vec(empty_));
+        for (std::int64_t slot = 0; slot < ahead; ++slot) chunk_pixels(slot, x_, slot * chunk_bytes, s * slot * g_, taps);
         if (looped > 0) {
             Label loop;
             mov(chunks_left_, looped);
             L(loop);
-            // Chunk 0's masks: every looped chunk (and the one after it, where read) lies inside the row as chunk 0
-            // does, so its pixel masks are whole and its loads plain.
+            // Chunk 0's masks: every looped chunk (and the ones after it that it reads) lies inside the row as
+            // chunk 0 does, so its pixel masks are whole and its loads plain.
             iteration(0, 0, 0, g_);
             add(x_, static_cast<std::int32_t>(chunk_bytes));
             add(d_, static_cast<std::int32_t>(g_ * b));
@@ -338,18 +343,18 @@ private:
         const std::int64_t left = std::min(bp_.interior_begin(), chunks);
         const std::int64_t right = std::max(left, std::min(bp_.interior_end(), chunks));
         const auto edge = [&](std::int64_t c) {
-            const std::int64_t first = 2 * c * g_;
+            const std::int64_t first = bp_.stride_w * c * g_;
             chunk(row_, first * b, out_, c * g_ * b, taps, true, first, std::min(g_, bp_.out_w - c * g_));
         };
         for (std::int64_t c = 0; c < left; ++c) edge(c);
         if (right > left) {
             Label loop;
-            lea(x_, ptr[row_ + static_cast<std::int32_t>(2 * left * g_ * b)]);
+            lea(x_, ptr[row_ + static_cast<std::int32_t>(bp_.stride_w * left * g_ * b)]);
             lea(d_, ptr[out_ + static_cast<std::int32_t>(left * g_ * b)]);
             mov(chunks_left_, right - left);
             L(loop);
             chunk(x_, 0, d_, 0, taps, false, 0, g_);
-            add(x_, static_cast<std::int32_t>(2 * g_ * b));
+            add(x_, static_cast<std::int32_t>(bp_.stride_w * g_ * b));
             add(d_, static_cast<std::int32_t>(g_ * b));
             dec(chunks_left_);
             jnz(loop, T_NEAR);

@@ -136,6 +136,7 @@ struct BlockedPixels {
     std::int64_t in_h = 1, in_w = 0, out_h = 1, out_w = 0;
     int kernel_h = 1, kernel_w = 1, stride_h = 1, dilation_h = 1, dilation_w = 1;
     std::int64_t pad_h = 0, pad_w = 0;          // pads before the input
+    int stride_w = 2;                           // 1 or 2
     std::int64_t src_row_bytes = 0, dst_row_bytes = 0;  // row pitches (bytes)
     std::vector<BlockedPixelRun> runs;                  // the output rows, in order
     std::vector<BlockedPixelPair> pairs;                // by offset
@@ -151,6 +152,8 @@ struct BlockedPixels {
     bool enabled() const { return block > 0; }
     std::int64_t pixels() const { return block > 0 ? vector_bytes / block : 0; }  // outputs a vector (G)
     std::int64_t chunks() const { return block > 0 ? (out_w + pixels() - 1) / pixels() : 0; }
+    // Shifted taps: the chunks before and after the current one its registers hold (stride 2: 1; stride 1: 2).
+    std::int64_t reach_chunks() const { return stride_w == 1 ? 2 : 1; }
     // The chunks (G outputs from output c G) whose pairs all load whole vectors inside the row: [first, end).
     std::int64_t interior_begin() const;
     std::int64_t interior_end() const;

@@ -32,7 +32,7 @@ bool blocks_as_lanes(const Problem& q) {
     return (q.in[l] == 8 || q.in[l] == 16) && q.out[l] == q.in[l] && q.kernel[l] == 1 && q.stride[l] == 1 &&
            q.dilation[l] == 1 && q.pad_begin[l] == 0 && q.pad_end[l] == 0 && q.src_strides.spatial[l] == 1 &&
            q.dst_strides.spatial[l] == 1 && q.src_strides.spatial[w] == q.in[l] && q.dst_strides.spatial[w] == q.in[l] &&
-           q.stride[w] == 2;
+           (q.stride[w] == 1 || q.stride[w] == 2);
 }
 
 BlockedPixels blocked_pixels_of(const Problem& q, int vector_bytes) {
@@ -45,6 +45,7 @@ BlockedPixels blocked_pixels_of(const Problem& q, int vector_bytes) {
     bp.kernel_w = static_cast<int>(std::min(q.kernel[w], max_kernel + 1));
     bp.dilation_w = static_cast<int>(std::min(q.dilation[w], max_displacement));
     bp.pad_w = q.pad_begin[w];
+    bp.stride_w = static_cast<int>(q.stride[w]);
     if (q.spatial_rank == 3) {
         bp.in_h = q.in[0];
         bp.out_h = q.out[0];
@@ -66,19 +67,20 @@ BlockedPixels blocked_pixels_of(const Problem& q, int vector_bytes) {
             bp.runs.push_back({oy, 1, t.begin, t.end});
         }
     }
-    // The width taps' offsets from 2x, in pixels; neighbours pair (the odd pixels of the pair at o are tap o + 1).
+    // The width taps' offsets from s x, in pixels; at stride 2 neighbours pair (the odd pixels of the pair at o are
+    // tap o + 1).
     std::set<std::int64_t> offsets;
     for (std::int64_t t = 0; t < std::min<std::int64_t>(q.kernel[w], max_kernel); ++t)
         offsets.insert(t * q.dilation[w] - bp.pad_w);
-    // Shifted taps: m = floor(o / 2) within a chunk of either neighbour.
+    // Shifted taps: m = floor(o / s) within the chunks a register window holds.
     bp.shifted = true;
     for (const std::int64_t o : offsets) {
-        const std::int64_t m = o >= 0 ? o / 2 : -((-o + 1) / 2);
-        if (m > bp.pixels() || -m > bp.pixels()) bp.shifted = false;
+        const std::int64_t m = o >= 0 ? o / bp.stride_w : -((-o + bp.stride_w - 1) / bp.stride_w);
+        if (m > bp.reach_chunks() * bp.pixels() || -m > bp.reach_chunks() * bp.pixels()) bp.shifted = false;
     }
     for (auto it = offsets.begin(); it != offsets.end();) {
         const std::int64_t o = *it++;
-        const bool odd = it != offsets.end() && *it == o + 1;
+        const bool odd = bp.stride_w == 2 && it != offsets.end() && *it == o + 1;
         if (odd) ++it;
         bp.pairs.push_back({o, odd});
     }
@@ -86,15 +88,15 @@ BlockedPixels blocked_pixels_of(const Problem& q, int vector_bytes) {
 }
 
 std::int64_t BlockedPixels::interior_begin() const {
-    const std::int64_t two_g = 2 * pixels(), first = pairs.empty() ? 0 : pairs.front().offset;
-    return first >= 0 ? 0 : (-first + two_g - 1) / two_g;
+    const std::int64_t span = stride_w * pixels(), first = pairs.empty() ? 0 : pairs.front().offset;
+    return first >= 0 ? 0 : (-first + span - 1) / span;
 }
 
 std::int64_t BlockedPixels::interior_end() const {
-    // Chunk c is whole (its G outputs) and its last pair's vectors end inside the row: 2 c G + o + 2 G <= in_w.
-    const std::int64_t g = pixels(), last = pairs.empty() ? 0 : pairs.back().offset;
-    const std::int64_t room = in_w - last - 2 * g;
-    const std::int64_t by_input = room < 0 ? 0 : room / (2 * g) + 1;
+    // Chunk c is whole (its G outputs) and its last pair's vectors end inside the row: s c G + o + s G <= in_w.
+    const std::int64_t g = pixels(), span = stride_w * g, last = pairs.empty() ? 0 : pairs.back().offset;
+    const std::int64_t room = in_w - last - span;
+    const std::int64_t by_input = room < 0 ? 0 : room / span + 1;
     return std::max(interior_begin(), std::min(out_w / g, by_input));
 }
 
@@ -119,7 +121,7 @@ bool blocked_pixels_fit(const Problem& q) {
         const std::int64_t chunk_kinds = bp.chunks() - (bp.interior_end() - bp.interior_begin()) + 1;
         std::int64_t loads = 0;
         for (const BlockedPixelRun& run : bp.runs)
-            loads += chunk_kinds * (run.tap_end - run.tap_begin) * 2 * static_cast<std::int64_t>(bp.pairs.size());
+            loads += chunk_kinds * (run.tap_end - run.tap_begin) * bp.stride_w * static_cast<std::int64_t>(bp.pairs.size());
         if (loads > max_loads) return false;
     }
     return true;

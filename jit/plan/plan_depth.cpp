@@ -67,6 +67,49 @@ static bool blocks_one_plane_deep(const Problem& p) {
            p.dst_strides.c == wrap_mul(p.out[0], p.dst_strides.spatial[0]) && p.channels / p.block + 1 <= std::numeric_limits<std::int64_t>::max() / p.in[0];
 }
 
+// The lane-axis fold (blocked_byte_pixels): at stride 2 along the width, and at stride 1 where every width tap
+// lies within the two chunks of 256-bit vectors on either side of its output (|offset| <= 2 x 32 / B pixels: the
+// shifted taps of the narrower form), for 1-D and 2-D windows and 3-D ones one plane deep. Other windows at stride
+// 1 keep the fold into planar rows of bytes.
+static bool folds_as_lanes(const Problem& p) {
+    const auto w = static_cast<std::size_t>(p.spatial_rank - 1);
+    if (p.block != 8 && p.block != 16) return false;
+    if (p.spatial_rank == 3 && !blocks_one_plane_deep(p)) return false;
+    if (p.stride[w] == 2) return true;
+    if (p.stride[w] != 1 || p.kernel[w] > 64 || p.dilation[w] > 64 || p.pad_begin[w] > 64) return false;
+    const std::int64_t reach = 2 * (32 / p.block);
+    return p.pad_begin[w] <= reach && (p.kernel[w] - 1) * p.dilation[w] - p.pad_begin[w] <= reach;
+}
+
+// The lane-axis problem: one more spatial axis, the block's lanes, which no window crosses; 3-D windows one plane
+// deep lose their depth axis first, each block's D planes D channels (a plane's stride apart).
+static Problem lanes_folded(const Problem& p) {
+    Problem q = p;
+    const std::int64_t b = p.block;
+    q.layout = Layout::ncx;
+    q.block = 1;
+    q.channels = (p.channels + b - 1) / b;  // a partial last block computes its padded lanes too
+    if (p.spatial_rank == 3) {
+        q.channels *= p.in[0];
+        q.src_strides.c = p.src_strides.spatial[0];
+        q.dst_strides.c = p.dst_strides.spatial[0];
+        for (Problem::Spatial* a : {&q.in, &q.out, &q.kernel, &q.stride, &q.dilation, &q.pad_begin, &q.pad_end})
+            *a = {(*a)[1], (*a)[2], 1};
+        q.pad_begin[2] = q.pad_end[2] = 0;
+        for (Problem::Strides* st : {&q.src_strides, &q.dst_strides}) st->spatial = {st->spatial[1], st->spatial[2], 0};
+        q.spatial_rank = 2;
+    }
+    const auto lanes = static_cast<std::size_t>(q.spatial_rank);
+    q.spatial_rank += 1;
+    q.in[lanes] = q.out[lanes] = b;
+    q.kernel[lanes] = q.stride[lanes] = q.dilation[lanes] = 1;
+    q.pad_begin[lanes] = q.pad_end[lanes] = 0;
+    q.src_strides.spatial[lanes] = 1;
+    q.dst_strides.spatial[lanes] = 1;
+    q.indices_strides = {};
+    return q;
+}
+
 bool folds_blocks(const Problem& p, bool bands) {
     if (p.block <= 1 || p.has_indices || p.op != OpKind::max_pool || (p.dtype != DType::u8 && p.dtype != DType::s8))
         return false;
@@ -76,9 +119,9 @@ bool folds_blocks(const Problem& p, bool bands) {
     // stride 2, of 1-D and 2-D windows, the lane-axis problem's (blocked_byte_pixels).
     const auto w = static_cast<std::size_t>(p.spatial_rank - 1);
     if (p.src_strides.spatial[w] != p.block || p.dst_strides.spatial[w] != p.block) return false;
-    // At stride 2 a partial last block computes its padded lanes too, from the source's, and its planes' kernel entry
-    // stores them as 0; at stride 1 whole blocks only (the planar byte code has no such entry).
-    if (p.stride[w] == 2 && (p.spatial_rank <= 2 || blocks_one_plane_deep(p))) return blocked_pixels_fit(blocks_folded(p));
+    // Folded into lanes, a partial last block computes its padded lanes too, from the source's, and its planes'
+    // kernel entry stores them as 0; into planar rows of bytes, whole blocks only (that code has no such entry).
+    if (folds_as_lanes(p)) return blocked_pixels_fit(lanes_folded(p));
     if (p.channels % p.block != 0) return false;
     // At stride 1, 2-D and 3-D: a 1-D row of one output window (s8 1x1024x1024 k1024 nCx16c, the row a block's
     // 16 KiB) ran 46.3 us folded against 29.8 (Xeon 2).
@@ -103,32 +146,7 @@ Problem blocks_folded(const Problem& p) {
     Problem q = p;
     const auto w = static_cast<std::size_t>(p.spatial_rank - 1);
     const std::int64_t b = p.block;
-    if (p.stride[w] != 1) {
-        // The lane-axis problem: one more spatial axis, the block's lanes, which no window crosses; 3-D windows one
-        // plane deep lose their depth axis first, each block's D planes D channels (a plane's stride apart).
-        q.layout = Layout::ncx;
-        q.block = 1;
-        q.channels = (p.channels + b - 1) / b;  // a partial last block computes its padded lanes too
-        if (p.spatial_rank == 3) {
-            q.channels *= p.in[0];
-            q.src_strides.c = p.src_strides.spatial[0];
-            q.dst_strides.c = p.dst_strides.spatial[0];
-            for (Problem::Spatial* a : {&q.in, &q.out, &q.kernel, &q.stride, &q.dilation, &q.pad_begin, &q.pad_end})
-                *a = {(*a)[1], (*a)[2], 1};
-            q.pad_begin[2] = q.pad_end[2] = 0;
-            for (Problem::Strides* st : {&q.src_strides, &q.dst_strides}) st->spatial = {st->spatial[1], st->spatial[2], 0};
-            q.spatial_rank = 2;
-        }
-        const auto lanes = static_cast<std::size_t>(q.spatial_rank);
-        q.spatial_rank += 1;
-        q.in[lanes] = q.out[lanes] = b;
-        q.kernel[lanes] = q.stride[lanes] = q.dilation[lanes] = 1;
-        q.pad_begin[lanes] = q.pad_end[lanes] = 0;
-        q.src_strides.spatial[lanes] = 1;
-        q.dst_strides.spatial[lanes] = 1;
-        q.indices_strides = {};
-        return q;
-    }
+    if (folds_as_lanes(p)) return lanes_folded(p);
     q.layout = Layout::ncx;
     q.block = 1;
     q.channels = p.channels / b;  // the channel blocks, each a planar channel

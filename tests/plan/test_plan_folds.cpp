@@ -76,7 +76,8 @@ TEST(PlanFacts, WindowsOnePlaneDeepFoldIntoChannelsWhereTheChannelsAreDPlanesApa
 // nCx16c, 2 images of 192 channels (12 blocks): dense strides s3 = 16, s2 = 28*16 = 448, s1 = 28*448 = 12544,
 // s0 = 12*12544 = 150528.
 TEST(PlanFacts, BlockedBytesAtStrideOneFoldIntoPlanarRowsOfBytes) {
-    const pj::Problem inception = problem_of("maxpool dt=u8 layout=nCx16c src=2x192x28x28 k=3x3 pb=1x1 pe=1x1");
+    // Width taps up to 5 pixels from their output: further than the lane-axis fold reaches (4 pixels of 16 bytes).
+    const pj::Problem inception = problem_of("maxpool dt=u8 layout=nCx16c src=2x192x28x28 k=3x11 pb=1x5 pe=1x5");
     ASSERT_TRUE(jit::folds_blocks(inception, false));
     const pj::Problem folded = jit::blocks_folded(inception);
     EXPECT_EQ(folded.layout, pj::Layout::ncx);
@@ -85,11 +86,11 @@ TEST(PlanFacts, BlockedBytesAtStrideOneFoldIntoPlanarRowsOfBytes) {
     EXPECT_EQ(folded.channels, 12);
     EXPECT_EQ(folded.in, (pj::Problem::Spatial{28, 28 * 16, 1}));
     EXPECT_EQ(folded.out, (pj::Problem::Spatial{28, 28 * 16, 1}));
-    EXPECT_EQ(folded.kernel, (pj::Problem::Spatial{3, 3, 1}));
+    EXPECT_EQ(folded.kernel, (pj::Problem::Spatial{3, 11, 1}));
     EXPECT_EQ(folded.stride, (pj::Problem::Spatial{1, 1, 1}));
     EXPECT_EQ(folded.dilation, (pj::Problem::Spatial{1, 16, 1}));
-    EXPECT_EQ(folded.pad_begin, (pj::Problem::Spatial{1, 16, 0}));
-    EXPECT_EQ(folded.pad_end, (pj::Problem::Spatial{1, 16, 0}));
+    EXPECT_EQ(folded.pad_begin, (pj::Problem::Spatial{1, 80, 0}));
+    EXPECT_EQ(folded.pad_end, (pj::Problem::Spatial{1, 80, 0}));
     EXPECT_EQ(folded.src_strides, (pj::Problem::Strides{150528, 12544, {448, 1, 0}}));
     EXPECT_EQ(folded.dst_strides, (pj::Problem::Strides{150528, 12544, {448, 1, 0}}));
     // create() plans it so (the ISA form too), and says so in the plan.
@@ -102,24 +103,33 @@ TEST(PlanFacts, BlockedBytesAtStrideOneFoldIntoPlanarRowsOfBytes) {
     EXPECT_TRUE(plan.blocks_folded);
     EXPECT_EQ(jit::lane_bytes(plan.compare), 1);  // planar bytes in byte lanes
     // A 3-D one-plane-deep window folds both ways: the blocks first, then the planes of the result.
-    EXPECT_TRUE(jit::folds_of(problem_of("maxpool dt=u8 layout=nCx16c src=1x16x3x8x9 k=1x3x3 pb=0x1x1 pe=0x1x1"), false).depth);
-    for (const char* text : {"maxpool dt=s8 layout=nCx8c src=1x16x12x10 k=5x5 pb=2x2 pe=2x2",
-                             "maxpool dt=u8 layout=nCx16c src=2x32x6x7 k=3x3 src_strides=1536x768x128x16"}) {
+    EXPECT_TRUE(jit::folds_of(problem_of("maxpool dt=u8 layout=nCx16c src=1x16x3x8x11 k=1x3x11 pb=0x1x5 pe=0x1x5"), false).depth);
+    // Windows whose taps lie within 4 pixels of 16 bytes (8 of 8) of their output fold into the lane axis instead.
+    for (const char* text : {"maxpool dt=u8 layout=nCx16c src=2x192x28x28 k=3x3 pb=1x1 pe=1x1",
+                             "maxpool dt=u8 layout=nCx16c src=1x256x40x40 k=9x9 pb=4x4 pe=4x4",
+                             "maxpool dt=s8 layout=nCx8c src=2x16x7x7 k=7x7"}) {
+        SCOPED_TRACE(text);
+        ASSERT_TRUE(jit::folds_blocks(problem_of(text), false));
+        EXPECT_TRUE(jit::blocks_as_lanes(jit::blocks_folded(problem_of(text))));
+    }
+    EXPECT_FALSE(jit::blocks_as_lanes(jit::blocks_folded(problem_of("maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7"))));
+    for (const char* text : {"maxpool dt=s8 layout=nCx8c src=1x16x12x20 k=5x19 pb=2x9 pe=2x9",
+                             "maxpool dt=u8 layout=nCx16c src=2x32x6x11 k=3x11 pb=1x5 pe=1x5 src_strides=2304x1152x192x16"}) {
         SCOPED_TRACE(text);
         EXPECT_TRUE(jit::folds_blocks(problem_of(text), false));
     }
     // A window of the whole row (a global pool) folds only where the AVX-512 form's byte bands may take it.
     EXPECT_TRUE(jit::folds_blocks(problem_of("maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7"), true));
     EXPECT_FALSE(jit::folds_blocks(problem_of("maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7"), false));
-    // Not folded: a stride of 3 along the width, indices, a partial last block (20 channels in blocks of 16), data
-    // of more than a byte, 1-D rows, adaptive windows, pixels further apart than a block (w stride 32), nxc, 3-D
-    // windows more than one plane deep.
+    // Not folded: a stride of 3 along the width, indices, a partial last block (20 channels in blocks of 16) of a
+    // window past the lanes' reach, data of more than a byte, 1-D rows past the lanes' reach, adaptive windows,
+    // pixels further apart than a block (w stride 32), nxc, 3-D windows more than one plane deep.
     for (const char* text : {"maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 s=3x3",
                              "maxpool dt=u8 layout=nCx16c src=1x16x3x6x7 k=2x3x3 s=2x1x1",
                              "maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 idx=s32",
-                             "maxpool dt=u8 layout=nCx16c src=1x20x12x12 k=3x3",
+                             "maxpool dt=u8 layout=nCx16c src=1x20x12x12 k=3x11 pb=1x5 pe=1x5",
                              "maxpool dt=f32 layout=nCx16c src=1x16x12x12 k=3x3",
-                             "maxpool dt=u8 layout=nCx16c src=1x16x100 k=3",
+                             "maxpool dt=u8 layout=nCx16c src=1x16x100 k=11",
                              "adaptivemaxpool dt=u8 layout=nCx16c src=1x16x13x13 out=6x6",
                              "maxpool dt=u8 layout=nCx16c src=1x16x12x12 k=3x3 src_strides=4608x4608x384x32",
                              "maxpool dt=u8 layout=nxc src=1x16x12x12 k=3x3"}) {
