@@ -215,6 +215,8 @@ private:
         const auto at = [&](std::int64_t bytes) { return ptr[out + static_cast<std::int32_t>(out_at + bytes)]; };
         if (outputs == g_) return zmm_ ? vmovdqu64(at(0), acc) : vmovdqu(at(0), acc);
         const std::int64_t bytes = outputs * bp_.block;
+        if (bytes == 8) return vmovq(at(0), Xmm(acc_));  // one pixel: the low lanes, no mask
+        if (bytes == 16) return vmovdqu(at(0), Xmm(acc_));
         if (zmm_) {
             mov(tmp_.cvt32(), (1u << (bytes / 8)) - 1);
             kmovw(k1, tmp_.cvt32());
@@ -337,6 +339,80 @@ private:
             iteration(c, (c - looped) * chunk_bytes, (c - looped) * g_ * b, std::min(g_, bp_.out_w - c * g_));
     }
 
+    // One output row of a window of the whole row (BlockedPixels::whole_row), `taps` > 0 real rows: every vector of
+    // each row into a few maxima in flight (a loop over groups of them where the row is long), the partial last
+    // vector under its pixel mask, then the maxima merged and reduced across the vector's G pixels, one stored.
+    // Rows that follow each other in memory (a dense plane's, dilation 1) are one span of pixels: a vector's pixels
+    // need not share a row, only start on a pixel.
+    void output_row_whole(std::int64_t taps) {
+        const std::int64_t vb = bp_.vector_bytes, row_step = std::int64_t{bp_.dilation_h} * bp_.src_row_bytes;
+        const bool flat = bp_.dilation_h == 1 && bp_.src_row_bytes == bp_.in_w * bp_.block;
+        const std::int64_t span_pixels = flat ? taps * bp_.in_w : bp_.in_w;
+        const std::int64_t full = span_pixels / g_, rest = span_pixels % g_;
+        const int chains = static_cast<int>(std::clamp<std::int64_t>(full, 1, 4));
+        const auto chain = [&](int c) { return vec(first_slot_ + c); };
+        std::vector<bool> started(static_cast<std::size_t>(chains), false);
+        const auto merge = [&](int c, const Address& from, std::uint32_t pixels) {
+            if (!started[static_cast<std::size_t>(c)]) {
+                load_pixels(chain(c), from, pixels);
+                started[static_cast<std::size_t>(c)] = true;
+            } else if (pixels == all_pixels()) {
+                max_into(chain(c), from);
+            } else {
+                load_pixels(vec(loaded_), from, pixels);
+                max_into(chain(c), vec(loaded_));
+            }
+        };
+        constexpr std::int64_t max_unrolled = 16;
+        for (std::int64_t r = 0; r < (flat ? 1 : taps); ++r) {
+            const std::int64_t at = r * row_step;
+            if (full <= max_unrolled) {
+                for (std::int64_t v = 0; v < full; ++v)
+                    merge(static_cast<int>(v % chains), ptr[row_ + static_cast<std::int32_t>(at + v * vb)], all_pixels());
+            } else {
+                // The first group starts the chains (plain loads); the loop merges the groups after it.
+                for (int c = 0; c < chains; ++c) merge(c, ptr[row_ + static_cast<std::int32_t>(at + c * vb)], all_pixels());
+                const std::int64_t groups = full / chains;
+                Label loop;
+                lea(x_, ptr[row_ + static_cast<std::int32_t>(at + chains * vb)]);
+                mov(chunks_left_, groups - 1);
+                L(loop);
+                for (int c = 0; c < chains; ++c) max_into(chain(c), ptr[x_ + static_cast<std::int32_t>(c * vb)]);
+                add(x_, static_cast<std::int32_t>(chains * vb));
+                dec(chunks_left_);
+                jnz(loop, T_NEAR);
+                for (std::int64_t v = groups * chains; v < full; ++v)
+                    merge(static_cast<int>(v % chains), ptr[row_ + static_cast<std::int32_t>(at + v * vb)], all_pixels());
+            }
+            // The span's last pixels: the span's last whole vector, overlapping the one before (a max is
+            // idempotent), or a vector's first `rest` pixels under a mask where the span is shorter than a vector.
+            if (rest > 0 && full > 0)
+                merge(0, ptr[row_ + static_cast<std::int32_t>(at + (span_pixels - g_) * bp_.block)], all_pixels());
+            else if (rest > 0)
+                merge(0, ptr[row_ + static_cast<std::int32_t>(at)], (1u << rest) - 1);
+        }
+        const Xmm acc = vec(acc_);
+        copy(acc, chain(0));
+        for (int c = 1; c < chains; ++c)
+            if (started[static_cast<std::size_t>(c)]) max_into(acc, chain(c));
+        // Across the pixels: halves of the vector, then quarters (zmm), then the two quadwords of 16 bytes (B = 8).
+        const Xmm t = vec(shifted_);
+        if (zmm_) {
+            vshufi64x2(Xbyak::Zmm(shifted_), Xbyak::Zmm(acc_), Xbyak::Zmm(acc_), 0x4E);
+            max_into(acc, t);
+            vshufi64x2(Xbyak::Zmm(shifted_), Xbyak::Zmm(acc_), Xbyak::Zmm(acc_), 0xB1);
+            max_into(acc, t);
+        } else {
+            vperm2i128(Xbyak::Ymm(shifted_), Xbyak::Ymm(acc_), Xbyak::Ymm(acc_), 0x01);
+            max_into(acc, t);
+        }
+        if (bp_.block == 8) {
+            vpshufd(t, acc, 0x4E);
+            max_into(acc, t);
+        }
+        store(out_, 0, 1, true);
+    }
+
     // One output row of a run whose windows' real rows are `taps` (row_ at the first, out_ at the output row).
     void output_row(std::int64_t taps) {
         const std::int64_t b = bp_.block, chunks = bp_.chunks();
@@ -398,7 +474,8 @@ private:
             mov(out_, dst_);
             add_constant(out_, run.begin * bp_.dst_row_bytes);
             const auto row = [&] {
-                if (bp_.shifted && taps > 0) output_row_shifted(taps);
+                if (bp_.whole_row && taps > 0) output_row_whole(taps);
+                else if (bp_.shifted && taps > 0) output_row_shifted(taps);
                 else output_row(taps);
             };
             if (run.count == 1) {

@@ -145,6 +145,10 @@ struct BlockedPixels {
     // moving in (valignq; ymm: vperm2i128, and vpalignr for 8-byte pixels, whose split then takes a vpermq to
     // keep the outputs in order). Where |m| <= G; else the pairs above load at each offset.
     bool shifted = false;
+    // One output a row whose window holds every pixel of the row (a global pool along the width): the row's
+    // vectors merged into a few maxima in flight, then across the vector's G pixels (log2 G shuffles), one pixel
+    // stored.
+    bool whole_row = false;
     // A partial last block (PlanOptions::folded_block_tail): its real channels; the folded problem's last
     // tail_planes channels are its planes, which the kernel's tail entry computes with every output's lanes from
     // tail_lanes on stored as 0. 0: whole blocks, one entry.

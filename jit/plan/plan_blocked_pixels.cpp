@@ -32,7 +32,7 @@ bool blocks_as_lanes(const Problem& q) {
     return (q.in[l] == 8 || q.in[l] == 16) && q.out[l] == q.in[l] && q.kernel[l] == 1 && q.stride[l] == 1 &&
            q.dilation[l] == 1 && q.pad_begin[l] == 0 && q.pad_end[l] == 0 && q.src_strides.spatial[l] == 1 &&
            q.dst_strides.spatial[l] == 1 && q.src_strides.spatial[w] == q.in[l] && q.dst_strides.spatial[w] == q.in[l] &&
-           (q.stride[w] == 1 || q.stride[w] == 2);
+           (q.stride[w] == 1 || q.stride[w] == 2 || q.out[w] == 1);
 }
 
 BlockedPixels blocked_pixels_of(const Problem& q, int vector_bytes) {
@@ -45,7 +45,7 @@ BlockedPixels blocked_pixels_of(const Problem& q, int vector_bytes) {
     bp.kernel_w = static_cast<int>(std::min(q.kernel[w], max_kernel + 1));
     bp.dilation_w = static_cast<int>(std::min(q.dilation[w], max_displacement));
     bp.pad_w = q.pad_begin[w];
-    bp.stride_w = static_cast<int>(q.stride[w]);
+    bp.stride_w = q.out[w] == 1 ? 1 : static_cast<int>(q.stride[w]);  // one output: its window from pixel -pad_w
     if (q.spatial_rank == 3) {
         bp.in_h = q.in[0];
         bp.out_h = q.out[0];
@@ -78,6 +78,9 @@ BlockedPixels blocked_pixels_of(const Problem& q, int vector_bytes) {
         const std::int64_t m = o >= 0 ? o / bp.stride_w : -((-o + bp.stride_w - 1) / bp.stride_w);
         if (m > bp.reach_chunks() * bp.pixels() || -m > bp.reach_chunks() * bp.pixels()) bp.shifted = false;
     }
+    // A window of the whole row: its taps every pixel of [0, in_w), one output.
+    bp.whole_row = bp.out_w == 1 && q.dilation[w] == 1 && bp.pad_w >= 0 && q.kernel[w] - bp.pad_w >= bp.in_w;
+    if (bp.whole_row) bp.shifted = false;
     for (auto it = offsets.begin(); it != offsets.end();) {
         const std::int64_t o = *it++;
         const bool odd = bp.stride_w == 2 && it != offsets.end() && *it == o + 1;
@@ -103,7 +106,9 @@ std::int64_t BlockedPixels::interior_end() const {
 bool blocked_pixels_fit(const Problem& q) {
     if (!blocks_as_lanes(q)) return false;
     const std::size_t l = lanes_axis(q), w = l - 1;
-    if (q.kernel[w] > max_kernel || (q.spatial_rank == 3 && q.kernel[0] > max_kernel)) return false;
+    const bool whole_row = q.out[w] == 1 && q.dilation[w] == 1 && q.pad_begin[w] >= 0 && q.kernel[w] - q.pad_begin[w] >= q.in[w];
+    if ((q.kernel[w] > max_kernel && !whole_row) || (q.spatial_rank == 3 && q.kernel[0] > max_kernel)) return false;
+    if (q.in[w] * q.in[l] >= max_displacement) return false;  // a row's bytes, as displacements
     // Width taps and rows a window spans, as displacements from a row's pointer.
     const std::int64_t b = q.in[l];
     const std::int64_t reach_w = (q.kernel[w] - 1) * std::min(q.dilation[w], max_displacement) + q.pad_begin[w];
@@ -118,6 +123,7 @@ bool blocked_pixels_fit(const Problem& q) {
     for (const int vector_bytes : {32, 64}) {
         const BlockedPixels bp = blocked_pixels_of(q, vector_bytes);
         if (bp.runs.size() > max_runs) return false;
+        if (bp.whole_row) continue;  // a loop over each window row's vectors
         const std::int64_t chunk_kinds = bp.chunks() - (bp.interior_end() - bp.interior_begin()) + 1;
         std::int64_t loads = 0;
         for (const BlockedPixelRun& run : bp.runs)

@@ -76,6 +76,8 @@ static bool folds_as_lanes(const Problem& p) {
     if (p.block != 8 && p.block != 16) return false;
     if (p.spatial_rank == 3 && !blocks_one_plane_deep(p)) return false;
     if (p.stride[w] == 2) return true;
+    // A window of the whole row (a global pool along it), at any stride.
+    if (p.out[w] == 1 && p.dilation[w] == 1 && p.pad_begin[w] >= 0 && p.kernel[w] - p.pad_begin[w] >= p.in[w]) return true;
     if (p.stride[w] != 1 || p.kernel[w] > 64 || p.dilation[w] > 64 || p.pad_begin[w] > 64) return false;
     const std::int64_t reach = 2 * (32 / p.block);
     return p.pad_begin[w] <= reach && (p.kernel[w] - 1) * p.dilation[w] - p.pad_begin[w] <= reach;

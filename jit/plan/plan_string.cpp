@@ -59,8 +59,9 @@ std::string to_string(const KernelPlan& plan) {
         const BlockedPixels& bp = plan.blocked_pixels;
         s << " blocked_pixels=" << bp.pixels() << "x" << bp.block << "B chunks=" << bp.chunks() << " loop=["
           << bp.interior_begin() << "," << bp.interior_end() << ") pairs=";
-        for (const BlockedPixelPair& pair : bp.pairs) s << (&pair == &bp.pairs.front() ? "" : ",") << pair.offset << (pair.odd ? "+odd" : "");
-        s << " runs=" << bp.runs.size() << (bp.shifted ? " shifted" : "");
+        for (const BlockedPixelPair& pair : bp.pairs)
+            if (!bp.whole_row) s << (&pair == &bp.pairs.front() ? "" : ",") << pair.offset << (pair.odd ? "+odd" : "");
+        s << " runs=" << bp.runs.size() << (bp.shifted ? " shifted" : "") << (bp.whole_row ? " whole_row" : "");
     }
     if (plan.flat_planes.enabled())
         s << " flat_planes=" << plan.flat_planes.vector_bytes << "x" << plan.flat_planes.vectors()

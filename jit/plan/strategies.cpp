@@ -708,21 +708,21 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool layout=ncx src=1x2x4x6x7 k=2x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1 src_strides=800x400x96x12x1"},
             {"adaptivemaxpool layout=ncx src=1x4x13x13 out=3x3 src_strides=1000x250x16x1"}}},
         // Blocked bytes at stride 1 along the width whose width taps reach further than blocked_byte_pixels' (5 or
-        // more pixels of 16 bytes, 9 or more of 8: windows of 11 width taps, dilated by 5, the global 7x7 of
-        // 16-byte pixels), 2-D, 3-D windows one plane deep, which then fold their depth too, a batch stride and a
-        // row pitch, 2 images of 2 blocks; a global pool where the AVX-512 form's bands may take it.
+        // more pixels of 16 bytes, 9 or more of 8: windows of 11 width taps, of 19, dilated by 5), 2-D, 3-D windows
+        // one plane deep, which then fold their depth too, a batch stride and a row pitch, 2 images of 2 blocks.
         {blocked_byte_rows, {avx512, avx2}, {
             {"maxpool dt=u8 layout=nCx16c src=2x32x9x11 k=3x11 pb=1x5 pe=1x5"},
             {"maxpool dt=s8 layout=nCx8c src=1x16x12x20 k=5x19 pb=2x9 pe=2x9"},
             {"maxpool dt=u8 layout=nCx16c src=1x16x10x14 k=3x3 d=2x5 pb=1x5 pe=2x5"},
-            {"maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7", byte_permutes, {avx512}},
             {"maxpool dt=u8 layout=nCx16c src=1x16x3x8x11 k=1x3x11 pb=0x1x5 pe=0x1x5"},
             {"maxpool dt=u8 layout=nCx16c src=2x32x6x11 k=3x11 s=2x1 pb=1x5 pe=1x5 src_strides=2410x1200x192x16 dst_strides=1090x540x176x16"},
             {"maxpool dt=s8 layout=nCx16c src=2x32x6x11 k=3x11 pb=1x5 pe=1x5 src_strides=2304x1152x192x16"},
             // On a core with byte permutes the AVX-512 form's bands take the folded rows.
             {"maxpool dt=u8 layout=nCx16c src=2x32x9x11 k=3x11 pb=1x5 pe=1x5", byte_permutes}}},
         // Blocked bytes at stride 1 along the width whose taps lie within 4 pixels of 16 bytes or 8 of 8 (Inception's,
-        // SPPF's, SPP's 9x9, dilated windows, uneven pads, a global 7x7 of 8-byte pixels, a partial last block, 1-D),
+        // SPPF's, SPP's 9x9, dilated windows, uneven pads, a partial last block, 1-D), windows of the whole row at any
+        // stride (global pools: 2-D, 1-D of 1000 pixels looped, a row pitch, a partial block, dense planes as one
+        // span, pads),
         // and at stride 2 (the stem's window, VGG's 2x2, GoogLeNet's ceil_torch rounding,
         // ceil rounding past the row's end, a width dilation whose taps pair with none, windows wholly in the padding
         // along h and w (output rows of the empty value), a window taller than the plane, 1-D rows of both blocks,
@@ -750,7 +750,11 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=nCx16c src=1x16x10x12 k=3x3 d=2x2 pb=1x2 pe=2x1"},
             {"maxpool dt=s8 layout=nCx8c src=2x8x7x7 k=7x7"},
             {"maxpool dt=u8 layout=nCx16c src=2x20x6x7 k=3x3 pb=1x1 pe=1x1"},
-            {"maxpool dt=s8 layout=nCx8c src=1x8x50 k=5 pb=3 pe=1"}}},
+            {"maxpool dt=s8 layout=nCx8c src=1x8x50 k=5 pb=3 pe=1"},
+            {"maxpool dt=u8 layout=nCx16c src=2x32x7x7 k=7x7"},
+            {"maxpool dt=s8 layout=nCx8c src=1x20x1000 k=1000"},
+            {"maxpool dt=u8 layout=nCx16c src=2x32x5x6 k=5x6 src_strides=1200x560x112x16"},
+            {"maxpool dt=s8 layout=nCx16c src=1x24x3x70 k=3x72 s=1x3 pb=1x1 pe=1x1"}}},
     };
     return rows;
 }

@@ -112,15 +112,14 @@ TEST(PlanFacts, BlockedBytesAtStrideOneFoldIntoPlanarRowsOfBytes) {
         ASSERT_TRUE(jit::folds_blocks(problem_of(text), false));
         EXPECT_TRUE(jit::blocks_as_lanes(jit::blocks_folded(problem_of(text))));
     }
-    EXPECT_FALSE(jit::blocks_as_lanes(jit::blocks_folded(problem_of("maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7"))));
+    // So does a window of the whole row (a global pool), its taps however far.
+    EXPECT_TRUE(jit::blocks_as_lanes(jit::blocks_folded(problem_of("maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7"))));
+    EXPECT_TRUE(jit::folds_blocks(problem_of("maxpool dt=u8 layout=nCx16c src=1x16x1000 k=1000"), false));
     for (const char* text : {"maxpool dt=s8 layout=nCx8c src=1x16x12x20 k=5x19 pb=2x9 pe=2x9",
                              "maxpool dt=u8 layout=nCx16c src=2x32x6x11 k=3x11 pb=1x5 pe=1x5 src_strides=2304x1152x192x16"}) {
         SCOPED_TRACE(text);
         EXPECT_TRUE(jit::folds_blocks(problem_of(text), false));
     }
-    // A window of the whole row (a global pool) folds only where the AVX-512 form's byte bands may take it.
-    EXPECT_TRUE(jit::folds_blocks(problem_of("maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7"), true));
-    EXPECT_FALSE(jit::folds_blocks(problem_of("maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7"), false));
     // Not folded: a stride of 3 along the width, indices, a partial last block (20 channels in blocks of 16) of a
     // window past the lanes' reach, data of more than a byte, 1-D rows past the lanes' reach, adaptive windows,
     // pixels further apart than a block (w stride 32), nxc, 3-D windows more than one plane deep.
