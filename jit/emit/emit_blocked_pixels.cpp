@@ -1,10 +1,21 @@
-// Blocked pixels (KernelPlan::blocked_pixels): nCx8c / nCx16c u8/s8 max pools at stride 2 along the width, run as
-// the lane-axis problem of blocks_folded() (a call's planes are channel blocks; a plane's rows are rows of pixels
-// of B bytes, its row pitch the tensor's). A vector holds G = vector_bytes / B output pixels of one row. For each
-// load pair (BlockedPixels::pairs: width tap offsets o from 2x, neighbouring taps paired), two vectors load the 2G
-// pixels from 2x + o of every real row of the window and take their maximum down the rows (integers: equal values
-// have equal bits, so the order of the merges is of no consequence); the result's even pixels are tap o of the G
-// outputs, its odd pixels tap o + 1:
+// Blocked pixels (KernelPlan::blocked_pixels): nCx8c / nCx16c u8/s8 max pools folded into lanes (at stride 1 or 2
+// along the width, or of one output a row), run as the lane-axis problem of blocks_folded() (a call's planes are
+// channel blocks; a plane's rows are rows of pixels of B bytes, its row pitch the tensor's). A vector holds
+// G = vector_bytes / B output pixels of one row. Three codes:
+//
+//   - shifted taps (BlockedPixels::shifted): chunk c's s G pixels from s c G load once (whole vectors from the
+//     chunk's first pixel), merged down the window's rows; at stride 2 split into even and odd pixels; width tap
+//     o = s m + phase is that phase's pixels shifted by m outputs, the chunks after or before (held in a window of
+//     registers, the ones after loaded ahead) moving in (valignq; ymm: vperm2i128, vpalignr);
+//   - a window of the whole row (BlockedPixels::whole_row): the row's vectors into 4 maxima in flight, reduced
+//     across the vector's pixels;
+//   - pairs, where a tap reaches further: for each load pair (BlockedPixels::pairs: width tap offsets o from s x,
+//     neighbouring taps paired at stride 2), s vectors load the s G pixels from s x + o of every real row of the
+//     window and take their maximum down the rows (integers: equal values have equal bits, so the order of the
+//     merges is of no consequence); at stride 2 the result's even pixels are tap o of the G outputs, its odd
+//     pixels tap o + 1.
+//
+// The splits into even and odd pixels:
 //
 //   - zmm, B = 16: vshufi64x2 picks 128-bit lanes 0 and 2 (even) or 1 and 3 (odd) of both vectors;
 //   - zmm, B = 8: vpermi2q with the even or odd quadword indices of both vectors;
@@ -13,7 +24,8 @@
 //     outputs x, x + 2, x + 1, x + 3; vpermq puts the maxima in order before the store.
 //
 // Where the channels-last code compared one pixel a vector and loaded every tap of every window, each input pixel
-// of a row is loaded about once a pair. The rows of a plane go in runs of equal real window rows
+// of a row is loaded once a window row (shifted taps). A partial last block's planes run a second entry that
+// ands each output vector with the block's lane mask (the padded lanes stored as 0). The rows of a plane go in runs of equal real window rows
 // (BlockedPixels::runs; an output row whose window has no real row stores the empty value). Along a row, the
 // chunks of G outputs whose loads all lie inside the row run in a loop; the chunks at the row's ends load their
 // pixels under masks of whole pixels (the lanes outside the row take the empty value: 0, or -128 for s8) and the

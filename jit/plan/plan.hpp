@@ -6,6 +6,7 @@
 #include "jit/isa/cpu_traits.hpp"
 #include "jit/isa/isa.hpp"
 #include "jit/isa/lanes.hpp"
+#include "jit/plan/blocked_pixels.hpp"
 
 #include <pooljit/types.hpp>
 
@@ -110,59 +111,6 @@ struct FlatPlanes {
     std::int64_t buffer_elements() const { return elements() + (extent_h() - 1) * width; }
 
     friend bool operator==(const FlatPlanes&, const FlatPlanes&) = default;
-};
-
-// Blocked pixels (blocked_byte_pixels): nCx8c / nCx16c u8/s8 max pools at stride 2 along the width, planned as
-// the lane-axis problem of blocks_folded() (each channel block a planar channel of rows of pixels of `block` bytes,
-// the block's lanes its last axis). A vector holds vector_bytes / block output pixels of one row: for each pair
-// offset o (the window's width taps t * dilation_w - pad_w, in pixels from 2x, two neighbouring taps a pair where
-// they are), two vectors load the 2 G pixels from 2x + o of each window row, merged down the rows first (integers:
-// the order is of no consequence), then split into their even pixels (tap o) and odd pixels (tap o + 1), each a
-// max into the outputs. Loads and stores at the row's ends go under masks of whole pixels.
-// Output rows [begin, begin + count) whose windows' real rows are the kernel rows [tap_begin, tap_end).
-struct BlockedPixelRun {
-    std::int64_t begin = 0, count = 0, tap_begin = 0, tap_end = 0;
-    friend bool operator==(const BlockedPixelRun&, const BlockedPixelRun&) = default;
-};
-// A load pair: the 2 G pixels from 2x + offset; its even pixels are a width tap, its odd ones too where `odd`.
-struct BlockedPixelPair {
-    std::int64_t offset = 0;
-    bool odd = false;
-    friend bool operator==(const BlockedPixelPair&, const BlockedPixelPair&) = default;
-};
-struct BlockedPixels {
-    int block = 0;         // bytes a pixel (8 or 16); 0: not this code
-    int vector_bytes = 0;  // 32 (ymm) or 64 (zmm)
-    std::int64_t in_h = 1, in_w = 0, out_h = 1, out_w = 0;
-    int kernel_h = 1, kernel_w = 1, stride_h = 1, dilation_h = 1, dilation_w = 1;
-    std::int64_t pad_h = 0, pad_w = 0;          // pads before the input
-    int stride_w = 2;                           // 1 or 2
-    std::int64_t src_row_bytes = 0, dst_row_bytes = 0;  // row pitches (bytes)
-    std::vector<BlockedPixelRun> runs;                  // the output rows, in order
-    std::vector<BlockedPixelPair> pairs;                // by offset
-    // Each chunk's own 2G pixels loaded once a window row (from 2x, whole vectors) and split into its even and
-    // odd pixels; a width tap 2m (or 2m + 1) from 2x is those shifted by m outputs, the chunk before's or after's
-    // moving in (valignq; ymm: vperm2i128, and vpalignr for 8-byte pixels, whose split then takes a vpermq to
-    // keep the outputs in order). Where |m| <= G; else the pairs above load at each offset.
-    bool shifted = false;
-    // One output a row whose window holds every pixel of the row (a global pool along the width): the row's
-    // vectors merged into a few maxima in flight, then across the vector's G pixels (log2 G shuffles), one pixel
-    // stored.
-    bool whole_row = false;
-    // A partial last block (PlanOptions::folded_block_tail): its real channels; the folded problem's last
-    // tail_planes channels are its planes, which the kernel's tail entry computes with every output's lanes from
-    // tail_lanes on stored as 0. 0: whole blocks, one entry.
-    std::int64_t tail_lanes = 0, tail_planes = 0;
-    bool enabled() const { return block > 0; }
-    std::int64_t pixels() const { return block > 0 ? vector_bytes / block : 0; }  // outputs a vector (G)
-    std::int64_t chunks() const { return block > 0 ? (out_w + pixels() - 1) / pixels() : 0; }
-    // Shifted taps: the chunks before and after the current one its registers hold (stride 2: 1; stride 1: 2).
-    std::int64_t reach_chunks() const { return stride_w == 1 ? 2 : 1; }
-    // The chunks (G outputs from output c G) whose pairs all load whole vectors inside the row: [first, end).
-    std::int64_t interior_begin() const;
-    std::int64_t interior_end() const;
-
-    friend bool operator==(const BlockedPixels&, const BlockedPixels&) = default;
 };
 
 // Byte bands (AVX-512 with byte permutes, AVX512_VBMI): planar u8/s8 2-D max pools without indices, a plane's
@@ -606,7 +554,7 @@ struct KernelPlan {
     FlatPlanes flat_planes;
     // ncx_planes of u8/s8 2-D planes in bands of outputs from byte permutes (`plane` is then empty).
     ByteBands byte_bands;
-    // ncx_planes of blocked u8/s8 at stride 2 along the width, planned as its lane-axis fold: several pixels a vector.
+    // ncx_planes of blocked u8/s8 planned as their lane-axis fold (folds_blocks): several pixels a vector.
     BlockedPixels blocked_pixels;
     // nxc_channels: rows of the window merged first into a stack row (VerticalRows), then the row code's width taps.
     VerticalRows vertical_rows;
@@ -756,7 +704,7 @@ struct PlanOptions {
     bool depth_folded = false;
     // The problem is blocks_folded() of a blocked one (folds_blocks), the same.
     bool blocks_folded = false;
-    // Folded at stride 2 with a partial last block: its real channels (bytes of a pixel) and its planes, the
+    // Folded into lanes with a partial last block: its real channels (bytes of a pixel) and its planes, the
     // folded problem's last channels, whose padded lanes the kernel's tail entry writes as 0 (Folds).
     std::int64_t folded_block_tail = 0, folded_block_planes = 0;
 
@@ -784,15 +732,16 @@ Problem depth_folded(const Problem& problem);
 // channel block a planar channel whose rows are W x B bytes, its width taps B bytes apart (dilation x B, pads x
 // B), served by the planar byte code (bands, byte rows) where the channels-last code compares one pixel a vector.
 // 2-D windows, and 3-D windows one plane deep (folds_depth then folds the result's planes); a window of the whole
-// row only where `bands` (the AVX-512 form with byte permutes may serve it). At stride 2 along the width (1-D, 2-D
-// and 3-D windows one plane deep, each block's D planes D channels), blocks_folded(problem) is the lane-axis
-// problem instead: each channel block a planar channel of one more spatial axis, the block's B lanes (kernel,
-// stride and dilation 1, no pads), which blocked_byte_pixels serves (blocks_as_lanes); a partial last block is
-// folded too, its padded lanes stored as 0 by the kernel's tail entry (Folds::block_tail). blocks_folded needs
-// folds_blocks (it checks nothing).
+// row only where `bands` (the AVX-512 form with byte permutes may serve it). At stride 2 along the width, at
+// stride 1 where every width tap lies within 4 pixels of 16 bytes or 8 of 8 of its output, and for a window of
+// the whole row (1-D, 2-D and 3-D windows one plane deep, each block's D planes D channels), blocks_folded(problem)
+// is the lane-axis problem instead: each channel block a planar channel of one more spatial axis, the block's B
+// lanes (kernel, stride and dilation 1, no pads), which blocked_byte_pixels serves (blocks_as_lanes); a partial
+// last block is folded too, its padded lanes stored as 0 by the kernel's tail entry (Folds::block_tail).
+// blocks_folded needs folds_blocks (it checks nothing).
 bool folds_blocks(const Problem& problem, bool bands);
 Problem blocks_folded(const Problem& problem);
-// A folded problem whose last axis is a block's lanes (blocks_folded at stride 2 along the width); whether
+// A folded problem whose last axis is a block's lanes (blocks_folded into lanes, above); whether
 // blocked_byte_pixels' code has room for it (its runs of rows, its displacements, its code's size); its plan.
 bool blocks_as_lanes(const Problem& folded);
 bool blocked_pixels_fit(const Problem& folded);
@@ -800,7 +749,7 @@ BlockedPixels blocked_pixels_of(const Problem& folded, int vector_bytes);
 // The folds create() applies to a problem (blocks first, then depth on the result), and the problem they give.
 struct Folds {
     bool blocks = false, depth = false;
-    // Blocks at stride 2 whose last block is partial: its channels, and its planes in the folded problem.
+    // Blocks folded into lanes whose last block is partial: its channels, and its planes in the folded problem.
     std::int64_t block_tail = 0, block_planes = 0;
 };
 Folds folds_of(const Problem& problem, bool bands);

@@ -1,4 +1,4 @@
-// Blocked pixels (KernelPlan::blocked_pixels): nCx8c / nCx16c u8/s8 max pools at stride 2 along the width, planned
+// Blocked pixels (KernelPlan::blocked_pixels): nCx8c / nCx16c u8/s8 max pools folded into lanes (folds_blocks), planned
 // as the lane-axis problem of blocks_folded(), several pixels a vector.
 #include "jit/plan/plan.hpp"
 #include "jit/plan/planner.hpp"
@@ -133,7 +133,7 @@ bool blocked_pixels_fit(const Problem& q) {
     return true;
 }
 
-// The lane-axis problem of blocked u8/s8 at stride 2: its own code, whole planes (channel blocks) a call.
+// The lane-axis problem of blocked u8/s8: its own code, whole planes (channel blocks) a call.
 void Planner::choose_blocked_pixels() {
     take_plane_code();
     const int vector_bytes = caps_.vector_bytes >= 64 ? 64 : 32;

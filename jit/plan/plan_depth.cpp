@@ -116,9 +116,9 @@ bool folds_blocks(const Problem& p, bool bands) {
     if (p.block <= 1 || p.has_indices || p.op != OpKind::max_pool || (p.dtype != DType::u8 && p.dtype != DType::s8))
         return false;
     if (p.channels == 0) return false;
-    // Pixels one block apart in both tensors. At stride 1 along the width, output pixel x's lane c is the maximum
-    // of the same taps as planar output x * B + c of rows of W x B bytes whose width taps are B bytes apart; at
-    // stride 2, of 1-D and 2-D windows, the lane-axis problem's (blocked_byte_pixels).
+    // Pixels one block apart in both tensors. Output pixel x's lane c is the maximum of the same taps as the
+    // lane-axis problem's output (x, c) (blocked_byte_pixels), or at stride 1 as planar output x * B + c of rows of
+    // W x B bytes whose width taps are B bytes apart.
     const auto w = static_cast<std::size_t>(p.spatial_rank - 1);
     if (p.src_strides.spatial[w] != p.block || p.dst_strides.spatial[w] != p.block) return false;
     // Folded into lanes, a partial last block computes its padded lanes too, from the source's, and its planes'
