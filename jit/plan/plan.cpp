@@ -155,7 +155,12 @@ KernelPlan Planner::plan() && {
         chose("depth_fold", "windows one plane deep: the planes of " + std::to_string(p_.channels) +
                                 " channels (C x D) as 2-D planes");
     }
-    if (lanes && choice().planes != PlanChoice::Switch::off && blocked_pixels_fit(p_)) {
+    if (lanes) {
+        // The lane-axis problem is blocked_byte_pixels' alone: the row code would compute a partial last block's
+        // padded lanes from the source's and store them (its tail entry stores them as 0).
+        if (choice().planes == PlanChoice::Switch::off)
+            unhonoured("planes=off", "blocked bytes folded into their lanes run only their own plane code");
+        if (!blocked_pixels_fit(p_)) throw Error("jit: the lane-axis problem does not fit blocked_byte_pixels' code");
         choose_blocked_pixels();
         set_expected_work();
         check_choice_honoured();

@@ -108,12 +108,13 @@ bool blocked_pixels_fit(const Problem& q) {
     const std::size_t l = lanes_axis(q), w = l - 1;
     const bool whole_row = q.out[w] == 1 && q.dilation[w] == 1 && q.pad_begin[w] >= 0 && q.kernel[w] - q.pad_begin[w] >= q.in[w];
     if ((q.kernel[w] > max_kernel && !whole_row) || (q.spatial_rank == 3 && q.kernel[0] > max_kernel)) return false;
-    if (q.in[w] * q.in[l] >= max_displacement) return false;  // a row's bytes, as displacements
+    // A row's bytes, input and output, as displacements.
+    if (q.in[w] >= max_displacement / q.in[l] || q.out[w] >= max_displacement / q.in[l]) return false;
     // Width taps and rows a window spans, as displacements from a row's pointer.
     const std::int64_t b = q.in[l];
-    const std::int64_t reach_w = (q.kernel[w] - 1) * std::min(q.dilation[w], max_displacement) + q.pad_begin[w];
-    if (q.dilation[w] >= max_displacement || q.pad_begin[w] >= max_displacement || reach_w * b >= max_displacement)
-        return false;
+    if (q.dilation[w] >= max_displacement || q.pad_begin[w] >= max_displacement) return false;
+    // Kernels of at most max_kernel taps (a whole row's loads read the row, not its taps): no overflow.
+    if (!whole_row && (q.kernel[w] - 1) * q.dilation[w] + q.pad_begin[w] >= max_displacement / b) return false;
     if (q.spatial_rank == 3) {
         const std::int64_t pitch = std::max(q.src_strides.spatial[0], q.dst_strides.spatial[0]);
         if (q.dilation[0] >= max_displacement || q.stride[0] >= max_displacement || pitch >= max_displacement ||
@@ -127,7 +128,9 @@ bool blocked_pixels_fit(const Problem& q) {
         const std::int64_t chunk_kinds = bp.chunks() - (bp.interior_end() - bp.interior_begin()) + 1;
         std::int64_t loads = 0;
         for (const BlockedPixelRun& run : bp.runs)
-            loads += chunk_kinds * (run.tap_end - run.tap_begin) * bp.stride_w * static_cast<std::int64_t>(bp.pairs.size());
+            // A row of no real window rows stores every chunk's empty value: one a chunk.
+            loads += chunk_kinds * std::max<std::int64_t>(run.tap_end - run.tap_begin, 1) * bp.stride_w *
+                     static_cast<std::int64_t>(bp.pairs.size());
         if (loads > max_loads) return false;
     }
     return true;
