@@ -225,6 +225,9 @@ TEST(PlanFacts, BlockedBytesAtStrideTwoFoldIntoALaneAxis) {
         const jit::KernelPlan plan = jit::make_plan(jit::blocks_folded(partial), jit::Isa::avx2, partial_options);
         EXPECT_EQ(plan.blocked_pixels.tail_lanes, tail);
         EXPECT_EQ(plan.blocked_pixels.tail_planes, tail_planes);
+        // The row code would store the padded lanes it computed: a choice that declines the plane code is refused.
+        partial_options.choice.planes = pj::PlanChoice::Switch::off;
+        EXPECT_THROW(jit::make_plan(jit::blocks_folded(partial), jit::Isa::avx2, partial_options), jit::UnhonouredChoice);
     }
     // Not folded at stride 2: 3-D windows more than one plane deep (no axis left for the lanes), indices, pixels
     // further apart than a block.
