@@ -167,10 +167,12 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits, bool blocks_fo
             return p.pad_begin[1] > 0 || (p.out[1] - 1) * p.stride[1] - p.pad_begin[1] + p.kernel[1] > p.in[1];
         };
         if (!traits.splits_512_bit_ops) {
-            // Blocked bytes as planar rows (rows of W x B bytes, width taps a block apart): the AVX-512 form's byte
-            // rows and bands hold 64 outputs a vector where the 256-bit form's byte rows hold 32 (u8 1x256x40x40
-            // k9 p4 nCx16c, one thread, Xeon 2, forced in one process: 109 us against 143).
-            if (blocks_folded) return form(Isa::avx512, "blocked bytes as planar rows: 64 byte lanes a vector");
+            // Blocked bytes folded: as planar rows (rows of W x B bytes, width taps a block apart) the AVX-512
+            // form's byte rows and bands hold 64 outputs a vector where the 256-bit form's byte rows hold 32 (u8
+            // 1x256x40x40 k9 p4 nCx16c, one thread, Xeon 2, forced in one process: 109 us against 143); as pixels in
+            // lanes a zmm holds 4 or 8 pixels where a ymm holds 2 or 4 (Xeon 2, one thread, medians of 3 runs: the
+            // stem nCx16c 11.6 us against 15.1, nCx8c 11.6 against 19.8, SPP k9 nCx8c 37.0 against 53.1).
+            if (blocks_folded) return form(Isa::avx512, "blocked bytes folded: 64 byte lanes a vector");
             if (takes_edge_byte_pairs())
                 return form(Isa::avx512, "2-D byte pairs past the row's edges: masked loads leave those lanes empty");
             if (takes_byte_rows()) return form(Isa::avx2, "planar bytes in the 256-bit form's byte rows or flat planes");
