@@ -300,28 +300,15 @@ private:
     // loaded ahead of the outputs that read them.
     void output_row_shifted(std::int64_t taps) {
         const std::int64_t s = bp_.stride_w, b = bp_.block, chunks = bp_.chunks(), chunk_bytes = s * g_ * b;
-        std::vector<std::pair<int, std::int64_t>> width_taps;  // (phase, m): tap o = s m + phase
-        std::int64_t back = 0, ahead = 0;
-        for (const BlockedPixelPair& pair : bp_.pairs)
-            for (std::int64_t o = pair.offset; o <= pair.offset + (pair.odd ? 1 : 0); ++o) {
-                const int phase = static_cast<int>(((o % s) + s) % s);
-                const std::int64_t m = (o - phase) / s;
-                width_taps.emplace_back(phase, m);
-                const std::int64_t slot = m >= 0 ? m / g_ : -((-m + g_ - 1) / g_);
-                back = std::max(back, -slot);
-                ahead = std::max(ahead, slot + (m - slot * g_ != 0 ? 1 : 0));
-            }
+        const std::vector<BlockedPixels::ShiftedTap> width_taps = bp_.shifted_taps();
+        const std::int64_t back = bp_.chunks_back(), ahead = bp_.chunks_ahead(), looped = bp_.shifted_loop_chunks();
         if (back > bp_.reach_chunks() || ahead > bp_.reach_chunks())
             throw Error("jit: blocked pixels' shifted taps reach past the chunks the registers hold");
-        // Chunk c's loads lie inside the row (its s G pixels from s c G), and its outputs are whole: the loop.
-        const auto inside = [&](std::int64_t c) { return s * c * g_ + s * g_ <= bp_.in_w; };
-        std::int64_t looped = 0;
-        while (looped < chunks && inside(looped + ahead) && (looped + 1) * g_ <= bp_.out_w) ++looped;
         const auto iteration = [&](std::int64_t c, std::int64_t at, std::int64_t out_at, std::int64_t outputs) {
             chunk_pixels(ahead, x_, at + ahead * chunk_bytes, s * (c + ahead) * g_, taps);
             const Xmm acc = vec(acc_);
             for (std::size_t t = 0; t < width_taps.size(); ++t) {
-                const Xmm tap = shifted_tap(width_taps[t].first, width_taps[t].second);
+                const Xmm tap = shifted_tap(width_taps[t].phase, width_taps[t].m);
                 if (t == 0) copy(acc, tap);
                 else max_into(acc, tap);
             }
@@ -358,7 +345,7 @@ private:
     // need not share a row, only start on a pixel.
     void output_row_whole(std::int64_t taps) {
         const std::int64_t vb = bp_.vector_bytes, row_step = std::int64_t{bp_.dilation_h} * bp_.src_row_bytes;
-        const bool flat = bp_.dilation_h == 1 && bp_.src_row_bytes == bp_.in_w * bp_.block;
+        const bool flat = bp_.whole_rows_one_span();
         const std::int64_t span_pixels = flat ? taps * bp_.in_w : bp_.in_w;
         const std::int64_t full = span_pixels / g_, rest = span_pixels % g_;
         const int chains = static_cast<int>(std::clamp<std::int64_t>(full, 1, 4));

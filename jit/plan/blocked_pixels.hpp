@@ -57,6 +57,20 @@ struct BlockedPixels {
     // The chunks (G outputs from output c G) whose pairs all load whole vectors inside the row: [first, end).
     std::int64_t interior_begin() const;
     std::int64_t interior_end() const;
+    // Shifted taps: each width tap o = stride_w m + phase as (phase, m), in the pairs' order; the chunks before
+    // and after the current one the taps read (each at most reach_chunks()); the chunks from 0 that run in the
+    // loop (their loads, and those of the chunks ahead they read, inside the row; their outputs whole).
+    struct ShiftedTap {
+        int phase = 0;
+        std::int64_t m = 0;
+    };
+    std::vector<ShiftedTap> shifted_taps() const;
+    std::int64_t chunks_back() const;
+    std::int64_t chunks_ahead() const;
+    std::int64_t shifted_loop_chunks() const;
+    // A window of the whole row over a dense plane (rows one after another, dilation 1): its real rows are one
+    // span of pixels.
+    bool whole_rows_one_span() const { return dilation_h == 1 && src_row_bytes == in_w * block; }
 
     friend bool operator==(const BlockedPixels&, const BlockedPixels&) = default;
 };

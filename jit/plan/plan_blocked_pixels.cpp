@@ -72,21 +72,16 @@ BlockedPixels blocked_pixels_of(const Problem& q, int vector_bytes) {
     std::set<std::int64_t> offsets;
     for (std::int64_t t = 0; t < std::min<std::int64_t>(q.kernel[w], max_kernel); ++t)
         offsets.insert(t * q.dilation[w] - bp.pad_w);
-    // Shifted taps: m = floor(o / s) within the chunks a register window holds.
-    bp.shifted = true;
-    for (const std::int64_t o : offsets) {
-        const std::int64_t m = o >= 0 ? o / bp.stride_w : -((-o + bp.stride_w - 1) / bp.stride_w);
-        if (m > bp.reach_chunks() * bp.pixels() || -m > bp.reach_chunks() * bp.pixels()) bp.shifted = false;
-    }
     // A window of the whole row: its taps every pixel of [0, in_w), one output.
     bp.whole_row = bp.out_w == 1 && q.dilation[w] == 1 && bp.pad_w >= 0 && q.kernel[w] - bp.pad_w >= bp.in_w;
-    if (bp.whole_row) bp.shifted = false;
     for (auto it = offsets.begin(); it != offsets.end();) {
         const std::int64_t o = *it++;
         const bool odd = bp.stride_w == 2 && it != offsets.end() && *it == o + 1;
         if (odd) ++it;
         bp.pairs.push_back({o, odd});
     }
+    // Shifted taps where every tap lies within the chunks a register window holds.
+    bp.shifted = !bp.whole_row && bp.chunks_back() <= bp.reach_chunks() && bp.chunks_ahead() <= bp.reach_chunks();
     return bp;
 }
 
@@ -101,6 +96,41 @@ std::int64_t BlockedPixels::interior_end() const {
     const std::int64_t room = in_w - last - span;
     const std::int64_t by_input = room < 0 ? 0 : room / span + 1;
     return std::max(interior_begin(), std::min(out_w / g, by_input));
+}
+
+std::vector<BlockedPixels::ShiftedTap> BlockedPixels::shifted_taps() const {
+    std::vector<ShiftedTap> taps;
+    for (const BlockedPixelPair& pair : pairs)
+        for (std::int64_t o = pair.offset; o <= pair.offset + (pair.odd ? 1 : 0); ++o) {
+            const int phase = static_cast<int>(((o % stride_w) + stride_w) % stride_w);
+            taps.push_back({phase, (o - phase) / stride_w});
+        }
+    return taps;
+}
+
+// The chunk a tap's m outputs fall in (floor(m / G)), and whether its shift reads the chunk after it too.
+static std::int64_t chunk_of(std::int64_t m, std::int64_t g) { return m >= 0 ? m / g : -((-m + g - 1) / g); }
+
+std::int64_t BlockedPixels::chunks_back() const {
+    std::int64_t back = 0;
+    for (const ShiftedTap& t : shifted_taps()) back = std::max(back, -chunk_of(t.m, pixels()));
+    return back;
+}
+
+std::int64_t BlockedPixels::chunks_ahead() const {
+    std::int64_t ahead = 0;
+    for (const ShiftedTap& t : shifted_taps()) {
+        const std::int64_t chunk = chunk_of(t.m, pixels());
+        ahead = std::max(ahead, chunk + (t.m != chunk * pixels() ? 1 : 0));
+    }
+    return ahead;
+}
+
+std::int64_t BlockedPixels::shifted_loop_chunks() const {
+    const std::int64_t span = stride_w * pixels(), ahead = chunks_ahead();
+    std::int64_t looped = 0;
+    while (looped < chunks() && (looped + ahead) * span + span <= in_w && (looped + 1) * pixels() <= out_w) ++looped;
+    return looped;
 }
 
 bool blocked_pixels_fit(const Problem& q) {

@@ -61,7 +61,10 @@ std::string to_string(const KernelPlan& plan) {
           << bp.interior_begin() << "," << bp.interior_end() << ") pairs=";
         for (const BlockedPixelPair& pair : bp.pairs)
             if (!bp.whole_row) s << (&pair == &bp.pairs.front() ? "" : ",") << pair.offset << (pair.odd ? "+odd" : "");
-        s << " runs=" << bp.runs.size() << (bp.shifted ? " shifted" : "") << (bp.whole_row ? " whole_row" : "");
+        s << " runs=" << bp.runs.size();
+        if (bp.shifted)
+            s << " shifted back=" << bp.chunks_back() << " ahead=" << bp.chunks_ahead() << " looped=" << bp.shifted_loop_chunks();
+        if (bp.whole_row) s << " whole_row" << (bp.whole_rows_one_span() ? " one_span" : "");
     }
     if (plan.flat_planes.enabled())
         s << " flat_planes=" << plan.flat_planes.vector_bytes << "x" << plan.flat_planes.vectors()

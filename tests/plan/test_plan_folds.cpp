@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <tuple>
+#include <utility>
 
 namespace pj = pooljit;
 namespace jit = pooljit::jit;
@@ -115,6 +116,16 @@ TEST(PlanFacts, BlockedBytesAtStrideOneFoldIntoPlanarRowsOfBytes) {
     // So does a window of the whole row (a global pool), its taps however far.
     EXPECT_TRUE(jit::blocks_as_lanes(jit::blocks_folded(problem_of("maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7"))));
     EXPECT_TRUE(jit::folds_blocks(problem_of("maxpool dt=u8 layout=nCx16c src=1x16x1000 k=1000"), false));
+    // Its rows are one span of pixels where they follow each other in memory (not over a row pitch).
+    for (const auto& [text, span] :
+         {std::pair{"maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7", true},
+          std::pair{"maxpool dt=u8 layout=nCx16c src=2x16x7x7 k=7x7 src_strides=2048x1024x128x16", false}}) {
+        SCOPED_TRACE(text);
+        const jit::BlockedPixels bp = jit::blocked_pixels_of(jit::blocks_folded(problem_of(text)), 64);
+        EXPECT_TRUE(bp.whole_row);
+        EXPECT_FALSE(bp.shifted);
+        EXPECT_EQ(bp.whole_rows_one_span(), span);
+    }
     for (const char* text : {"maxpool dt=s8 layout=nCx8c src=1x16x12x20 k=5x19 pb=2x9 pe=2x9",
                              "maxpool dt=u8 layout=nCx16c src=2x32x6x11 k=3x11 pb=1x5 pe=1x5 src_strides=2304x1152x192x16"}) {
         SCOPED_TRACE(text);
@@ -182,6 +193,18 @@ TEST(PlanFacts, BlockedBytesAtStrideTwoFoldIntoALaneAxis) {
         EXPECT_EQ(bp.chunks(), isa == jit::Isa::avx512 ? 2 : 3);
         EXPECT_EQ(bp.interior_begin(), 1);
         EXPECT_EQ(bp.interior_end(), isa == jit::Isa::avx512 ? 1 : 2);
+        // Shifted taps: tap -1 the odd pixels one output back (the chunk before), 0 the even, 1 the odd pixels.
+        ASSERT_TRUE(bp.shifted);
+        const std::vector<jit::BlockedPixels::ShiftedTap> taps = bp.shifted_taps();
+        ASSERT_EQ(taps.size(), 3u);
+        EXPECT_EQ(std::pair(taps[0].phase, taps[0].m), std::pair(1, std::int64_t{-1}));
+        EXPECT_EQ(std::pair(taps[1].phase, taps[1].m), std::pair(0, std::int64_t{0}));
+        EXPECT_EQ(std::pair(taps[2].phase, taps[2].m), std::pair(1, std::int64_t{0}));
+        EXPECT_EQ(bp.chunks_back(), 1);
+        EXPECT_EQ(bp.chunks_ahead(), 0);
+        // The loop: chunks whose 2G pixels end inside the 11 and whose G outputs are whole (2cG + 2G <= 11).
+        EXPECT_EQ(bp.shifted_loop_chunks(), isa == jit::Isa::avx512 ? 1 : 2);
+        EXPECT_FALSE(bp.whole_row);
     }
     // 1-D rows fold too (one more axis: rows of pixels of 8 bytes), and windows dilated or in uneven pads.
     const pj::Problem row = problem_of("maxpool dt=s8 layout=nCx8c src=1x16x100 k=3 s=2 pb=1 pe=1");
