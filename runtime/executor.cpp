@@ -9,9 +9,8 @@
 #include "runtime/dispatch.hpp"
 #include "runtime/shared_units.hpp"
 #include "runtime/threads.hpp"
+#include "runtime/window_ranges.hpp"
 
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -376,22 +375,6 @@ constexpr double further_worker_ns = 500.0;
 // A row split along the width gives each call at least this many outputs.
 constexpr std::int64_t min_piece_outputs = 32;
 
-// Runs unit(u) for u in [0, units) on `threads` threads, in shares (detail::SharedUnits); static_partitioner gives
-// share t to the same arena slot on every call, so a thread that runs a primitive again runs the same units, in
-// the same order, and finds their rows in its own caches: dynamic tasks moved rows between cores from call to
-// call (16-core Xeon VM, 16 threads, same run: shares took 0.76x the time of dynamic tasks over the suite's short
-// layers; 1x192x28x28 f32 nxc 29.8 -> 12.0 us, 16x2048x7x7 f32 nxc 35.9 -> 19.1).
-template <class Unit>
-void run_shared(std::int64_t units, int threads, const Unit& unit) {
-    detail::SharedUnits shared(units, threads);
-    tbb::parallel_for(
-        tbb::blocked_range<int>(0, threads, 1),
-        [&](const tbb::blocked_range<int>& r) {
-            for (int t = r.begin(); t != r.end(); ++t) shared.run(t, unit);
-        },
-        tbb::static_partitioner());
-}
-
 // The finest split that gives every thread about tasks_per_thread units: whole tiles; else output rows (of
 // every channel block of an image together, channels last, so the blocks of a row stay in order); else
 // pieces of rows along the width, where the plan computes them (one image of a 1-D signal in few channel
@@ -399,7 +382,7 @@ void run_shared(std::int64_t units, int threads, const Unit& unit) {
 void run_parallel(const RowRunner& runner, int threads, int tasks_each) {
     const std::int64_t target = (tasks_each > 0 ? tasks_each : tasks_per_thread) * threads;
     const std::int64_t tiles = runner.tiles(), rows = runner.rows();
-    const auto parallel = [&](std::int64_t units, auto&& unit) { run_shared(units, threads, unit); };
+    const auto parallel = [&](std::int64_t units, auto&& unit) { detail::run_in_shares(units, threads, unit); };
     if (tiles >= target) {
         parallel(target, [&](std::int64_t u) { runner.run_tiles(tiles * u / target, tiles * (u + 1) / target); });
         return;
@@ -494,6 +477,8 @@ int execute_problem_split(const Problem& problem, const detail::Implementation& 
     const int used_by_time = small_problems_split ? available : threads_worth_waking(whole_sweeps, impl, available);
     // A measured choice names the threads itself (at most those available).
     const int used = impl.choice.threads > 0 ? std::min(available, impl.choice.threads) : used_by_time;
+    if (const std::optional<detail::WindowRanges> ranges = detail::window_ranges_for(p, impl, used))
+        return detail::execute_window_ranges(p, impl, *ranges, src, dst, used, requested > 0);
     const RowRunner runner(p, impl, src, dst, indices, call_blocks_for(whole_sweeps, impl.plan, used));
     if (used <= 1 || runner.tiles() * runner.rows() * runner.splittable_width() <= 1) {
         // One thread: the kernel directly, no scheduler and no allocation.

@@ -81,6 +81,7 @@ void check_plan_choice(const PlanChoice& c) {
     check_enum_part("ranks", c.ranks, PlanChoice::Switch::off);
     check_enum_part("bands", c.bands, PlanChoice::Switch::off);
     check_enum_part("vertical", c.vertical, PlanChoice::Switch::off);
+    check_enum_part("ranges", c.ranges, PlanChoice::Switch::off);
     for (const NumericPart& part : numeric_parts) {
         const std::int32_t v = c.*part.field;
         if (v != 0 && (v < part.lowest || v > part.highest))
@@ -104,6 +105,7 @@ std::string to_string(const PlanChoice& c) {
     if (c.ranks != PlanChoice::Switch::rules) put("ranks", switch_name(c.ranks));
     if (c.bands != PlanChoice::Switch::rules) put("bands", switch_name(c.bands));
     if (c.vertical != PlanChoice::Switch::rules) put("vertical", switch_name(c.vertical));
+    if (c.ranges != PlanChoice::Switch::rules) put("ranges", switch_name(c.ranges));
     if (c.sweep_bytes != 0) put("sweep_bytes", c.sweep_bytes);
     if (c.separable_kib != 0) put("separable_kib", c.separable_kib);
     if (c.prefetch_kib != 0) put("prefetch_kib", c.prefetch_kib);
@@ -143,11 +145,12 @@ PlanChoice parse_plan_choice(std::string_view text) {
         else if (key == "ranks") c.ranks = pick<S>(token, value, {{"on", S::on}, {"off", S::off}});
         else if (key == "bands") c.bands = pick<S>(token, value, {{"on", S::on}, {"off", S::off}});
         else if (key == "vertical") c.vertical = pick<S>(token, value, {{"on", S::on}, {"off", S::off}});
+        else if (key == "ranges") c.ranges = pick<S>(token, value, {{"on", S::on}, {"off", S::off}});
         else if (const auto part = std::find_if(std::begin(numeric_parts), std::end(numeric_parts),
                                                 [&](const NumericPart& n) { return key == n.key; });
                  part != std::end(numeric_parts))
             c.*part->field = number(token, value, part->lowest, part->highest);
-        else refuse(token, "unknown key '" + key + "' (isa, nan, reuse, planes, pairs, masked, tap_pairs, ranks, bands, vertical, sweep_bytes, separable_kib, "
+        else refuse(token, "unknown key '" + key + "' (isa, nan, reuse, planes, pairs, masked, tap_pairs, ranks, bands, vertical, ranges, sweep_bytes, separable_kib, "
                            "prefetch_kib, chunk_kib, threads, grain)");
     }
     if (c.prefetch_kib == 0 && std::find(seen.begin(), seen.end(), "prefetch_kib") != seen.end())

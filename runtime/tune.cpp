@@ -94,12 +94,16 @@ std::vector<PlanChoice> candidate_choices(const Problem& p, int threads) {
         c.threads = t;
         out.push_back(c);
     }
-    if (threads > 1)
+    if (threads > 1) {
         for (const std::int32_t g : {1, 16}) {
             PlanChoice c;
             c.grain = g;
             out.push_back(c);
         }
+        PlanChoice c;
+        c.ranges = C::Switch::off;  // a global window split by channels, not by ranges of pixels
+        out.push_back(c);
+    }
     std::vector<C::Isa> isas;
     for (const auto& [isa, name] : {std::pair{jit::Isa::avx512, C::Isa::avx512}, std::pair{jit::Isa::avx2, C::Isa::avx2}})
         if (jit::cpu_runs(isa) && isa <= jit::max_isa()) isas.push_back(name);

@@ -171,6 +171,7 @@ struct PlanChoice {
     Switch ranks = Switch::rules;   // taps-as-lanes items keep each lane's scan rank (opmasks), or the maximum alone
     Switch bands = Switch::rules;   // planar bytes in bands of outputs gathered by byte permutes (AVX512_VBMI)
     Switch vertical = Switch::rules;  // channels-last integer rows: the window's rows merged first, flat, on the stack
+    Switch ranges = Switch::rules;  // a global channels-last window run as ranges of its pixels on the threads, then merged
     std::int32_t sweep_bytes = 0;   // channels-last calls sweep channel blocks spanning at most this (1: none)
     std::int32_t separable_kib = 0; // planar separable rows' stack buffers
     std::int32_t prefetch_kib = 0;  // planar rows' prefetch distance (-1: none)

@@ -107,6 +107,22 @@ constexpr std::int64_t chunk_input_bytes = 24 * 1024;
 
 constexpr std::int64_t int32_max = std::numeric_limits<std::int32_t>::max();
 
+// Whether a range of the input's pixels, in scan order, is the window of a problem of the same kind: one output
+// per image and channel, the window the whole input, channels contiguous and pixels one stride apart (so that a
+// range is a 1-D row), no indices (a range's indices would number its own pixels).
+bool windows_split_into_ranges(const Problem& p) {
+    if (p.has_indices || p.layout != Layout::nxc || p.src_strides.c != 1 || p.spatial_in_size() < 2) return false;
+    for (int a = 0; a < p.spatial_rank; ++a) {
+        const auto i = static_cast<std::size_t>(a);
+        if (p.out[i] != 1) return false;
+        if (p.op == OpKind::max_pool &&
+            (p.kernel[i] != p.in[i] || p.dilation[i] != 1 || p.pad_begin[i] != 0 || p.pad_end[i] != 0))
+            return false;
+        if (a + 1 < p.spatial_rank && p.src_strides.spatial[i] != p.src_strides.spatial[i + 1] * p.in[i + 1]) return false;
+    }
+    return true;
+}
+
 }  // namespace
 
 Planner::Planner(const Problem& p, const IsaCaps& caps, const PlanOptions& options)
@@ -240,6 +256,9 @@ void Planner::check_choice_honoured() {
     if (c.prefetch_kib < 0 && !(plan_.strategy == Strategy::ncx_width && p_.spatial_rank >= 2) && !sweep_prefetch_rows() &&
         !plan_.byte_bands.enabled())
         unhonoured("prefetch_kib", "only planar rows of 2-D and 3-D planes, looped byte bands and channels-last 1-D sweeps prefetch");
+    if (c.ranges != PlanChoice::Switch::rules && !(windows_split_into_ranges(p_) && plan_.strategy == Strategy::nxc_channels))
+        unhonoured(c.ranges == PlanChoice::Switch::on ? "ranges=on" : "ranges=off",
+                   "no global window of channels-last pixels one stride apart, without indices, here");
     if (c.chunk_kib != 0 && !(plan_.channel_blocks_innermost && !ring && !separable))
         unhonoured("chunk_kib", "no channels-last calls of chunks of rows here");
 }
@@ -601,6 +620,8 @@ void Planner::set_tiling() {
     plan_.rows_per_chunk = std::max<std::int64_t>(1, chunk_bytes / row_bytes / stride_h);
     plan_.channel_blocks_innermost = !lanes_are_outputs_ && !channels_apart();
     plan_.sweep_splits = plan_.channel_sweep > 1 && !plan_.scan_rows_for_nan;
+    plan_.window_ranges = windows_split_into_ranges(p_) && plan_.strategy == Strategy::nxc_channels &&
+                          choice().ranges != PlanChoice::Switch::off;
     set_byte_pair_reach();
 }
 

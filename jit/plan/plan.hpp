@@ -629,6 +629,10 @@ struct KernelPlan {
     // image is one call). False where the code's shape follows the sweep: a NaN scan covers the call's channels
     // in one unrolled step.
     bool sweep_splits = false;
+    // One output per image and channel whose window is the whole input (global pools, adaptive to 1), channels
+    // last and contiguous, pixels one stride apart in scan order, no indices: the executor may run the windows as
+    // ranges of pixels on its threads and merge their maxima (runtime/window_ranges.hpp).
+    bool window_ranges = false;
     // Channels last with several channel blocks: a few output rows of every block before the next rows (the
     // pixels' channels are consecutive, so a row's input is read whole while in cache). False where the blocks
     // lie apart (blocked layouts, views whose channels are apart): each block's plane is its own stream, walked

@@ -26,7 +26,7 @@ std::string to_string(const KernelPlan& plan) {
       << " nan=" << (plan.nan == NanPolicy::ignore ? "ignore" : "propagate") << " vector_bytes=" << plan.vector_bytes
       << " lanes=" << plan.lanes << " vectors_per_block=" << plan.vectors_per_block
       << " channel_block=" << plan.channel_block << " channel_tail=" << plan.channel_tail
-      << " channel_sweep=" << plan.channel_sweep << (plan.sweep_splits ? " (splits)" : "")
+      << " channel_sweep=" << plan.channel_sweep << (plan.sweep_splits ? " (splits)" : "") << (plan.window_ranges ? " window_ranges" : "")
       << " out_width=" << plan.out_width << " unroll_width_taps=" << plan.unroll_width_taps
       << " unrolled_taps=" << plan.unrolled_taps_d << "x" << plan.unrolled_taps_h
       << " scan_rows_for_nan=" << plan.scan_rows_for_nan << (plan.scan_half_floats_as_stored ? " (as stored)" : "") << " watch_rows_for_nan=" << plan.watch_rows_for_nan

@@ -6,6 +6,7 @@
 #include "jit/emit/kernel.hpp"
 #include "runtime/dispatch.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/window_ranges.hpp"
 #include "support/cpu_isas.hpp"
 #include "support/run_compare.hpp"
 #include "support/tie_data.hpp"
@@ -611,6 +612,35 @@ TEST_P(JitIsa, SweepsShortenedForThreadsMatchTheReference) {
             EXPECT_TRUE(plan.channel_sweep > 1 && plan.sweep_splits) << line << ": sweep " << plan.channel_sweep;
             for (const int threads : {2, 3, 7, 16}) check_split(line, isa(), threads);
         }
+}
+
+// Global channels-last windows of fewer images than threads run as ranges of their pixels, merged in scan order
+// (KernelPlan::window_ranges): 1-D, 2-D, 3-D, adaptive to 1, two images, a channel slice (pixels apart), ranges
+// that do not divide the pixels (the last one overlapping), both NaN policies; every data type, split for 2, 3, 7
+// and 16 threads, on adversarial and tie data. Indices, planar layouts and windows short of the input do not.
+TEST_P(JitIsa, GlobalWindowsRunAsRangesMatchTheReference) {
+    const std::vector<std::string> shapes = {
+        "maxpool layout=nxc src=1x40x1000 k=1000",
+        "maxpool layout=nxc src=1x33x333 k=333 nan=ignore",
+        "maxpool layout=nxc src=2x70x37x9 k=37x9",
+        "maxpool layout=nxc src=1x24x4x5x9 k=4x5x9 nan=ignore",
+        "adaptivemaxpool layout=nxc src=1x130x19x23 out=1x1",
+        "maxpool layout=nxc src=1x20x50x3 k=50x3 src_strides=12000x1x240x80 dst_strides=80x4x80x80",
+    };
+    for (const std::string& shape : shapes)
+        for (const char* dt : dtypes) {
+            const std::string line = with_dtype(shape, dt);
+            const pj::Problem p = pj::test::resolve_line(line);
+            const auto impl = pj::detail::choose_implementation(p, isa(), pj::test::choice_for(isa()));
+            EXPECT_TRUE(impl->plan.window_ranges) << line;
+            for (const int threads : {2, 3, 7, 16}) {
+                EXPECT_EQ(pj::detail::window_ranges_for(p, *impl, threads).has_value(), p.batch < threads) << line << " on " << threads;
+                check_split(line, isa(), threads);
+            }
+        }
+    for (const char* line : {"maxpool dt=f32 layout=nxc src=1x40x1000 k=1000 idx=s64", "maxpool dt=f32 layout=ncx src=1x40x1000 k=1000",
+                             "maxpool dt=u8 layout=nxc src=1x40x1000 k=999", "maxpool dt=u8 layout=nCx16c src=1x40x1000 k=1000"})
+        EXPECT_FALSE(plan_on(isa(), pj::test::resolve_line(line)).window_ranges) << line;
 }
 
 // Channels split into equal blocks in place of full blocks and a tail (rows bound by memory): every block a

@@ -404,7 +404,7 @@ pj::PlanChoice random_choice(std::mt19937_64& rng) {
     C c;
     const auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<std::uint64_t>(n)); };
     // One or two parts a case (more are mostly refused: a constant for code the problem does not take).
-    const std::uint64_t first = rng() % 16, second = rng() % 2 == 0 ? rng() % 16 : first;
+    const std::uint64_t first = rng() % 17, second = rng() % 2 == 0 ? rng() % 17 : first;
     int part = -1;
     const auto some = [&] {
         ++part;
@@ -420,6 +420,7 @@ pj::PlanChoice random_choice(std::mt19937_64& rng) {
     if (some()) c.ranks = pick(2) == 0 ? C::Switch::on : C::Switch::off;
     if (some()) c.bands = pick(2) == 0 ? C::Switch::on : C::Switch::off;
     if (some()) c.vertical = pick(2) == 0 ? C::Switch::on : C::Switch::off;
+    if (some()) c.ranges = pick(2) == 0 ? C::Switch::on : C::Switch::off;
     if (some()) c.sweep_bytes = std::array{1, 256, 2048, 32768}[static_cast<std::size_t>(pick(4))];
     if (some()) c.separable_kib = std::array{1, 4, 12, 32}[static_cast<std::size_t>(pick(4))];
     if (some()) c.prefetch_kib = std::array{-1, 1, 24}[static_cast<std::size_t>(pick(3))];

@@ -1,0 +1,99 @@
+#include "runtime/window_ranges.hpp"
+
+#include "runtime/cache.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/shared_units.hpp"
+#include "runtime/threads.hpp"
+
+#include <tbb/task_arena.h>
+
+#include <cstdlib>
+#include <memory>
+
+namespace pooljit::detail {
+namespace {
+
+// Pixels a range holds at least: shorter ranges make the merge's buffer longer than their own input.
+constexpr std::int64_t min_range_pixels = 16;
+// Ranges a thread takes: two, so that a thread that comes late leaves one to the others.
+constexpr std::int64_t ranges_per_thread = 2;
+// The ranges' maxima of every image stay this small (they are read once more, by the merge on one thread); a
+// problem of more channels has calls wide enough split by channels.
+constexpr std::int64_t max_range_buffer_bytes = std::int64_t{4} << 20;
+
+// A buffer of whole cache lines, so that no two ranges' rows share one.
+struct FreeAligned {
+    void operator()(void* p) const { std::free(p); }
+};
+
+std::int64_t pixel_stride(const Problem& p) { return p.src_strides.spatial[static_cast<std::size_t>(p.spatial_rank - 1)]; }
+
+// One range: the whole-window pool of `length` pixels of one image, as the source holds them.
+Problem range_problem(const Problem& p, std::int64_t length) {
+    MaxPoolDesc d;
+    d.src = {p.dtype, Layout::nxc, {1, p.channels, length}, {p.src_strides.n, 1, pixel_stride(p)}};
+    d.kernel = {length};
+    d.nan = p.nan;
+    return resolve(d);
+}
+
+// The merge: the whole-window pool of an image's ranges (a row of channels each, row_elements apart) into the
+// destination.
+Problem merge_problem(const Problem& p, std::int64_t count, std::int64_t row_elements) {
+    MaxPoolDesc d;
+    d.src = {p.dtype, Layout::nxc, {1, p.channels, count}, {count * row_elements, 1, row_elements}};
+    d.kernel = {count};
+    d.nan = p.nan;
+    d.dst_strides = {p.dst_strides.n, p.dst_strides.c, p.dst_strides.spatial[static_cast<std::size_t>(p.spatial_rank - 1)]};
+    return resolve(d);
+}
+
+}  // namespace
+
+std::optional<WindowRanges> window_ranges_for(const Problem& p, const Implementation& impl, int threads) {
+    if (!impl.kernel || !impl.plan.window_ranges || threads <= 1 || p.batch <= 0 || p.channels <= 0 || p.batch >= threads)
+        return std::nullopt;
+    WindowRanges r;
+    r.pixels = p.spatial_in_size();
+    const std::int64_t wanted = (threads + p.batch - 1) / p.batch * ranges_per_thread;
+    r.count = std::min(wanted, r.pixels / min_range_pixels);
+    if (r.count < 2) return std::nullopt;
+    r.length = (r.pixels + r.count - 1) / r.count;
+    const auto elem = static_cast<std::int64_t>(size_of(p.dtype));
+    if (p.channels > max_range_buffer_bytes / elem / r.count / p.batch) return std::nullopt;
+    return r;
+}
+
+int execute_window_ranges(const Problem& p, const Implementation& impl, const WindowRanges& ranges, const void* src,
+                          void* dst, int threads, bool own_arena) {
+    PlanChoice form;
+    form.isa = impl.plan.isa == jit::Isa::avx2 ? PlanChoice::Isa::avx2 : PlanChoice::Isa::avx512;
+    const auto elem = static_cast<std::int64_t>(size_of(p.dtype));
+    const std::int64_t row_bytes = (p.channels * elem + 63) / 64 * 64;
+    const Problem range = range_problem(p, ranges.length), merge = merge_problem(p, ranges.count, row_bytes / elem);
+    const std::shared_ptr<const Implementation> range_impl = find_or_compile(range, form).impl;
+    const std::shared_ptr<const Implementation> merge_impl = find_or_compile(merge, form).impl;
+
+    const std::int64_t image_bytes = row_bytes * ranges.count;
+    const std::unique_ptr<std::uint8_t, FreeAligned> maxima(
+        static_cast<std::uint8_t*>(std::aligned_alloc(64, static_cast<std::size_t>(image_bytes * p.batch))));
+    if (!maxima) throw std::bad_alloc();
+    const auto* in = static_cast<const std::uint8_t*>(src);
+    auto* out = static_cast<std::uint8_t*>(dst);
+    const std::int64_t stride = pixel_stride(p);
+
+    const auto run_range = [&](std::int64_t unit) {
+        const std::int64_t n = unit / ranges.count, r = unit % ranges.count;
+        execute_problem_split(range, *range_impl, in + (n * p.src_strides.n + ranges.start(r) * stride) * elem,
+                              maxima.get() + n * image_bytes + r * row_bytes, nullptr, 1, false);
+    };
+    const std::int64_t units = p.batch * ranges.count;
+    if (own_arena) arena_for(threads).execute([&] { run_in_shares(units, threads, run_range); });
+    else run_in_shares(units, threads, run_range);
+    for (std::int64_t n = 0; n < p.batch; ++n)
+        execute_problem_split(merge, *merge_impl, maxima.get() + n * image_bytes, out + n * p.dst_strides.n * elem,
+                              nullptr, 1, false);
+    return threads;
+}
+
+}  // namespace pooljit::detail
