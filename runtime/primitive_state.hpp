@@ -22,6 +22,8 @@ struct TileCall {
     std::int64_t src_offset = 0, dst_offset = 0, indices_offset = 0;
 };
 
+struct WindowRangeKernels;
+
 // The batch-independent result of dispatch: what the cache stores.
 struct Implementation {
     std::string impl_name;     // "jit:avx512", "jit:avx2" or "ref"
@@ -37,6 +39,10 @@ struct Implementation {
     std::int64_t compile_microseconds = 0;
     // The choice the code was made under; its executor fields (threads, grain) shape each execute's split.
     PlanChoice choice;
+    // Global windows run as ranges (runtime/window_ranges.hpp): the range and merge kernels of each range count
+    // used so far, made on first use, so that an execute looks them up instead of resolving and hashing.
+    mutable std::mutex window_range_mutex;
+    mutable std::vector<std::shared_ptr<const WindowRangeKernels>> window_range_kernels;
 };
 
 struct PrimitiveState {

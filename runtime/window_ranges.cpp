@@ -20,6 +20,12 @@ constexpr std::int64_t ranges_per_thread = 2;
 // The ranges' maxima of every image stay this small (they are read once more, by the merge on one thread); a
 // problem of more channels has calls wide enough split by channels.
 constexpr std::int64_t max_range_buffer_bytes = std::int64_t{4} << 20;
+// Images whose input is at least this large take ranges even where their channel blocks are enough calls for the
+// threads: beyond an L2, a thread's share of every pixel (a column of lines a pixel's bytes apart) misses where a
+// range streams. Xeon 2 (Emerald Rapids, 2 MiB L2), 2 threads, lowest of 4 alternating runs, ranges against the
+// channel split: PointNet 1x1024x1024 nxc f32 (4 MiB) 66.5 -> 40.4 us, bf16 (2 MiB) 32.4 -> 27.1; u8 (1 MiB) 6.9
+// -> 7.9, the merge and the calls costing more than the columns.
+constexpr std::int64_t min_image_bytes_for_ranges = std::int64_t{1536} << 10;
 
 // A buffer of whole cache lines, so that no two ranges' rows share one.
 struct FreeAligned {
@@ -50,6 +56,41 @@ Problem merge_problem(const Problem& p, std::int64_t count, std::int64_t row_ele
 
 }  // namespace
 
+// The problems and kernels of one range count: a range's pool and the merge (the batch is theirs, 1, whatever the
+// caller's).
+struct WindowRangeKernels {
+    std::int64_t count = 0, row_bytes = 0;
+    Problem range, merge;
+    std::shared_ptr<const Implementation> range_impl, merge_impl;
+};
+
+namespace {
+
+// The kernels for ranges.count ranges, from the implementation's list, or made (from the cache, in the
+// implementation's ISA form) and added to it.
+std::shared_ptr<const WindowRangeKernels> kernels_for(const Problem& p, const Implementation& impl, const WindowRanges& ranges) {
+    {
+        const std::lock_guard lock(impl.window_range_mutex);
+        for (const auto& k : impl.window_range_kernels)
+            if (k->count == ranges.count) return k;
+    }
+    auto k = std::make_shared<WindowRangeKernels>();
+    k->count = ranges.count;
+    const auto elem = static_cast<std::int64_t>(size_of(p.dtype));
+    k->row_bytes = (p.channels * elem + 63) / 64 * 64;
+    k->range = range_problem(p, ranges.length);
+    k->merge = merge_problem(p, ranges.count, k->row_bytes / elem);
+    PlanChoice form;
+    form.isa = impl.plan.isa == jit::Isa::avx2 ? PlanChoice::Isa::avx2 : PlanChoice::Isa::avx512;
+    k->range_impl = find_or_compile(k->range, form).impl;
+    k->merge_impl = find_or_compile(k->merge, form).impl;
+    const std::lock_guard lock(impl.window_range_mutex);
+    impl.window_range_kernels.push_back(k);
+    return k;
+}
+
+}  // namespace
+
 std::optional<WindowRanges> window_ranges_for(const Problem& p, const Implementation& impl, int threads) {
     if (!impl.kernel || !impl.plan.window_ranges || threads <= 1 || p.batch <= 0 || p.channels <= 0 || p.batch >= threads)
         return std::nullopt;
@@ -60,21 +101,17 @@ std::optional<WindowRanges> window_ranges_for(const Problem& p, const Implementa
     if (r.count < 2) return std::nullopt;
     r.length = (r.pixels + r.count - 1) / r.count;
     const auto elem = static_cast<std::int64_t>(size_of(p.dtype));
+    const std::int64_t blocks = p.channels / impl.plan.channel_block + (impl.plan.channel_tail > 0 ? 1 : 0);
+    if (p.batch * blocks >= threads && r.pixels * p.channels * elem < min_image_bytes_for_ranges) return std::nullopt;
     if (p.channels > max_range_buffer_bytes / elem / r.count / p.batch) return std::nullopt;
     return r;
 }
 
 int execute_window_ranges(const Problem& p, const Implementation& impl, const WindowRanges& ranges, const void* src,
                           void* dst, int threads, bool own_arena) {
-    PlanChoice form;
-    form.isa = impl.plan.isa == jit::Isa::avx2 ? PlanChoice::Isa::avx2 : PlanChoice::Isa::avx512;
+    const std::shared_ptr<const WindowRangeKernels> k = kernels_for(p, impl, ranges);
     const auto elem = static_cast<std::int64_t>(size_of(p.dtype));
-    const std::int64_t row_bytes = (p.channels * elem + 63) / 64 * 64;
-    const Problem range = range_problem(p, ranges.length), merge = merge_problem(p, ranges.count, row_bytes / elem);
-    const std::shared_ptr<const Implementation> range_impl = find_or_compile(range, form).impl;
-    const std::shared_ptr<const Implementation> merge_impl = find_or_compile(merge, form).impl;
-
-    const std::int64_t image_bytes = row_bytes * ranges.count;
+    const std::int64_t row_bytes = k->row_bytes, image_bytes = row_bytes * ranges.count;
     const std::unique_ptr<std::uint8_t, FreeAligned> maxima(
         static_cast<std::uint8_t*>(std::aligned_alloc(64, static_cast<std::size_t>(image_bytes * p.batch))));
     if (!maxima) throw std::bad_alloc();
@@ -84,14 +121,14 @@ int execute_window_ranges(const Problem& p, const Implementation& impl, const Wi
 
     const auto run_range = [&](std::int64_t unit) {
         const std::int64_t n = unit / ranges.count, r = unit % ranges.count;
-        execute_problem_split(range, *range_impl, in + (n * p.src_strides.n + ranges.start(r) * stride) * elem,
+        execute_problem_split(k->range, *k->range_impl, in + (n * p.src_strides.n + ranges.start(r) * stride) * elem,
                               maxima.get() + n * image_bytes + r * row_bytes, nullptr, 1, false);
     };
     const std::int64_t units = p.batch * ranges.count;
     if (own_arena) arena_for(threads).execute([&] { run_in_shares(units, threads, run_range); });
     else run_in_shares(units, threads, run_range);
     for (std::int64_t n = 0; n < p.batch; ++n)
-        execute_problem_split(merge, *merge_impl, maxima.get() + n * image_bytes, out + n * p.dst_strides.n * elem,
+        execute_problem_split(k->merge, *k->merge_impl, maxima.get() + n * image_bytes, out + n * p.dst_strides.n * elem,
                               nullptr, 1, false);
     return threads;
 }

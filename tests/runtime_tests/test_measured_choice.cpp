@@ -52,6 +52,7 @@ TEST(PlanChoiceText, RoundTripsEveryField) {
     c.tap_pairs = C::Switch::off;
     c.ranks = C::Switch::on;
     c.bands = C::Switch::off;
+    c.ranges = C::Switch::off;
     c.sweep_bytes = 2048;
     c.separable_kib = 12;
     c.prefetch_kib = -1;
@@ -59,7 +60,7 @@ TEST(PlanChoiceText, RoundTripsEveryField) {
     c.threads = 3;
     c.grain = 16;
     const std::string text = pj::to_string(c);
-    EXPECT_EQ(text, "isa=avx2 nan=watch reuse=separable planes=off pairs=on tap_pairs=off ranks=on bands=off sweep_bytes=2048 "
+    EXPECT_EQ(text, "isa=avx2 nan=watch reuse=separable planes=off pairs=on tap_pairs=off ranks=on bands=off ranges=off sweep_bytes=2048 "
                     "separable_kib=12 prefetch_kib=-1 chunk_kib=48 threads=3 grain=16");
     EXPECT_EQ(pj::parse_plan_choice(text), c);
     // Only the fields that differ from the rules are printed.
@@ -234,6 +235,28 @@ TEST(ChoiceRefusal, AnIsaTheCapRulesOut) {
     }
 }
 
+// ranges=on and ranges=off are honoured for a global channels-last window without indices (the plan says
+// whether its windows may run as ranges) and refused by name for any other problem.
+TEST(ChoiceRefusal, WindowRangesOnlyForGlobalChannelsLastWindows) {
+    if (pj::jit::max_isa() == pj::jit::Isa::ref) GTEST_SKIP() << "no JIT ISA on this CPU";
+    C on, off;
+    on.ranges = C::Switch::on;
+    off.ranges = C::Switch::off;
+    const pj::AnyPoolDesc global = pj::parse_problem("maxpool dt=f32 layout=nxc src=1x8x300 k=300");
+    expect_matches_reference(pj::create(global, on), "ranges=on");
+    expect_matches_reference(pj::create(global, off), "ranges=off");
+    for (const char* line : {"maxpool dt=f32 layout=ncx src=1x8x300 k=300", "maxpool dt=f32 layout=nxc src=1x8x300 k=300 idx=s64",
+                             "maxpool dt=f32 layout=nxc src=1x8x300 k=299"})
+        for (const C& c : {on, off}) {
+            try {
+                (void)pj::create(pj::parse_problem(line), c);
+                ADD_FAILURE() << line << ": " << pj::to_string(c) << " honoured";
+            } catch (const pj::Error& e) {
+                EXPECT_NE(std::string(e.what()).find(pj::to_string(c)), std::string::npos) << e.what();
+            }
+        }
+}
+
 // ---- tune ---------------------------------------------------------------------------------------------------
 
 TEST(Tune, CandidatesAreCheckedTimedAndTheWinnerIsTheFastest) {
@@ -300,6 +323,11 @@ TEST(Tune, MoreThreadsAddThreadCandidates) {
     for (const pj::TuneCandidate& c : r.candidates) fewer_threads |= c.choice.threads > 0 && c.choice.threads < 4;
     EXPECT_TRUE(fewer_threads);
     EXPECT_EQ(r.threads, 4);
+    // A global channels-last window is also timed split by channels, against the rules' ranges of pixels.
+    const pj::TuneResult global = pj::tune(pj::parse_problem("maxpool dt=f32 layout=nxc src=1x8x3000 k=3000"), options);
+    bool by_channels = false;
+    for (const pj::TuneCandidate& c : global.candidates) by_channels |= c.choice.ranges == C::Switch::off;
+    EXPECT_TRUE(by_channels);
 }
 
 // ---- wisdom -------------------------------------------------------------------------------------------------
