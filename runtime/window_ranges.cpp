@@ -1,5 +1,6 @@
 #include "runtime/window_ranges.hpp"
 
+#include "jit/isa/isa.hpp"
 #include "runtime/cache.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/shared_units.hpp"
@@ -20,12 +21,14 @@ constexpr std::int64_t ranges_per_thread = 2;
 // The ranges' maxima of every image stay this small (they are read once more, by the merge on one thread); a
 // problem of more channels has calls wide enough split by channels.
 constexpr std::int64_t max_range_buffer_bytes = std::int64_t{4} << 20;
-// Images whose input is at least this large take ranges even where their channel blocks are enough calls for the
-// threads: beyond an L2, a thread's share of every pixel (a column of lines a pixel's bytes apart) misses where a
-// range streams. Xeon 2 (Emerald Rapids, 2 MiB L2), 2 threads, lowest of 4 alternating runs, ranges against the
-// channel split: PointNet 1x1024x1024 nxc f32 (4 MiB) 66.5 -> 40.4 us, bf16 (2 MiB) 32.4 -> 27.1; u8 (1 MiB) 6.9
-// -> 7.9, the merge and the calls costing more than the columns.
-constexpr std::int64_t min_image_bytes_for_ranges = std::int64_t{1536} << 10;
+// Images whose input is beyond about an L2 (this fraction of it) take ranges even where their channel blocks are
+// enough calls for the threads, as long as a thread's share fits in its L2: a thread's share of every pixel, a
+// column of lines a pixel's bytes apart, then misses where a range of whole pixels stays. Xeon 2 (Emerald Rapids,
+// 2 MiB L2), 2 threads, lowest of 4 alternating runs, ranges against the channel split: PointNet 1x1024x1024 nxc
+// f32 (4 MiB) 66.1 -> 40.4-48.5 us, bf16 (2 MiB) 32.4 -> 27.1-28.7; u8 (1 MiB) 6.9 -> 7.2-7.9, the merge and the
+// calls costing more than the columns. Shares beyond the L2 stream either way: 1x64x100000 f32 on the AVX2 form
+// (12.8 MiB a thread) ran 1032 us split by channels and 1151-1197 in ranges.
+constexpr double min_l2_fraction_for_ranges = 0.75;
 
 // A buffer of whole cache lines, so that no two ranges' rows share one.
 struct FreeAligned {
@@ -102,7 +105,12 @@ std::optional<WindowRanges> window_ranges_for(const Problem& p, const Implementa
     r.length = (r.pixels + r.count - 1) / r.count;
     const auto elem = static_cast<std::int64_t>(size_of(p.dtype));
     const std::int64_t blocks = p.channels / impl.plan.channel_block + (impl.plan.channel_tail > 0 ? 1 : 0);
-    if (p.batch * blocks >= threads && r.pixels * p.channels * elem < min_image_bytes_for_ranges) return std::nullopt;
+    if (p.batch * blocks >= threads) {
+        const double image_bytes = static_cast<double>(r.pixels) * static_cast<double>(p.channels * elem);
+        const auto l2 = static_cast<double>(jit::l2_cache_bytes());
+        if (image_bytes < min_l2_fraction_for_ranges * l2 || image_bytes * static_cast<double>(p.batch) > l2 * threads)
+            return std::nullopt;
+    }
     if (p.channels > max_range_buffer_bytes / elem / r.count / p.batch) return std::nullopt;
     return r;
 }

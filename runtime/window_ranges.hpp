@@ -27,8 +27,8 @@ struct WindowRanges {
 
 // The ranges execute splits the problem's windows into on `threads` threads, or nothing where it splits the
 // channels: the plan allows it (window_ranges), the images are fewer than the threads, their channel blocks are
-// fewer than the threads or an image's input is beyond an L2 (min_image_bytes_for_ranges), the ranges are at
-// least min_range_pixels long, and the buffer of their maxima is at most max_range_buffer_bytes.
+// fewer than the threads or an image's input is beyond about an L2 while a thread's share fits in one, the ranges
+// are at least min_range_pixels long, and the buffer of their maxima is at most max_range_buffer_bytes.
 std::optional<WindowRanges> window_ranges_for(const Problem& problem, const Implementation& impl, int threads);
 
 // Runs the problem as those ranges on `threads` threads (in an arena of exactly that many where own_arena), then

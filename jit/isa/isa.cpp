@@ -58,6 +58,19 @@ std::string cache_size(int level, const char* type) {
 
 }  // namespace
 
+std::int64_t l2_cache_bytes() {
+    static const std::int64_t bytes = [] {
+        const std::string size = cache_size(2, "Unified");
+        std::size_t digits = 0;
+        while (digits < size.size() && size[digits] >= '0' && size[digits] <= '9') ++digits;
+        if (digits == 0 || digits > 9) return std::int64_t{1} << 20;
+        const std::int64_t n = std::stoll(size.substr(0, digits));
+        const char unit = digits < size.size() ? size[digits] : ' ';
+        return unit == 'K' ? n << 10 : unit == 'M' ? n << 20 : n;
+    }();
+    return bytes;
+}
+
 std::string cpu_identity() {
     static const std::string identity = [] {
         unsigned int regs[4] = {0, 0, 0, 0};

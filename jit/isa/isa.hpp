@@ -36,6 +36,9 @@ const char* cpu_feature_of(Isa isa);
 // (not masked: wisdom is about the hardware) and the L1d, L2 and L3 sizes Linux reports.
 std::string cpu_identity();
 
+// Bytes of cpu0's L2 as Linux reports it (sysfs); 1 MiB where it does not.
+std::int64_t l2_cache_bytes();
+
 const char* to_string(Isa isa);
 std::optional<Isa> isa_from_string(std::string_view name);
 

@@ -638,7 +638,9 @@ TEST_P(JitIsa, GlobalWindowsRunAsRangesMatchTheReference) {
             int ranged = 0;
             for (const int threads : {2, 3, 7, 16}) {
                 const std::int64_t blocks = p.channels / impl->plan.channel_block + (impl->plan.channel_tail > 0 ? 1 : 0);
-                const bool few_blocks = p.batch * blocks < threads, beyond_l2 = p.spatial_in_size() * p.channels * static_cast<std::int64_t>(pj::size_of(p.dtype)) >= 1536 * 1024;
+                const double bytes = static_cast<double>(p.spatial_in_size() * p.channels * static_cast<std::int64_t>(pj::size_of(p.dtype)));
+                const auto l2 = static_cast<double>(jit::l2_cache_bytes());
+                const bool few_blocks = p.batch * blocks < threads, beyond_l2 = bytes >= 0.75 * l2 && bytes <= l2 * threads;
                 const bool ranges = pj::detail::window_ranges_for(p, *impl, threads).has_value();
                 EXPECT_EQ(ranges, p.batch < threads && (few_blocks || beyond_l2)) << line << " on " << threads;
                 ranged += ranges ? 1 : 0;
