@@ -274,15 +274,20 @@ MaxPoolDesc Generator::max_pool_attempt() {
     d.auto_pad = modes[static_cast<std::size_t>(uniform(0, 4))];
     d.rounding = std::array{Rounding::floor, Rounding::ceil, Rounding::ceil_torch}[static_cast<std::size_t>(uniform(0, 2))];
     d.nan = chance(0.5) ? NanPolicy::propagate : NanPolicy::ignore;
+    // Now and then a global window (the whole input, no pads, no dilation), which channels-last code may run as
+    // ranges of its pixels on several threads (KernelPlan::window_ranges).
+    const bool global = chance(0.04);
+    if (global) d.auto_pad = AutoPad::explicit_pads;
     const bool empty_strides = chance(0.1), empty_dilations = chance(0.3), empty_pads = chance(0.1);
     const bool pads_itself = d.auto_pad == AutoPad::same_upper || d.auto_pad == AutoPad::same_lower;
     for (int i = 0; i < sr; ++i) {
         const std::int64_t in = d.src.dims[static_cast<std::size_t>(i) + 2];
         const std::int64_t kmax = sr == 1 ? std::min<std::int64_t>(in + 4, 220) : bounds_.max_kernel;
         std::int64_t k = chance(0.7) ? uniform(1, std::min<std::int64_t>(kmax, 5)) : uniform(1, kmax);
-        const std::int64_t dil = empty_dilations || chance(0.7) ? 1 : uniform(2, 3);
-        const std::int64_t pb = empty_pads ? 0 : chance(0.5) ? 0 : uniform(0, k + 1);
-        const std::int64_t pe = empty_pads ? 0 : chance(0.5) ? pb : uniform(0, k + 1);
+        if (global) k = in;
+        const std::int64_t dil = global || empty_dilations || chance(0.7) ? 1 : uniform(2, 3);
+        const std::int64_t pb = global || empty_pads ? 0 : chance(0.5) ? 0 : uniform(0, k + 1);
+        const std::int64_t pe = global || empty_pads ? 0 : chance(0.5) ? pb : uniform(0, k + 1);
         const std::int64_t stride = empty_strides || chance(0.5) ? 1 : uniform(1, 4);
         const std::int64_t padded = in + (d.auto_pad == AutoPad::explicit_pads ? pb + pe : 0);
         // The dilated kernel must fit in the padded input, except that under ceil rounding it may reach up to
