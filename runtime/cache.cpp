@@ -75,7 +75,7 @@ std::uint64_t hash_of(const CacheKey& key) {
         static_cast<std::int64_t>(c.planes) << 24 | static_cast<std::int64_t>(c.pairs) << 32 |
         static_cast<std::int64_t>(c.masked) << 40 | static_cast<std::int64_t>(c.tap_pairs) << 48 |
         static_cast<std::int64_t>(c.ranks) << 56);
-    add(static_cast<std::int64_t>(c.bands) | static_cast<std::int64_t>(c.vertical) << 8);
+    add(static_cast<std::int64_t>(c.bands) | static_cast<std::int64_t>(c.vertical) << 8 | static_cast<std::int64_t>(c.ranges) << 16);
     add(std::int64_t{c.sweep_bytes} << 32 | static_cast<std::uint32_t>(c.separable_kib));
     add(std::int64_t{c.prefetch_kib} << 32 | static_cast<std::uint32_t>(c.chunk_kib));
     add(std::int64_t{c.threads} << 32 | static_cast<std::uint32_t>(c.grain));
