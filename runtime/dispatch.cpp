@@ -3,6 +3,7 @@
 #include "jit/isa/isa.hpp"
 #include "jit/plan/plan.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/window_ranges.hpp"
 
 #include <array>
 #include <chrono>
@@ -55,6 +56,7 @@ std::shared_ptr<const Implementation> chosen_implementation(const Problem& p, ji
     impl->impl_name = std::string("jit:") + jit::to_string(isa);
     impl->choice = choice;
     impl->dispatch_log = "chosen: " + to_string(choice) + "\n";
+    impl->window_ranges = make_window_ranges(p, *impl, cap, core.byte_permutes);
     impl->compile_microseconds =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
     return impl;
@@ -125,6 +127,7 @@ std::shared_ptr<const Implementation> choose_implementation(const Problem& probl
         }
     }
     if (!impl->kernel) impl->impl_name = "ref";
+    impl->window_ranges = make_window_ranges(p, *impl, cap, byte_permutes);
     impl->compile_microseconds =
         std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
     return impl;

@@ -477,8 +477,9 @@ int execute_problem_split(const Problem& problem, const detail::Implementation& 
     const int used_by_time = small_problems_split ? available : threads_worth_waking(whole_sweeps, impl, available);
     // A measured choice names the threads itself (at most those available).
     const int used = impl.choice.threads > 0 ? std::min(available, impl.choice.threads) : used_by_time;
-    if (const std::optional<detail::WindowRanges> ranges = detail::window_ranges_for(p, impl, used))
-        return detail::execute_window_ranges(p, impl, *ranges, src, dst, used, requested > 0);
+    if (const detail::WindowRanges* ranges = detail::window_ranges_for(p, impl, used);
+        ranges != nullptr && detail::execute_window_ranges(p, *ranges, src, dst, used, requested > 0))
+        return used;
     const RowRunner runner(p, impl, src, dst, indices, call_blocks_for(whole_sweeps, impl.plan, used));
     if (used <= 1 || runner.tiles() * runner.rows() * runner.splittable_width() <= 1) {
         // One thread: the kernel directly, no scheduler and no allocation.

@@ -22,7 +22,7 @@ struct TileCall {
     std::int64_t src_offset = 0, dst_offset = 0, indices_offset = 0;
 };
 
-struct WindowRangeKernels;
+struct WindowRanges;
 
 // The batch-independent result of dispatch: what the cache stores.
 struct Implementation {
@@ -39,10 +39,9 @@ struct Implementation {
     std::int64_t compile_microseconds = 0;
     // The choice the code was made under; its executor fields (threads, grain) shape each execute's split.
     PlanChoice choice;
-    // Global windows run as ranges (runtime/window_ranges.hpp): the range and merge kernels of each range count
-    // used so far, made on first use, so that an execute looks them up instead of resolving and hashing.
-    mutable std::mutex window_range_mutex;
-    mutable std::vector<std::shared_ptr<const WindowRangeKernels>> window_range_kernels;
+    // Global windows run as ranges (runtime/window_ranges.hpp): their kernels and buffer, made with this code
+    // where its plan allows them; null otherwise.
+    std::shared_ptr<WindowRanges> window_ranges;
 };
 
 struct PrimitiveState {

@@ -7,6 +7,7 @@
 #include "runtime/dispatch.hpp"
 #include "runtime/dtype.hpp"
 #include "runtime/executor.hpp"
+#include "runtime/window_ranges.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -100,9 +101,11 @@ std::vector<PlanChoice> candidate_choices(const Problem& p, int threads) {
             c.grain = g;
             out.push_back(c);
         }
-        PlanChoice c;
-        c.ranges = C::Switch::off;  // a global window split by channels, not by ranges of pixels
-        out.push_back(c);
+        for (const C::Switch s : {C::Switch::off, C::Switch::on}) {  // a global window split by channels or by ranges
+            PlanChoice c;
+            c.ranges = s;
+            out.push_back(c);
+        }
     }
     std::vector<C::Isa> isas;
     for (const auto& [isa, name] : {std::pair{jit::Isa::avx512, C::Isa::avx512}, std::pair{jit::Isa::avx2, C::Isa::avx2}})
@@ -188,8 +191,13 @@ TuneResult tune(const AnyPoolDesc& desc_in, const TuneOptions& options) {
             continue;
         }
         if (!impl->kernel) continue;  // the reference: nothing to tune
-        const bool duplicate = std::any_of(candidates.begin(), candidates.end(),
-                                           [&](const Candidate& c) { return same_code(*c.impl, *impl); });
+        // A choice of the executor's ranges counts where it changes what execute does with the rules' code.
+        const bool ranges_differ = choice.ranges != PlanChoice::Switch::rules && !candidates.empty() &&
+                                   (detail::window_ranges_for(problem, *candidates.front().impl, result.threads) != nullptr) !=
+                                       (detail::window_ranges_for(problem, *impl, result.threads) != nullptr);
+        if (choice.ranges != PlanChoice::Switch::rules && !ranges_differ) continue;
+        const bool duplicate = !ranges_differ && std::any_of(candidates.begin(), candidates.end(),
+                                                             [&](const Candidate& c) { return same_code(*c.impl, *impl); });
         if (duplicate) continue;
         Candidate c;
         c.impl = impl;

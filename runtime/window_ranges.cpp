@@ -1,15 +1,14 @@
 #include "runtime/window_ranges.hpp"
 
-#include "jit/isa/isa.hpp"
-#include "runtime/cache.hpp"
+#include "runtime/dispatch.hpp"
 #include "runtime/executor.hpp"
 #include "runtime/shared_units.hpp"
 #include "runtime/threads.hpp"
+#include "runtime/tune.hpp"
 
 #include <tbb/task_arena.h>
 
-#include <cstdlib>
-#include <memory>
+#include <exception>
 
 namespace pooljit::detail {
 namespace {
@@ -18,8 +17,8 @@ namespace {
 constexpr std::int64_t min_range_pixels = 16;
 // Ranges a thread takes: two, so that a thread that comes late leaves one to the others.
 constexpr std::int64_t ranges_per_thread = 2;
-// The ranges' maxima of every image stay this small (they are read once more, by the merge on one thread); a
-// problem of more channels has calls wide enough split by channels.
+// The buffer of the ranges' maxima stays this small (it is read once more, by the merge on one thread); a problem
+// of more channels has calls wide enough split by channels.
 constexpr std::int64_t max_range_buffer_bytes = std::int64_t{4} << 20;
 // Images whose input is beyond about an L2 (this fraction of it) take ranges even where their channel blocks are
 // enough calls for the threads, as long as a thread's share fits in its L2: a thread's share of every pixel, a
@@ -29,11 +28,6 @@ constexpr std::int64_t max_range_buffer_bytes = std::int64_t{4} << 20;
 // calls costing more than the columns. Shares beyond the L2 stream either way: 1x64x100000 f32 on the AVX2 form
 // (12.8 MiB a thread) ran 1032 us split by channels and 1151-1197 in ranges.
 constexpr double min_l2_fraction_for_ranges = 0.75;
-
-// A buffer of whole cache lines, so that no two ranges' rows share one.
-struct FreeAligned {
-    void operator()(void* p) const { std::free(p); }
-};
 
 std::int64_t pixel_stride(const Problem& p) { return p.src_strides.spatial[static_cast<std::size_t>(p.spatial_rank - 1)]; }
 
@@ -59,86 +53,66 @@ Problem merge_problem(const Problem& p, std::int64_t count, std::int64_t row_ele
 
 }  // namespace
 
-// The problems and kernels of one range count: a range's pool and the merge (the batch is theirs, 1, whatever the
-// caller's).
-struct WindowRangeKernels {
-    std::int64_t count = 0, row_bytes = 0;
-    Problem range, merge;
-    std::shared_ptr<const Implementation> range_impl, merge_impl;
-};
-
-namespace {
-
-// The kernels for ranges.count ranges, from the implementation's list, or made (from the cache, in the
-// implementation's ISA form) and added to it.
-std::shared_ptr<const WindowRangeKernels> kernels_for(const Problem& p, const Implementation& impl, const WindowRanges& ranges) {
-    {
-        const std::lock_guard lock(impl.window_range_mutex);
-        for (const auto& k : impl.window_range_kernels)
-            if (k->count == ranges.count) return k;
-    }
-    auto k = std::make_shared<WindowRangeKernels>();
-    k->count = ranges.count;
+std::shared_ptr<WindowRanges> make_window_ranges(const Problem& p, const Implementation& impl, jit::Isa cap,
+                                                 bool byte_permutes) {
+    if (!impl.kernel || !impl.plan.window_ranges || p.channels <= 0) return nullptr;
+    const std::int64_t threads = effective_threads();
+    if (threads < 2) return nullptr;
+    auto r = std::make_shared<WindowRanges>();
+    r->pixels = p.spatial_in_size();
+    r->count = std::min(threads * ranges_per_thread, r->pixels / min_range_pixels);
+    if (r->count < 2) return nullptr;
+    r->length = (r->pixels + r->count - 1) / r->count;
     const auto elem = static_cast<std::int64_t>(size_of(p.dtype));
-    k->row_bytes = (p.channels * elem + 63) / 64 * 64;
-    k->range = range_problem(p, ranges.length);
-    k->merge = merge_problem(p, ranges.count, k->row_bytes / elem);
-    PlanChoice form;
-    form.isa = impl.plan.isa == jit::Isa::avx2 ? PlanChoice::Isa::avx2 : PlanChoice::Isa::avx512;
-    k->range_impl = find_or_compile(k->range, form).impl;
-    k->merge_impl = find_or_compile(k->merge, form).impl;
-    const std::lock_guard lock(impl.window_range_mutex);
-    impl.window_range_kernels.push_back(k);
-    return k;
-}
-
-}  // namespace
-
-std::optional<WindowRanges> window_ranges_for(const Problem& p, const Implementation& impl, int threads) {
-    if (!impl.kernel || !impl.plan.window_ranges || threads <= 1 || p.batch <= 0 || p.channels <= 0 || p.batch >= threads)
-        return std::nullopt;
-    WindowRanges r;
-    r.pixels = p.spatial_in_size();
-    const std::int64_t wanted = (threads + p.batch - 1) / p.batch * ranges_per_thread;
-    r.count = std::min(wanted, r.pixels / min_range_pixels);
-    if (r.count < 2) return std::nullopt;
-    r.length = (r.pixels + r.count - 1) / r.count;
-    const auto elem = static_cast<std::int64_t>(size_of(p.dtype));
-    const std::int64_t blocks = p.channels / impl.plan.channel_block + (impl.plan.channel_tail > 0 ? 1 : 0);
-    if (p.batch * blocks >= threads) {
-        const double image_bytes = static_cast<double>(r.pixels) * static_cast<double>(p.channels * elem);
-        const auto l2 = static_cast<double>(jit::l2_cache_bytes());
-        if (image_bytes < min_l2_fraction_for_ranges * l2 || image_bytes * static_cast<double>(p.batch) > l2 * threads)
-            return std::nullopt;
+    if (p.channels > max_range_buffer_bytes / elem / r->count) return nullptr;
+    r->row_bytes = (p.channels * elem + 63) / 64 * 64;
+    try {
+        r->range = range_problem(p, r->length);
+        r->merge = merge_problem(p, r->count, r->row_bytes / elem);
+        // The implementation's ISA form; the kernels' own windows are not split again.
+        PlanChoice form;
+        form.isa = impl.plan.isa == jit::Isa::avx2 ? PlanChoice::Isa::avx2 : PlanChoice::Isa::avx512;
+        form.ranges = PlanChoice::Switch::off;
+        r->range_impl = choose_implementation(r->range, cap, form, byte_permutes);
+        r->merge_impl = choose_implementation(r->merge, cap, form, byte_permutes);
+    } catch (const std::exception&) {
+        return nullptr;  // the channels stay split
     }
-    if (p.channels > max_range_buffer_bytes / elem / r.count / p.batch) return std::nullopt;
+    r->maxima.reset(static_cast<std::uint8_t*>(std::aligned_alloc(64, static_cast<std::size_t>(r->count * r->row_bytes))));
+    if (!r->maxima) throw std::bad_alloc();
     return r;
 }
 
-int execute_window_ranges(const Problem& p, const Implementation& impl, const WindowRanges& ranges, const void* src,
-                          void* dst, int threads, bool own_arena) {
-    const std::shared_ptr<const WindowRangeKernels> k = kernels_for(p, impl, ranges);
-    const auto elem = static_cast<std::int64_t>(size_of(p.dtype));
-    const std::int64_t row_bytes = k->row_bytes, image_bytes = row_bytes * ranges.count;
-    const std::unique_ptr<std::uint8_t, FreeAligned> maxima(
-        static_cast<std::uint8_t*>(std::aligned_alloc(64, static_cast<std::size_t>(image_bytes * p.batch))));
-    if (!maxima) throw std::bad_alloc();
-    const auto* in = static_cast<const std::uint8_t*>(src);
-    auto* out = static_cast<std::uint8_t*>(dst);
-    const std::int64_t stride = pixel_stride(p);
+const WindowRanges* window_ranges_for(const Problem& p, const Implementation& impl, int threads) {
+    const WindowRanges* r = impl.window_ranges.get();
+    if (r == nullptr || threads <= 1 || p.batch != 1) return nullptr;
+    if (impl.choice.ranges == PlanChoice::Switch::on) return r;
+    const std::int64_t blocks = p.channels / impl.plan.channel_block + (impl.plan.channel_tail > 0 ? 1 : 0);
+    if (blocks < threads) return r;
+    const double image_bytes = static_cast<double>(r->pixels) * static_cast<double>(p.channels) *
+                               static_cast<double>(size_of(p.dtype));
+    const auto l2 = static_cast<double>(jit::l2_cache_bytes());
+    return image_bytes >= min_l2_fraction_for_ranges * l2 && image_bytes <= l2 * threads ? r : nullptr;
+}
 
-    const auto run_range = [&](std::int64_t unit) {
-        const std::int64_t n = unit / ranges.count, r = unit % ranges.count;
-        execute_problem_split(k->range, *k->range_impl, in + (n * p.src_strides.n + ranges.start(r) * stride) * elem,
-                              maxima.get() + n * image_bytes + r * row_bytes, nullptr, 1, false);
+bool execute_window_ranges(const Problem& p, const WindowRanges& r, const void* src, void* dst, int threads,
+                           bool own_arena) {
+    if (r.busy.test_and_set(std::memory_order_acquire)) return false;
+    struct Release {
+        const WindowRanges& r;
+        ~Release() { r.busy.clear(std::memory_order_release); }
+    } release{r};
+    const auto elem = static_cast<std::int64_t>(size_of(p.dtype));
+    const auto* in = static_cast<const std::uint8_t*>(src);
+    const std::int64_t stride = pixel_stride(p);
+    const auto run_range = [&](std::int64_t range_index) {
+        execute_problem_split(r.range, *r.range_impl, in + r.start(range_index) * stride * elem,
+                              r.maxima.get() + range_index * r.row_bytes, nullptr, 1, false);
     };
-    const std::int64_t units = p.batch * ranges.count;
-    if (own_arena) arena_for(threads).execute([&] { run_in_shares(units, threads, run_range); });
-    else run_in_shares(units, threads, run_range);
-    for (std::int64_t n = 0; n < p.batch; ++n)
-        execute_problem_split(k->merge, *k->merge_impl, maxima.get() + n * image_bytes, out + n * p.dst_strides.n * elem,
-                              nullptr, 1, false);
-    return threads;
+    if (own_arena) arena_for(threads).execute([&] { run_in_shares(r.count, threads, run_range); });
+    else run_in_shares(r.count, threads, run_range);
+    execute_problem_split(r.merge, *r.merge_impl, r.maxima.get(), dst, nullptr, 1, false);
+    return true;
 }
 
 }  // namespace pooljit::detail

@@ -8,33 +8,53 @@
 // share of every pixel 4 KiB apart, 32 lines in 64 of each L2 set's range.
 #pragma once
 
+#include "jit/isa/isa.hpp"
 #include "runtime/primitive_state.hpp"
 
 #include <pooljit/types.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
-#include <optional>
+#include <cstdlib>
+#include <memory>
 
 namespace pooljit::detail {
 
-// The input's pixels (flattened in scan order) as `count` ranges of `length` pixels each; the last one starts
-// at pixels - length, so it may overlap the one before.
+// What an implementation holds to run one image's windows as ranges, made with it: the input's pixels (flattened
+// in scan order) as `count` ranges of `length` pixels (the last one starts at pixels - length, so it may overlap
+// the one before), the kernels of a range and of the merge, and the buffer of the ranges' maxima, which one
+// execute at a time takes.
 struct WindowRanges {
-    std::int64_t pixels = 0, count = 0, length = 0;
-    std::int64_t start(std::int64_t range) const { return std::min(range * length, pixels - length); }
+    struct FreeAligned {
+        void operator()(std::uint8_t* p) const { std::free(p); }
+    };
+    std::int64_t pixels = 0, count = 0, length = 0, row_bytes = 0;
+    Problem range, merge;  // one range's pool (batch 1) and the merge of `count` rows into the destination
+    std::shared_ptr<const Implementation> range_impl, merge_impl;
+    std::unique_ptr<std::uint8_t, FreeAligned> maxima;  // count rows of row_bytes, each row a range's channels
+    mutable std::atomic_flag busy;                      // set while an execute uses `maxima`
+
+    std::int64_t start(std::int64_t range_index) const { return std::min(range_index * length, pixels - length); }
 };
 
-// The ranges execute splits the problem's windows into on `threads` threads, or nothing where it splits the
-// channels: the plan allows it (window_ranges), the images are fewer than the threads, their channel blocks are
-// fewer than the threads or an image's input is beyond about an L2 while a thread's share fits in one, the ranges
-// are at least min_range_pixels long, and the buffer of their maxima is at most max_range_buffer_bytes.
-std::optional<WindowRanges> window_ranges_for(const Problem& problem, const Implementation& impl, int threads);
+// The ranges for an implementation whose plan allows them (window_ranges), made at creation for the threads
+// execute has then (set_num_threads', else oneTBB's concurrency; two ranges a thread, each at least
+// min_range_pixels): its kernels planned in its ISA form (outside the cache) and its buffer allocated. Null on one
+// thread, where fewer than two ranges fit, where the buffer would pass max_range_buffer_bytes, or where a kernel
+// is declined.
+std::shared_ptr<WindowRanges> make_window_ranges(const Problem& problem, const Implementation& impl, jit::Isa cap,
+                                                 bool byte_permutes);
 
-// Runs the problem as those ranges on `threads` threads (in an arena of exactly that many where own_arena), then
-// merges each image's ranges on the calling thread. The kernels of a range and of the merge come from the
-// cache, in the implementation's ISA form. Returns threads.
-int execute_window_ranges(const Problem& problem, const Implementation& impl, const WindowRanges& ranges,
-                          const void* src, void* dst, int threads, bool own_arena);
+// The implementation's ranges where execute takes them for this problem on `threads` threads, else null: one
+// image, and (unless the choice says ranges=on) channel blocks fewer than the threads or an image's input beyond
+// about an L2 while a thread's share fits in one.
+const WindowRanges* window_ranges_for(const Problem& problem, const Implementation& impl, int threads);
+
+// Runs the problem's image as those ranges on `threads` threads (in an arena of exactly that many where
+// own_arena), then merges them on the calling thread. Returns false, having run nothing, where another execute
+// holds the buffer: the caller then splits the channels. Allocates nothing.
+bool execute_window_ranges(const Problem& problem, const WindowRanges& ranges, const void* src, void* dst, int threads,
+                           bool own_arena);
 
 }  // namespace pooljit::detail

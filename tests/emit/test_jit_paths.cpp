@@ -6,7 +6,6 @@
 #include "jit/emit/kernel.hpp"
 #include "runtime/dispatch.hpp"
 #include "runtime/executor.hpp"
-#include "runtime/window_ranges.hpp"
 #include "support/cpu_isas.hpp"
 #include "support/run_compare.hpp"
 #include "support/tie_data.hpp"
@@ -612,45 +611,6 @@ TEST_P(JitIsa, SweepsShortenedForThreadsMatchTheReference) {
             EXPECT_TRUE(plan.channel_sweep > 1 && plan.sweep_splits) << line << ": sweep " << plan.channel_sweep;
             for (const int threads : {2, 3, 7, 16}) check_split(line, isa(), threads);
         }
-}
-
-// Global channels-last windows of fewer images than threads run as ranges of their pixels, merged in scan order
-// (KernelPlan::window_ranges), where one channel block cannot feed the threads or the input is beyond an L2: 1-D,
-// 2-D, 3-D, adaptive to 1, two images, a channel slice (pixels apart), ranges that do not divide the pixels (the
-// last one overlapping), both NaN policies; every data type, split for 2, 3, 7 and 16 threads, on adversarial and
-// tie data. Indices, planar layouts and windows short of the input do not.
-TEST_P(JitIsa, GlobalWindowsRunAsRangesMatchTheReference) {
-    const std::vector<std::string> shapes = {
-        "maxpool layout=nxc src=1x5x1000 k=1000",
-        "maxpool layout=nxc src=1x3x333 k=333 nan=ignore",
-        "maxpool layout=nxc src=2x7x37x9 k=37x9",
-        "maxpool layout=nxc src=1x8x4x5x9 k=4x5x9 nan=ignore",
-        "adaptivemaxpool layout=nxc src=1x6x19x23 out=1x1",
-        "maxpool layout=nxc src=1x2x50x3 k=50x3 src_strides=1200x1x24x8 dst_strides=8x4x8x8",
-        "maxpool layout=nxc src=1x130x3100 k=3100",
-    };
-    for (const std::string& shape : shapes)
-        for (const char* dt : dtypes) {
-            const std::string line = with_dtype(shape, dt);
-            const pj::Problem p = pj::test::resolve_line(line);
-            const auto impl = pj::detail::choose_implementation(p, isa(), pj::test::choice_for(isa()));
-            EXPECT_TRUE(impl->plan.window_ranges) << line;
-            int ranged = 0;
-            for (const int threads : {2, 3, 7, 16}) {
-                const std::int64_t blocks = p.channels / impl->plan.channel_block + (impl->plan.channel_tail > 0 ? 1 : 0);
-                const double bytes = static_cast<double>(p.spatial_in_size() * p.channels * static_cast<std::int64_t>(pj::size_of(p.dtype)));
-                const auto l2 = static_cast<double>(jit::l2_cache_bytes());
-                const bool few_blocks = p.batch * blocks < threads, beyond_l2 = bytes >= 0.75 * l2 && bytes <= l2 * threads;
-                const bool ranges = pj::detail::window_ranges_for(p, *impl, threads).has_value();
-                EXPECT_EQ(ranges, p.batch < threads && (few_blocks || beyond_l2)) << line << " on " << threads;
-                ranged += ranges ? 1 : 0;
-                check_split(line, isa(), threads);
-            }
-            EXPECT_GT(ranged, 0) << line;
-        }
-    for (const char* line : {"maxpool dt=f32 layout=nxc src=1x40x1000 k=1000 idx=s64", "maxpool dt=f32 layout=ncx src=1x40x1000 k=1000",
-                             "maxpool dt=u8 layout=nxc src=1x40x1000 k=999", "maxpool dt=u8 layout=nCx16c src=1x40x1000 k=1000"})
-        EXPECT_FALSE(plan_on(isa(), pj::test::resolve_line(line)).window_ranges) << line;
 }
 
 // Channels split into equal blocks in place of full blocks and a tail (rows bound by memory): every block a

@@ -1,0 +1,121 @@
+// Global channels-last windows run as ranges of their pixels on the threads, merged in scan order
+// (runtime/window_ranges.hpp): results bit for bit against the reference on each ISA the CPU runs, when the
+// executor takes the ranges, and one buffer shared by concurrent executes.
+#include "jit/isa/isa.hpp"
+#include "runtime/dispatch.hpp"
+#include "runtime/executor.hpp"
+#include "runtime/tune.hpp"
+#include "runtime/window_ranges.hpp"
+#include "support/cpu_isas.hpp"
+#include "support/isa_cap.hpp"
+#include "support/run_compare.hpp"
+#include "support/tie_data.hpp"
+
+#include <pooljit/pooljit.hpp>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace pj = pooljit;
+namespace jit = pooljit::jit;
+
+namespace {
+
+using pj::test::plan_on;
+
+const char* const dtypes[] = {"f32", "f64", "f16", "bf16", "s8", "u8", "s32", "s64"};
+
+// A problem line without dt= in data type dt.
+std::string with_dtype(const std::string& shape, const char* dt) {
+    std::string line = shape;
+    line.insert(line.find(' '), std::string(" dt=") + dt);
+    return line;
+}
+
+// The ISA a test instance runs; the instance is skipped when the CPU lacks it.
+class WindowRanges : public ::testing::TestWithParam<jit::Isa> {
+protected:
+    void SetUp() override { POOLJIT_SKIP_UNLESS_CPU_RUNS(GetParam()); }
+    jit::Isa isa() const { return GetParam(); }
+};
+
+// The problem run as the executor runs it on `threads` threads, however small it is, on adversarial and tie data.
+void check_split(const std::string& line, jit::Isa isa, int threads) {
+    SCOPED_TRACE(line + " (" + std::string(jit::to_string(isa)) + ", split for " + std::to_string(threads) + " threads)");
+    const pj::Problem p = pj::test::resolve_line(line);
+    const std::shared_ptr<const pj::detail::Implementation> impl = pj::detail::choose_implementation(p, isa, pj::test::choice_for(isa));
+    ASSERT_EQ(impl->impl_name, std::string("jit:") + jit::to_string(isa));
+    pj::test::expect_matches_reference_on_both_data_kinds(p, line, [&](const void* s, void* d, void* i) {
+        pj::execute_problem_split(p, *impl, s, d, i, threads, true);
+    });
+}
+
+// Global channels-last windows of one image run as ranges of their pixels, merged in scan order
+// (KernelPlan::window_ranges), where the channel blocks cannot feed the threads or the input is beyond an L2: 1-D,
+// 2-D, 3-D, adaptive to 1, a channel slice (pixels apart), ranges that do not divide the pixels (the last one
+// overlapping), both NaN policies; every data type, split for 2, 3, 7 and 16 threads, on adversarial and tie data.
+// Two images split their channels; indices, planar layouts and windows short of the input plan no ranges.
+TEST_P(WindowRanges, GlobalWindowsRunAsRangesMatchTheReference) {
+    const std::vector<std::string> shapes = {
+        "maxpool layout=nxc src=1x5x1000 k=1000",
+        "maxpool layout=nxc src=1x3x333 k=333 nan=ignore",
+        "maxpool layout=nxc src=1x7x37x9 k=37x9",
+        "maxpool layout=nxc src=2x7x37x9 k=37x9",
+        "maxpool layout=nxc src=1x8x4x5x9 k=4x5x9 nan=ignore",
+        "adaptivemaxpool layout=nxc src=1x6x19x23 out=1x1",
+        "maxpool layout=nxc src=1x2x50x3 k=50x3 src_strides=1200x1x24x8 dst_strides=8x4x8x8",
+        "maxpool layout=nxc src=1x130x3100 k=3100",
+    };
+    for (const std::string& shape : shapes)
+        for (const char* dt : dtypes) {
+            const std::string line = with_dtype(shape, dt);
+            const pj::Problem p = pj::test::resolve_line(line);
+            const auto impl = pj::detail::choose_implementation(p, isa(), pj::test::choice_for(isa()));
+            EXPECT_TRUE(impl->plan.window_ranges) << line;
+            // Made with the code where execute may have two threads (a host of one core never splits).
+            if (pj::detail::effective_threads() < 2) continue;
+            ASSERT_NE(impl->window_ranges, nullptr) << line;
+            int ranged = 0;
+            for (const int threads : {2, 3, 7, 16}) {
+                const std::int64_t blocks = p.channels / impl->plan.channel_block + (impl->plan.channel_tail > 0 ? 1 : 0);
+                const double bytes = static_cast<double>(p.spatial_in_size() * p.channels * static_cast<std::int64_t>(pj::size_of(p.dtype)));
+                const auto l2 = static_cast<double>(jit::l2_cache_bytes());
+                const bool few_blocks = p.batch * blocks < threads, beyond_l2 = bytes >= 0.75 * l2 && bytes <= l2 * threads;
+                const bool ranges = pj::detail::window_ranges_for(p, *impl, threads) != nullptr;
+                EXPECT_EQ(ranges, p.batch == 1 && (few_blocks || beyond_l2)) << line << " on " << threads;
+                ranged += ranges ? 1 : 0;
+                check_split(line, isa(), threads);
+            }
+            EXPECT_EQ(ranged > 0, p.batch == 1) << line;
+        }
+    for (const char* line : {"maxpool dt=f32 layout=nxc src=1x40x1000 k=1000 idx=s64", "maxpool dt=f32 layout=ncx src=1x40x1000 k=1000",
+                             "maxpool dt=u8 layout=nxc src=1x40x1000 k=999", "maxpool dt=u8 layout=nCx16c src=1x40x1000 k=1000"})
+        EXPECT_FALSE(plan_on(isa(), pj::test::resolve_line(line)).window_ranges) << line;
+}
+
+// An implementation's buffer of range maxima serves one execute at a time: executes on other threads meanwhile
+// split the channels. Four threads run one global window 20 times each; every result is the reference's.
+TEST_P(WindowRanges, ConcurrentExecutesOfAGlobalWindowMatchTheReference) {
+    const std::string line = "maxpool dt=f32 layout=nxc src=1x5x4000 k=4000 nan=ignore";
+    const pj::Problem p = pj::test::resolve_line(line);
+    const auto impl = pj::detail::choose_implementation(p, isa(), pj::test::choice_for(isa()));
+    std::vector<std::thread> callers;
+    for (int t = 0; t < 4; ++t)
+        callers.emplace_back([&] {
+            for (int i = 0; i < 20; ++i)
+                pj::test::expect_matches_reference_on_both_data_kinds(p, line, [&](const void* s, void* d, void* idx) {
+                    pj::execute_problem_split(p, *impl, s, d, idx, 2, true);
+                });
+        });
+    for (std::thread& c : callers) c.join();
+}
+
+INSTANTIATE_TEST_SUITE_P(Isas, WindowRanges, ::testing::ValuesIn(pj::test::jit_isas),
+                         [](const auto& isa_info) { return std::string(jit::to_string(isa_info.param)); });
+
+}  // namespace
