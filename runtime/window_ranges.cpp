@@ -51,13 +51,24 @@ Problem merge_problem(const Problem& p, std::int64_t count, std::int64_t row_ele
     return resolve(d);
 }
 
+// Whether the rules run an image of `pixels` pixels as ranges on `threads` threads: ranges=on; or channel blocks
+// fewer than the threads; or an input beyond about an L2 whose share a thread fits in one.
+bool rules_take_ranges(const Problem& p, const Implementation& impl, std::int64_t pixels, std::int64_t threads) {
+    if (impl.choice.ranges == PlanChoice::Switch::on) return true;
+    const std::int64_t blocks = p.channels / impl.plan.channel_block + (impl.plan.channel_tail > 0 ? 1 : 0);
+    if (blocks < threads) return true;
+    const double image_bytes = static_cast<double>(pixels) * static_cast<double>(p.channels) * static_cast<double>(size_of(p.dtype));
+    const auto l2 = static_cast<double>(jit::l2_cache_bytes());
+    return image_bytes >= min_l2_fraction_for_ranges * l2 && image_bytes <= l2 * static_cast<double>(threads);
+}
+
 }  // namespace
 
 std::shared_ptr<WindowRanges> make_window_ranges(const Problem& p, const Implementation& impl, jit::Isa cap,
                                                  bool byte_permutes) {
     if (!impl.kernel || !impl.plan.window_ranges || p.channels <= 0) return nullptr;
     const std::int64_t threads = effective_threads();
-    if (threads < 2) return nullptr;
+    if (threads < 2 || !rules_take_ranges(p, impl, p.spatial_in_size(), threads)) return nullptr;
     auto r = std::make_shared<WindowRanges>();
     r->pixels = p.spatial_in_size();
     r->count = std::min(threads * ranges_per_thread, r->pixels / min_range_pixels);
@@ -86,13 +97,7 @@ std::shared_ptr<WindowRanges> make_window_ranges(const Problem& p, const Impleme
 const WindowRanges* window_ranges_for(const Problem& p, const Implementation& impl, int threads) {
     const WindowRanges* r = impl.window_ranges.get();
     if (r == nullptr || threads <= 1 || p.batch != 1) return nullptr;
-    if (impl.choice.ranges == PlanChoice::Switch::on) return r;
-    const std::int64_t blocks = p.channels / impl.plan.channel_block + (impl.plan.channel_tail > 0 ? 1 : 0);
-    if (blocks < threads) return r;
-    const double image_bytes = static_cast<double>(r->pixels) * static_cast<double>(p.channels) *
-                               static_cast<double>(size_of(p.dtype));
-    const auto l2 = static_cast<double>(jit::l2_cache_bytes());
-    return image_bytes >= min_l2_fraction_for_ranges * l2 && image_bytes <= l2 * threads ? r : nullptr;
+    return rules_take_ranges(p, impl, r->pixels, threads) ? r : nullptr;
 }
 
 bool execute_window_ranges(const Problem& p, const WindowRanges& r, const void* src, void* dst, int threads,

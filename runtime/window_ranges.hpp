@@ -40,9 +40,9 @@ struct WindowRanges {
 
 // The ranges for an implementation whose plan allows them (window_ranges), made at creation for the threads
 // execute has then (set_num_threads', else oneTBB's concurrency; two ranges a thread, each at least
-// min_range_pixels): its kernels planned in its ISA form (outside the cache) and its buffer allocated. Null on one
-// thread, where fewer than two ranges fit, where the buffer would pass max_range_buffer_bytes, or where a kernel
-// is declined.
+// min_range_pixels) where the rules would take them on those threads: its kernels planned in its ISA form (outside
+// the cache) and its buffer allocated. Null otherwise: on one thread, where fewer than two ranges fit, where the
+// buffer would pass max_range_buffer_bytes, or where a kernel is declined.
 std::shared_ptr<WindowRanges> make_window_ranges(const Problem& problem, const Implementation& impl, jit::Isa cap,
                                                  bool byte_permutes);
 
