@@ -15,7 +15,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -106,6 +108,50 @@ TEST_P(WindowRanges, GlobalWindowsRunAsRangesMatchTheReference) {
     for (const char* line : {"maxpool dt=f32 layout=nxc src=1x40x1000 k=1000 idx=s64", "maxpool dt=f32 layout=ncx src=1x40x1000 k=1000",
                              "maxpool dt=u8 layout=nxc src=1x40x1000 k=999", "maxpool dt=u8 layout=nCx16c src=1x40x1000 k=1000"})
         EXPECT_FALSE(plan_on(isa(), pj::test::resolve_line(line)).window_ranges) << line;
+}
+
+// Data that tells every range apart: in each channel one element above all others (or the first NaN, or a +0 that
+// comes before a -0 among values of -1) sits at its own pixel, the channels' pixels spread over every range, the
+// overlap of the last two and the input's last pixel. A merge that lost, reordered or misplaced a range selects
+// another element; its bits or its sign differ from the reference's.
+TEST_P(WindowRanges, EveryRangeHoldsTheMaximumOfSomeChannel) {
+    if (pj::detail::effective_threads() < 2) GTEST_SKIP() << "ranges are made for two threads or more";
+    for (const char* dt : {"f32", "bf16", "u8", "s64"})
+        for (const char* shape : {"maxpool layout=nxc src=1x23x1003 k=1003", "maxpool layout=nxc src=1x9x17x31 k=17x31 nan=ignore"}) {
+            const std::string line = with_dtype(shape, dt);
+            const pj::Problem p = pj::test::resolve_line(line);
+            pj::PlanChoice on = pj::test::choice_for(isa());
+            on.ranges = pj::PlanChoice::Switch::on;
+            const auto impl = pj::detail::choose_implementation(p, isa(), on);
+            ASSERT_NE(impl->window_ranges, nullptr) << line;
+            const std::int64_t pixels = p.spatial_in_size(), channels = p.channels;
+            const std::size_t elem = pj::size_of(p.dtype);
+            const bool is_float = p.dtype != pj::DType::u8 && p.dtype != pj::DType::s64;
+            for (int kind = 0; kind < (is_float ? 3 : 1); ++kind) {
+                // Every element -1 (integers: 1), then per channel c at pixel `at`: kind 0 the maximum (2), kind 1 a
+                // NaN (a second one later), kind 2 +0 with -0 later.
+                std::vector<std::uint8_t> src(static_cast<std::size_t>(pixels * channels) * elem);
+                const auto put = [&](std::int64_t pixel, std::int64_t c, std::uint64_t bits) {
+                    std::memcpy(src.data() + static_cast<std::size_t>(pixel * channels + c) * elem, &bits, elem);
+                };
+                const std::uint64_t low = is_float ? pj::test::special_bits(p.dtype, 1) : 1, high = is_float ? pj::test::special_bits(p.dtype, 4) : 2;
+                for (std::int64_t i = 0; i < pixels; ++i)
+                    for (std::int64_t c = 0; c < channels; ++c) put(i, c, low);
+                for (std::int64_t c = 0; c < channels; ++c) {
+                    const std::int64_t at = c == channels - 1 ? pixels - 1 : c * (pixels - 1) / (channels - 1);
+                    const std::int64_t later = std::min(pixels - 1, at + 1 + c % 3);
+                    if (kind == 0) put(at, c, high);
+                    if (kind == 1) put(at, c, pj::test::special_bits(p.dtype, 5) | 1), put(later, c, pj::test::special_bits(p.dtype, 5));
+                    if (kind == 2) put(at, c, pj::test::special_bits(p.dtype, 3)), put(later, c, pj::test::special_bits(p.dtype, 2));
+                }
+                for (const int threads : {2, 5}) {
+                    ASSERT_NE(pj::detail::window_ranges_for(p, *impl, threads), nullptr) << line;
+                    pj::test::expect_run_matches_reference(p, src, [&](const void* s, void* d, void* i) {
+                        pj::execute_problem_split(p, *impl, s, d, i, threads, true);
+                    }, line + " kind " + std::to_string(kind) + " on " + std::to_string(threads) + " threads");
+                }
+            }
+        }
 }
 
 // An implementation's buffer of range maxima serves one execute at a time: executes on other threads meanwhile
