@@ -35,14 +35,9 @@ using pj::test::plan_on;
 using pj::test::special_bits;
 using pj::test::tie_input;
 
-const char* const dtypes[] = {"f32", "f64", "f16", "bf16", "s8", "u8", "s32", "s64"};
-
-// A problem line without dt= in data type dt.
-std::string with_dtype(const std::string& shape, const char* dt) {
-    std::string line = shape;
-    line.insert(line.find(' '), std::string(" dt=") + dt);
-    return line;
-}
+const auto& dtypes = pj::test::all_dtypes;
+using pj::test::check_split;
+using pj::test::with_dtype;
 
 std::string with_batch(const std::string& line, std::int64_t batch) {
     const std::size_t at = line.find("src=") + 4;
@@ -512,18 +507,6 @@ TEST_P(JitIsa, PlanesNanPlanesRunTheExactGathersAndTiesKeepScanOrder) {
             }
             expect_reference_on(isa(), line, src);
         }
-}
-
-// Runs the problem split as the executor splits it for `threads` threads, however small it is, on adversarial
-// data (most rows to the exact code) and tie data (the fast code); values and indices compared with the reference.
-void check_split(const std::string& line, jit::Isa isa, int threads) {
-    SCOPED_TRACE(line + " (" + std::string(jit::to_string(isa)) + ", split for " + std::to_string(threads) + " threads)");
-    const pj::Problem p = pj::test::resolve_line(line);
-    const std::shared_ptr<const pj::detail::Implementation> impl = pj::detail::choose_implementation(p, isa, pj::test::choice_for(isa));
-    ASSERT_EQ(impl->impl_name, std::string("jit:") + jit::to_string(isa));
-    pj::test::expect_matches_reference_on_both_data_kinds(p, line, [&](const void* s, void* d, void* i) {
-        pj::execute_problem_split(p, *impl, s, d, i, threads, true);
-    });
 }
 
 // The line in batches of 1 and 13 on 1, 2 and 7 threads through the public API (which runs problems this small

@@ -28,16 +28,11 @@ namespace jit = pooljit::jit;
 
 namespace {
 
+using pj::test::check_split;
 using pj::test::plan_on;
+using pj::test::with_dtype;
 
-const char* const dtypes[] = {"f32", "f64", "f16", "bf16", "s8", "u8", "s32", "s64"};
-
-// A problem line without dt= in data type dt.
-std::string with_dtype(const std::string& shape, const char* dt) {
-    std::string line = shape;
-    line.insert(line.find(' '), std::string(" dt=") + dt);
-    return line;
-}
+const auto& dtypes = pj::test::all_dtypes;
 
 // The ISA a test instance runs; the instance is skipped when the CPU lacks it.
 class WindowRanges : public ::testing::TestWithParam<jit::Isa> {
@@ -45,17 +40,6 @@ protected:
     void SetUp() override { POOLJIT_SKIP_UNLESS_CPU_RUNS(GetParam()); }
     jit::Isa isa() const { return GetParam(); }
 };
-
-// The problem run as the executor runs it on `threads` threads, however small it is, on adversarial and tie data.
-void check_split(const std::string& line, jit::Isa isa, int threads) {
-    SCOPED_TRACE(line + " (" + std::string(jit::to_string(isa)) + ", split for " + std::to_string(threads) + " threads)");
-    const pj::Problem p = pj::test::resolve_line(line);
-    const std::shared_ptr<const pj::detail::Implementation> impl = pj::detail::choose_implementation(p, isa, pj::test::choice_for(isa));
-    ASSERT_EQ(impl->impl_name, std::string("jit:") + jit::to_string(isa));
-    pj::test::expect_matches_reference_on_both_data_kinds(p, line, [&](const void* s, void* d, void* i) {
-        pj::execute_problem_split(p, *impl, s, d, i, threads, true);
-    });
-}
 
 // Global channels-last windows of one image run as ranges of their pixels, merged in scan order
 // (KernelPlan::window_ranges), where the channel blocks cannot feed the threads or the input is beyond an L2: 1-D,

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,6 +87,28 @@ inline void check_forced_plan(const Problem& p, const jit::KernelPlan& plan, con
 
 inline Problem resolve_line(const std::string& line) {
     return std::visit([](const auto& d) { return resolve(d); }, parse_problem(line));
+}
+
+// Every data type, as problem strings name them.
+inline constexpr const char* all_dtypes[] = {"f32", "f64", "f16", "bf16", "s8", "u8", "s32", "s64"};
+
+// A problem line without dt= in data type dt.
+inline std::string with_dtype(const std::string& shape, const char* dt) {
+    std::string line = shape;
+    line.insert(line.find(' '), std::string(" dt=") + dt);
+    return line;
+}
+
+// Runs the problem split as the executor splits it for `threads` threads, however small it is, on adversarial
+// data (most rows to the exact code) and tie data (the fast code); values and indices compared with the reference.
+inline void check_split(const std::string& line, jit::Isa isa, int threads) {
+    SCOPED_TRACE(line + " (" + std::string(jit::to_string(isa)) + ", split for " + std::to_string(threads) + " threads)");
+    const Problem p = resolve_line(line);
+    const std::shared_ptr<const detail::Implementation> impl = detail::choose_implementation(p, isa, choice_for(isa));
+    ASSERT_EQ(impl->impl_name, std::string("jit:") + jit::to_string(isa));
+    expect_matches_reference_on_both_data_kinds(p, line, [&](const void* s, void* d, void* i) {
+        execute_problem_split(p, *impl, s, d, i, threads, true);
+    });
 }
 
 }  // namespace pooljit::test
