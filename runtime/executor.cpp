@@ -7,6 +7,7 @@
 #include "runtime/executor.hpp"
 
 #include "runtime/dispatch.hpp"
+#include "runtime/float_environment.hpp"
 #include "runtime/shared_units.hpp"
 #include "runtime/threads.hpp"
 #include "runtime/window_ranges.hpp"
@@ -461,6 +462,7 @@ int threads_worth_waking(const RowRunner& runner, const detail::Implementation& 
 
 int execute_problem_split(const Problem& problem, const detail::Implementation& impl, const void* src, void* dst,
                           void* indices, int threads, bool small_problems_split) {
+    const detail::ExactFloatCompares exact;  // the calling thread's part (workers set their own)
     if (!impl.kernel) {
         reference::execute(problem, src, dst, indices);
         return 1;

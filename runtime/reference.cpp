@@ -1,6 +1,7 @@
 // The reference interpreter: the oracle for every test. Written to be obviously right, not fast: one output
 // element at a time, one tap at a time, padding skipped (never read as a value).
 #include "runtime/dtype.hpp"
+#include "runtime/float_environment.hpp"
 
 #include <pooljit/pooljit.hpp>
 
@@ -157,6 +158,7 @@ void execute(const Problem& problem, const void* src, void* dst, void* indices) 
         throw Error(std::string("reference::execute: ") + (src == nullptr ? "src" : "dst") + " = nullptr, must point to the tensor");
     if (!empty && problem.has_indices && indices == nullptr)
         throw Error("reference::execute: indices = nullptr, the problem has an indices output");
+    const detail::ExactFloatCompares exact;  // a caller's DAZ would make a denormal compare as 0
     dispatch_dtype(problem.dtype, [&](auto d) { run<decltype(d)::value>(problem, src, dst, indices); });
 }
 

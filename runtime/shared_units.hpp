@@ -2,6 +2,8 @@
 // thread and from its back by threads that have finished theirs.
 #pragma once
 
+#include "runtime/float_environment.hpp"
+
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
@@ -85,6 +87,7 @@ void run_in_shares(std::int64_t units, int threads, const Unit& unit) {
     tbb::parallel_for(
         tbb::blocked_range<int>(0, threads, 1),
         [&](const tbb::blocked_range<int>& r) {
+            const ExactFloatCompares exact;  // MXCSR is each thread's own
             for (int t = r.begin(); t != r.end(); ++t) shared.run(t, unit);
         },
         tbb::static_partitioner());
