@@ -59,13 +59,15 @@ public:
         const std::int64_t reach = bytes ? 15 : lanes_ - 1;
         if (plan.strategy != Strategy::ncx_planes || plan.has_indices || !(bytes || dwords) ||
             (bytes && elem_ != 1) || (dwords && (elem_ != 4 || width_ != 32)) || (width_ != 16 && width_ != 32) ||
-            flat_.width < 1 || flat_.height < 1 || flat_.elements() < lanes_ || flat_.pad_w < 0 || flat_.pad_w > reach ||
+            flat_.width < 1 || flat_.height < 1 || flat_.pitch < flat_.width || flat_.out_pitch < flat_.width ||
+            (flat_.pitched() && flat_.width < lanes_) || flat_.elements() < lanes_ || flat_.pad_w < 0 || flat_.pad_w > reach ||
             reach_after < 0 || reach_after > reach || flat_.pad_h < 0 || flat_.pad_h >= flat_.extent_h() ||
             flat_.dilation_w < 1 || flat_.dilation_h < 1 || (watch_ && flat_.pad_w % flat_.dilation_w != 0) ||
             flat_.buffer_elements() * elem_ > max_buffer_bytes_ || (converted_ && (!widened_ || half_)))
             throw Error("jit: flat planes need u8/s8 planes of at least one 16- or 32-byte vector, or s32/f32/bf16/f16 "
                         "planes of a 32-byte one (bf16 and f16 widened), without indices, width taps at most 15 bytes "
-                        "or 7 elements from their output, a buffer of at most 64 KiB and, under a NaN watch, a width "
+                        "or 7 elements from their output, row pitches of the width or more (rows of a vector at least "
+                        "where one is not the width), a buffer of at most 64 KiB and, under a NaN watch, a width "
                         "tap at each output's column; only bf16 planes are converted once");
         generate();
         ready();
@@ -204,11 +206,12 @@ private:
     // The offset in the data of the mask of width tap dx for the vector at `offset`, or -1 where every lane keeps
     // its tap. Integers: the type's highest value where the tap lies in the lane's row, else the empty value
     // (a min). f32: all ones and then 0 where it does, 0 and then -inf where it does not (an and, then an or).
+    // (Over a row pitch the width pass takes a row at a time: no lane lies in a gap.)
     std::int64_t mask_of(std::int64_t offset, std::int64_t tap_dx) {
         Bytes m{};
         bool all_kept = true;
         for (int lane = 0; lane < lanes_; ++lane) {
-            const std::int64_t column = (offset + lane) % flat_.width + tap_dx;
+            const std::int64_t column = (offset + lane) % flat_.pitch + tap_dx;
             const bool kept = column >= 0 && column < flat_.width;
             all_kept = all_kept && kept;
             if (!float_) {
@@ -278,8 +281,9 @@ private:
     }
 
     // Vector v's maximum over its width taps, into the buffer. `exact`: the f32 exact merges.
-    void width_vector(std::int64_t v, bool exact) {
-        const std::int64_t offset = offset_of(v);
+    void width_vector(std::int64_t v, bool exact) { width_vector_at(offset_of(v), exact); }
+    // The maximum over its width taps of the vector at the plane's element `offset`, into the buffer.
+    void width_vector_at(std::int64_t offset, bool exact) {
         const Xmm acc = next_maximum();
         bool started = false;
         for (std::int64_t j = 0; j < flat_.kernel_w; ++j) {
@@ -303,25 +307,75 @@ private:
             else if (started) max_into(acc, tap);
             started = true;
         }
-        store(buffer_at(std::int64_t{flat_.pad_h} * flat_.width + offset), acc);
+        store(buffer_at(std::int64_t{flat_.pad_h} * flat_.pitch + offset), acc);
     }
 
-    // Vector v's maximum over the buffer's rows, into the output plane.
-    void height_vector(std::int64_t v, bool exact) {
-        const std::int64_t offset = offset_of(v);
+    // The maximum over the buffer's rows of the vector at `offset` (the buffer's element; the output's at
+    // `out_offset`), into the output plane.
+    void height_vector_at(std::int64_t offset, std::int64_t out_offset, bool exact) {
         const Xmm acc = next_maximum();
         load(acc, buffer_at(offset));
         for (std::int64_t r = 1; r < flat_.kernel_h; ++r) {
             if (!float_) {
-                max_into(acc, buffer_at(offset + r * flat_.dilation_h * flat_.width));
+                max_into(acc, buffer_at(offset + r * flat_.dilation_h * flat_.pitch));
                 continue;
             }
             const Xmm row = next_tap();
-            load(row, buffer_at(offset + r * flat_.dilation_h * flat_.width));
+            load(row, buffer_at(offset + r * flat_.dilation_h * flat_.pitch));
             if (exact) exact_max_into(acc, row);
             else max_into(acc, row);
         }
-        store_output(dst_at(offset), acc, exact);
+        store_output(dst_at(out_offset), acc, exact);
+    }
+    void height_vector(std::int64_t v, bool exact) { height_vector_at(offset_of(v), offset_of(v), exact); }
+
+    // The width pass over a row pitch: a row at a time, its whole vectors and one overlapping the last, so no lane
+    // computes a gap. The first and last rows are straight code (their taps may reach past the plane's ends, where
+    // the loads move); the rows between loop, their taps loading in place (a row of a vector at least and taps at
+    // most 7 elements or 15 bytes from their output: a tap of a middle row stays inside the plane's span).
+    void width_rows(bool exact) {
+        const std::int64_t pre = std::int64_t{flat_.pad_h} * flat_.pitch;
+        const auto row = [&](std::int64_t r) {
+            for (std::int64_t k = 0; k < flat_.row_vectors(); ++k)
+                width_vector_at(r * flat_.pitch + std::min(k * lanes_, flat_.width - lanes_), exact);
+        };
+        bases_ = plane_bases();
+        row(0);
+        if (flat_.height >= 3) {
+            lea(cursor_, ptr[src_ + static_cast<std::int32_t>(flat_.pitch * src_elem_)]);
+            lea(second_cursor_, ptr[buffer_ + static_cast<std::int32_t>((pre + flat_.pitch) * elem_)]);
+            mov(count_, flat_.height - 2);
+            Label middle;
+            L(middle);
+            bases_ = Bases{cursor_, second_cursor_, dst_, flat_.pitch, pre + flat_.pitch, 0};
+            row(1);
+            add(cursor_, static_cast<std::int32_t>(flat_.pitch * src_elem_));
+            add(second_cursor_, static_cast<std::int32_t>(flat_.pitch * elem_));
+            dec(count_);
+            jnz(middle, T_NEAR);
+            bases_ = plane_bases();
+        }
+        if (flat_.height >= 2) row(flat_.height - 1);
+    }
+
+    // The height pass over a row pitch: a row at a time in a loop, its whole vectors and one overlapping the last
+    // (rows of a vector at least), so no store reaches into the output's gap.
+    void height_rows(bool exact) {
+        mov(cursor_, buffer_);
+        mov(second_cursor_, dst_);
+        mov(count_, flat_.height);
+        Label row;
+        L(row);
+        bases_ = Bases{src_, cursor_, second_cursor_, 0, 0, 0};
+        for (std::int64_t k = 0; k < flat_.row_vectors(); ++k) {
+            const std::int64_t column = std::min(k * lanes_, flat_.width - lanes_);
+            height_vector_at(column, column, exact);
+        }
+        bases_ = plane_bases();
+        add(cursor_, static_cast<std::int32_t>(flat_.pitch * elem_));
+        add(second_cursor_, static_cast<std::int32_t>(flat_.out_pitch * data_elem_));
+        dec(count_);
+        jnz(row, T_NEAR);
     }
 
     // A pass over the plane's vectors: straight code, or where [loop_begin, loop_end) holds at least two periods
@@ -389,14 +443,18 @@ private:
 
     void plane_passes(bool exact) {
         const std::int64_t whole = flat_.elements() / lanes_;
-        const std::int64_t pre = std::int64_t{flat_.pad_h} * flat_.width;
+        const std::int64_t pre = std::int64_t{flat_.pad_h} * flat_.pitch;
         const std::int64_t reach_after = flat_.extent_w() - 1 - flat_.pad_w;
         // Width: vectors whose taps all load in place, their masks repeating every `period` vectors.
         std::int64_t first = 0;
         while (first * lanes_ < flat_.pad_w) ++first;
         std::int64_t last = whole;  // exclusive
         while (last > first && last * lanes_ + reach_after > flat_.elements()) --last;
-        const std::int64_t period = flat_.width / std::gcd(flat_.width, std::int64_t{lanes_});
+        const std::int64_t period = flat_.pitch / std::gcd(flat_.pitch, std::int64_t{lanes_});
+        if (flat_.pitched()) {
+            width_rows(exact);
+            return height_rows(exact);
+        }
         // The width pass's cursors walk the plane and the buffer, the height pass's the buffer and the output.
         const Bases width{cursor_, second_cursor_, dst_, first * lanes_, pre + first * lanes_, 0};
         pass(first, last, period, width, ptr[src_ + static_cast<std::int32_t>(first * lanes_ * src_elem_)],
@@ -436,7 +494,7 @@ private:
         mov(buffer_, rsp);
         // The empty rows before and after the plane, written once a call (the width pass writes only the plane).
         load(vec(empty_), ptr[rip + empty_vector]);
-        const std::int64_t pre = std::int64_t{flat_.pad_h} * flat_.width * elem_;
+        const std::int64_t pre = std::int64_t{flat_.pad_h} * flat_.pitch * elem_;
         for (std::int64_t o = 0; o < pre; o += width_) store(ptr[buffer_ + static_cast<std::int32_t>(o)], vec(empty_));
         for (std::int64_t o = pre + flat_.elements() * elem_; o < buffer_bytes; o += width_)
             store(ptr[buffer_ + static_cast<std::int32_t>(o)], vec(empty_));

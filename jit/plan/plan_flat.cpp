@@ -74,11 +74,17 @@ std::string Planner::flat_planes_declined() const {
     if (p_.pad_begin[1] > reach || p_.pad_end[1] > reach)
         return "width taps more than " + std::to_string(reach) + " elements from their output";
     if (p_.kernel[0] > max_flat_kernel_rows) return "windows of more than " + std::to_string(max_flat_kernel_rows) + " rows";
+    if (!memory_.rows_contiguous) return "a row's elements are apart in memory (a view)";
+    // A view's rows may lie apart (a row pitch): the plane is one span across their gaps.
+    const auto flat_pitch = [&](std::int64_t row_stride) { return p_.in[0] > 1 ? row_stride : p_.in[1]; };
+    const std::int64_t pitch = flat_pitch(p_.src_strides.spatial[0]), out_pitch = flat_pitch(p_.dst_strides.spatial[0]);
+    if (pitch < p_.in[1] || out_pitch < p_.in[1])
+        return "rows that overlap (a row pitch of " + std::to_string(std::min(pitch, out_pitch)) + " under the width " +
+               std::to_string(p_.in[1]) + ")";
     // Each factor below max_flat_buffer_bytes first: no product can overflow.
-    if (p_.in[0] > max_flat_buffer_bytes || p_.in[1] > max_flat_buffer_bytes ||
-        (p_.in[0] + p_.pad_begin[0] + p_.pad_end[0]) * p_.in[1] * lane_bytes > max_flat_buffer_bytes)
+    if (p_.in[0] > max_flat_buffer_bytes || pitch > max_flat_buffer_bytes ||
+        (p_.in[0] + p_.pad_begin[0] + p_.pad_end[0]) * pitch * lane_bytes > max_flat_buffer_bytes)
         return "a plane's buffer of width maxima past " + std::to_string(max_flat_buffer_bytes) + " bytes";
-    if (!memory_.rows_contiguous || !memory_.planes_contiguous) return "a plane's rows are apart in memory (a view)";
     if (choice().planes == PlanChoice::Switch::off) return "the choice planes=off";
     if (reuse_is(PlanChoice::Reuse::ring) || reuse_is(PlanChoice::Reuse::separable)) return "the choice of reuse";
     if (floats && choice().nan == PlanChoice::Nan::scan)
@@ -103,6 +109,8 @@ void Planner::choose_flat_planes() {
     FlatPlanes flat;
     flat.height = p_.in[0];
     flat.width = p_.in[1];
+    flat.pitch = p_.in[0] > 1 ? p_.src_strides.spatial[0] : p_.in[1];
+    flat.out_pitch = p_.in[0] > 1 ? p_.dst_strides.spatial[0] : p_.in[1];
     flat.kernel_h = static_cast<int>(p_.kernel[0]);
     flat.kernel_w = static_cast<int>(p_.kernel[1]);
     flat.pad_h = static_cast<int>(p_.pad_begin[0]);
@@ -112,25 +120,32 @@ void Planner::choose_flat_planes() {
     const std::int64_t elements = flat.elements();
     // VEX code on both ISAs: bytes in ymm, or xmm for planes under 32 bytes; 32-bit elements (bf16 widened) in ymm.
     int bytes = caps_.vector_bytes >= 32 ? 32 : 16;
-    if (bytes_data)
-        while (bytes > 16 && bytes > elements) bytes /= 2;
+    if (bytes_data)  // over a row pitch a row stores whole vectors: rows of 16 to 31 bytes in xmm
+        while (bytes > 16 && (bytes > elements || (flat.pitched() && bytes > flat.width))) bytes /= 2;
     const int lanes = bytes / static_cast<int>(widened ? 4 : elem());
     if (elements < lanes) return declined(step, "planes of fewer elements than a vector's " + std::to_string(lanes));
+    // A pitched plane stores its output a row at a time, whole vectors with the last one overlapping the one
+    // before: rows of a vector at least, so that no store reaches into a gap.
+    if (flat.pitched() && flat.width < lanes)
+        return declined(step, "rows apart in memory (a row pitch) narrower than a vector's " + std::to_string(lanes) +
+                                  " lanes: their stores would write the gaps");
     flat.vector_bytes = bytes;
     flat.lanes = lanes;
     const bool floats = p_.dtype == DType::f32 || widened;
     const bool exact_copy = floats && p_.nan == NanPolicy::propagate;
     // Unrolled: a looped pass's vectors before and after its loop, and a period (at most two periods and the
     // vectors that reach past the plane's ends, 4 of them at most with taps of up to 15 bytes or 7 elements).
+    // Over a row pitch: the first, a middle and the last row.
     const std::int64_t period = flat.width / std::gcd(flat.width, std::int64_t{lanes});
-    const std::int64_t unrolled = std::min(flat.vectors(), 2 * period + 4);
+    const std::int64_t unrolled = flat.pitched() ? 3 * flat.row_vectors() : std::min(flat.vectors(), 2 * period + 4);
     if (unrolled * (2 * flat.kernel_w + flat.kernel_h) * (exact_copy ? 2 : 1) > max_flat_tap_ops)
         return declined(step, "more than " + std::to_string(max_flat_tap_ops) + " unrolled tap operations a plane");
     // The masks: one per distinct phase of a vector along the row (its offset modulo the row) and width tap (f32:
     // an and and an or, exact for NaN).
+    // Over a row pitch, a row's vectors: whole ones and one overlapping the last.
     std::set<std::int64_t> phases;
-    for (std::int64_t v = 0; v < flat.vectors(); ++v)
-        phases.insert(std::min(v * lanes, elements - lanes) % flat.width);
+    for (std::int64_t v = 0; v < (flat.pitched() ? flat.row_vectors() : flat.vectors()); ++v)
+        phases.insert(flat.pitched() ? std::min(v * lanes, flat.width - lanes) : std::min(v * lanes, elements - lanes) % flat.width);
     const std::int64_t masked_taps = flat.kernel_w - (flat.pad_w % flat.dilation_w == 0 ? 1 : 0);  // dx = 0 needs none
     const std::int64_t mask_bytes =
         static_cast<std::int64_t>(phases.size()) * masked_taps * bytes * (floats ? 2 : 1);
@@ -149,7 +164,10 @@ void Planner::choose_flat_planes() {
     plan_.watch_chains = 1;
     plan_.compare = p_.dtype == DType::u8 ? CompareType::u8 : p_.dtype == DType::s8 ? CompareType::s8 : compare_type_of(p_.dtype);
     plan_.lanes = lanes;
-    chose(step, std::to_string(flat.vectors()) + " vectors of " + std::to_string(bytes) + " bytes a plane, " +
+    chose(step, (flat.pitched() ? std::to_string(flat.row_vectors()) + " vectors of " + std::to_string(bytes) +
+                                      " bytes a row over row pitches of " + std::to_string(flat.pitch) + " and " +
+                                      std::to_string(flat.out_pitch) + ", "
+                                : std::to_string(flat.vectors()) + " vectors of " + std::to_string(bytes) + " bytes a plane, ") +
                     std::to_string(phases.size()) + " phases of width masks" +
                     (exact_copy ? ", a NaN watch and an exact copy" : ""));
 }

@@ -68,7 +68,10 @@ std::string to_string(const KernelPlan& plan) {
     }
     if (plan.flat_planes.enabled())
         s << " flat_planes=" << plan.flat_planes.vector_bytes << "x" << plan.flat_planes.vectors()
-          << (plan.flat_planes.converts_plane ? " converted" : "");
+          << (plan.flat_planes.converts_plane ? " converted" : "")
+          << (plan.flat_planes.pitched() ? " pitch=" + std::to_string(plan.flat_planes.pitch) + "/" +
+                                               std::to_string(plan.flat_planes.out_pitch)
+                                         : "");
     else if (plan.byte_bands.enabled()) {
         s << " byte_bands=" << plan.byte_bands.rows << "rows chunks=";
         for (const ByteBandChunk& c : plan.byte_bands.chunks)

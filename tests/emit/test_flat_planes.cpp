@@ -101,10 +101,28 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
         EXPECT_FALSE(plan_of("maxpool dt=f16 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", isa).flat_planes.converts_plane);
         EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", isa).flat_planes.converts_plane);
         EXPECT_EQ(plan_of("maxpool dt=f16 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", isa).flat_planes.vectors(), 50);
+        // Over a row pitch of 36 the plane spans 19 x 36 + 20 = 704 elements; the buffer holds 4 rows of 36 more.
+        // Each row takes 3 vectors of 8 (at columns 0, 8 and 12: 3 phases) in both passes. Rows of 20 bytes
+        // stored a row at a time take xmm.
+        const jit::KernelPlan pitched = plan_of(
+            "maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2 src_strides=368640x720x36x1 "
+            "dst_strides=204800x400x20x1", isa);
+        ASSERT_TRUE(pitched.flat_planes.enabled());
+        EXPECT_TRUE(pitched.flat_planes.pitched());
+        EXPECT_EQ(pitched.flat_planes.pitch, 36);
+        EXPECT_EQ(pitched.flat_planes.out_pitch, 20);
+        EXPECT_EQ(pitched.flat_planes.vectors(), 88);
+        EXPECT_EQ(pitched.flat_planes.row_vectors(), 3);
+        EXPECT_EQ(pitched.flat_planes.buffer_elements(), 704 + 4 * 36);
+        EXPECT_NE(flat_choice(pitched).find("3 vectors of 32 bytes a row over row pitches of 36 and 20, 3 phases of width masks"),
+                  std::string::npos) << flat_choice(pitched);
+        EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1 dst_strides=1260x420x21x1",
+                          jit::Isa::avx2).flat_planes.vector_bytes, 16);
     }
     // Declined: indices, a stride of 2, outputs not at their inputs (pads of k - 2), a width tap 16 bytes from its
     // output, a buffer of width maxima past 16 KiB (130x130 bytes), masks past 8 KiB (rows of 61 bytes: 61 phases
-    // of 14 taps), a row pitch, f64 and s64, an f32 tap 8 elements from its output, an f32 plane of fewer
+    // of 14 taps), source rows that overlap (a pitch of 10 under rows of 20), rows apart narrower than a vector
+    // (6 f32 over a pitch of 12), f64 and s64, an f32 tap 8 elements from its output, an f32 plane of fewer
     // elements than a vector, channels last; dilated: pads short of the extent, f32 under propagate with no width
     // tap at the output's column (its NaN watch), a tap 16 bytes before its output; the choice planes=off.
     for (const char* line : {"maxpool dt=u8 layout=ncx src=1x3x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32",
@@ -113,7 +131,8 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
                              "maxpool dt=u8 layout=ncx src=1x3x4x40 k=1x17 pb=0x16 pe=0x0",
                              "maxpool dt=u8 layout=ncx src=1x3x130x130 k=3x3 pb=1x1 pe=1x1",
                              "maxpool dt=u8 layout=ncx src=1x3x61x61 k=15x15 pb=7x7 pe=7x7",
-                             "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1 src_strides=1200x400x20x1 dst_strides=1260x420x21x1",
+                             "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1 src_strides=1200x400x10x1",
+                             "maxpool dt=f32 layout=ncx src=1x3x6x6 k=3x3 pb=1x1 pe=1x1 src_strides=216x72x12x1",
                              "maxpool dt=f64 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
                              "maxpool dt=s64 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
                              "maxpool dt=bf16 layout=ncx src=1x3x4x40 k=1x9 pb=0x8 pe=0x0",
@@ -246,6 +265,70 @@ TEST_P(JitIsa, FlatPlanesOfFloatsKeepTheFirstMaximumAndTheNanRules) {
                 expect_reference_on(isa(), line, src);
                 // Ties only: every plane takes the fast code (+0 beside -0: the first wins).
                 expect_reference_on(isa(), line, pj::test::tie_input(d, rng));
+            }
+}
+
+// Poisons every element of a view's extent that is not an element of the view (a row pitch's gaps, the channel
+// planes' gaps): NaN for floats, the highest value for integers, so that a gap read into a result differs.
+void poison_gaps(const pj::TensorDesc& d, std::vector<std::uint8_t>& data) {
+    const std::vector<std::int64_t> strides = pj::strides_of(d);
+    const std::size_t size = pj::size_of(d.dtype);
+    std::vector<bool> element(data.size() / size, false);
+    for (std::int64_t n = 0; n < d.dims[0]; ++n)
+        for (std::int64_t c = 0; c < d.dims[1]; ++c)
+            for (std::int64_t h = 0; h < d.dims[2]; ++h)
+                for (std::int64_t w = 0; w < d.dims[3]; ++w)
+                    element[static_cast<std::size_t>(n * strides[0] + c * strides[1] + h * strides[2] + w * strides[3])] = true;
+    std::uint64_t poison = 0;
+    switch (d.dtype) {
+        case pj::DType::f32: poison = 0x7FC00001u; break;
+        case pj::DType::bf16: poison = 0x7FC1u; break;
+        case pj::DType::f16: poison = 0x7E01u; break;
+        case pj::DType::u8: poison = 0xFFu; break;
+        case pj::DType::s8: poison = 0x7Fu; break;
+        default: poison = 0x7FFFFFFFu; break;  // s32
+    }
+    for (std::size_t e = 0; e < element.size(); ++e)
+        if (!element[e]) std::memcpy(data.data() + e * size, &poison, size);
+}
+
+// Views whose rows lie apart (a row pitch) in the source, the output or both, their channel planes apart too:
+// each plane one span across its rows' gaps, the output stored a row at a time. Gaps narrower and wider than a
+// vector, rows of one vector, widths that leave the last vector of a row overlapping, both NaN rules, every data
+// type flat planes take; on tie data, adversarial data, and either with the source's gaps poisoned (NaN, the
+// highest value): nothing of a gap reaches an output, and the output's gaps keep their poison.
+TEST_P(JitIsa, FlatPlanesOverARowPitchMatchTheReference) {
+    const char* const shapes[] = {
+        "src=2x5x20x20 k=5x5 pb=2x2 pe=2x2 src_strides=3600x720x36x1 dst_strides=3600x720x36x1",
+        "src=1x4x28x28 k=3x3 pb=1x1 pe=1x1 src_strides=3612x903x29x1",
+        "src=1x4x28x28 k=3x3 pb=1x1 pe=1x1 dst_strides=6272x1568x56x1",
+        "src=1x3x16x16 k=3x3 pb=1x1 pe=1x1 src_strides=1536x512x32x1 dst_strides=1248x416x26x1",
+        "src=1x3x40x40 k=9x9 pb=4x4 pe=4x4 src_strides=6720x2240x56x1 dst_strides=5040x1680x42x1",
+        "src=1x3x13x24 k=3x3 d=2x2 pb=2x2 pe=2x2 src_strides=1170x390x30x1 dst_strides=1170x390x30x1",
+        "src=2x3x9x33 k=4x3 pb=1x1 pe=2x1 src_strides=1200x400x40x1 dst_strides=1200x400x40x1",
+    };
+    for (const char* dtype : {"u8", "s8", "s32", "f32", "bf16", "f16"})
+        for (const char* nan : {"propagate", "ignore"})
+            for (const char* shape : shapes) {
+                const std::string line = std::string("maxpool dt=") + dtype + " layout=ncx " + shape + " nan=" + nan;
+                SCOPED_TRACE(line);
+                const jit::KernelPlan plan = plan_of(line, isa());
+                const bool bytes = std::string(dtype) == "u8" || std::string(dtype) == "s8";
+                // Bytes on a core with byte permutes take byte bands first.
+                if (!bytes || !plan.byte_bands.enabled()) {
+                    ASSERT_TRUE(plan.flat_planes.enabled());
+                    EXPECT_TRUE(plan.flat_planes.pitched());
+                }
+                const pj::Primitive p = pj::create(pj::parse_problem(line), pj::test::choice_for(isa()));
+                const pj::TensorDesc& d = p.src_desc();
+                std::mt19937_64 rng(29);
+                std::vector<std::uint8_t> ties = bytes || d.dtype == pj::DType::s32 ? pj::test::integer_ties(d, rng)
+                                                                                   : pj::test::tie_input(d, rng);
+                for (std::vector<std::uint8_t> src : {ties, pj::casegen::adversarial_data(d, 7)}) {
+                    expect_reference_on(isa(), line, src);
+                    poison_gaps(d, src);
+                    expect_reference_on(isa(), line, src);
+                }
             }
 }
 
