@@ -95,26 +95,21 @@ struct FlatPlanes {
     int vector_bytes = 0;  // 16 or 32 (32 for 32-bit elements); 0: not this code
     int lanes = 0;         // elements a vector
     std::int64_t width = 0, height = 0;
-    // Elements from a row's start to the next row's, in the input (and the buffer of width maxima) and in the
-    // output: the width, or a view's row pitch. The plane is one span across its rows' gaps, whose lanes are
-    // computed and never stored: the output stores a row at a time where either pitch is not the width.
+    // Elements from a row's start to the next's in the input (and the buffer) and in the output: the width, or a
+    // view's row pitch, where both passes take a row at a time (pitched()).
     std::int64_t pitch = 0, out_pitch = 0;
     int kernel_w = 0, kernel_h = 0, pad_w = 0, pad_h = 0;  // pads before the input
     int dilation_w = 1, dilation_h = 1;                     // taps this many elements (rows) apart
-    // bf16: each plane converted to f32 once, into the stack, before its width pass (where each width tap widened
-    // as it loaded: kernel_w widenings an element).
-    bool converts_plane = false;
+    bool converts_plane = false;  // bf16 planes widened to f32 once, into the stack (not each width tap as it loads)
     bool enabled() const { return vector_bytes > 0; }
-    // The plane's span: from its first element to past its last, the rows' gaps inside it.
-    std::int64_t elements() const { return height > 0 ? (height - 1) * pitch + width : 0; }
-    // Whether the rows lie apart in the input or the output (a view's row pitch).
-    bool pitched() const { return pitch != width || out_pitch != width; }
+    std::int64_t elements() const { return height > 0 ? (height - 1) * pitch + width : 0; }  // the plane's span
+    bool pitched() const { return pitch != width || out_pitch != width; }  // rows apart in the input or output
     // A window's span along the width and the height: (kernel - 1) * dilation + 1.
     std::int64_t extent_w() const { return std::int64_t{kernel_w - 1} * dilation_w + 1; }
     std::int64_t extent_h() const { return std::int64_t{kernel_h - 1} * dilation_h + 1; }
     // Vectors of a plane: whole ones, then one overlapping the last whole one where the plane is not whole vectors.
     std::int64_t vectors() const { return lanes > 0 ? (elements() + lanes - 1) / lanes : 0; }
-    // Output vectors of a row where the rows are stored one at a time: whole ones, then one overlapping the last.
+    // A row's vectors where the passes take a row at a time: whole ones, then one overlapping the last.
     std::int64_t row_vectors() const { return lanes > 0 ? (width + lanes - 1) / lanes : 0; }
     // Elements of the width maxima's buffer: the plane with the empty rows before and after it.
     std::int64_t buffer_elements() const { return elements() + (extent_h() - 1) * pitch; }
