@@ -452,8 +452,16 @@ public:
         else g_.vmovdqu16(Vmm(dst.getIdx()) | set_bits(bits) | Xbyak::util::T_z, src);
         g_.vpslld(dst, dst, 16);
     }
-    void load_widened_taps(const Vmm&, const Vmm&, const Xbyak::Address&, int) {
-        throw Error("jit:avx512: widened tap pairs are not planned on AVX-512");
+    // bf16 lanes at stride 2, width taps t and t + 1 one element apart (paired tap loads): `lanes` whole dwords
+    // at src (one word load, masked past them: nothing past them faults), each holding lane j's two elements:
+    // even <- tap t's (the low halves, shifted up), odd <- tap t + 1's (the high halves), as f32 in lane order.
+    void load_widened_taps(const Vmm& even, const Vmm& odd, const Xbyak::Address& src, int lanes) {
+        if (format_.dtype != DType::bf16 || lanes < 1 || lanes > 16)
+            throw Error("jit:avx512: widened tap pairs are bf16 vectors of 1 to 16 lanes");
+        if (lanes == 16) g_.vmovdqu16(odd, src);
+        else g_.vmovdqu16(odd | set_mask(2 * lanes) | Xbyak::util::T_z, src);
+        g_.vpslld(even, odd, 16);
+        g_.vpandd(odd, odd, g_.ptr_b[g_.rip + high_words_]);
     }
     void load_even_elements(const Vmm&, const Xbyak::Address&, int, const Vmm&) {
         throw Error("jit:avx512: even-element loads are not planned on AVX-512");

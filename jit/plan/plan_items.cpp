@@ -238,9 +238,10 @@ void Planner::choose_paired_tap_loads() {
     // halves and tap t + 1's in its high halves (a shift and an and, IsaCaps::widened_pairs). Bytes do not.
     if (plan_.even_element_loads && !(plan_.dtype == DType::bf16 && caps_.widened_pairs))
         return declined(step, "even elements widened in place");
-    // The bf16 pair keeps its lanes in order, as even-element loads do (a deinterleave's pair order is not).
-    if (plan_.dtype == DType::bf16 && !plan_.even_element_loads)
-        return declined(step, "bf16 lanes without even-element loads");
+    // The bf16 pair keeps its lanes in order, as even-element and even-word loads do (a deinterleave's pair order
+    // is not): one load of whole dwords, a shift and an and, where even-word loads took a load and a shift a tap.
+    if (plan_.dtype == DType::bf16 && !plan_.even_element_loads && !plan_.even_word_loads)
+        return declined(step, "bf16 lanes without even-element or even-word loads");
     if (!plan_.unroll_width_taps) return declined(step, "width taps in a loop");
     if (plan_.ring_rows > 0 || plan_.separable.enabled()) return declined(step, "the fast row is not plain items");
     plan_.paired_tap_loads = true;

@@ -373,7 +373,13 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=bf16 layout=ncx src=1x3x21x19 k=3x3 d=2x2 pb=2x2 pe=2x2"},
             {"maxpool dt=f16 layout=ncx src=2x5x20x20 k=5x5 pb=2x2 pe=2x2"},
             {"maxpool dt=f16 layout=ncx src=1x2x3x20 k=2x8 pb=1x7 pe=0x0"},
-            {"maxpool dt=f16 layout=ncx src=1x3x28x28 k=3x3 pb=1x1 pe=1x1"}}},
+            {"maxpool dt=f16 layout=ncx src=1x3x28x28 k=3x3 pb=1x1 pe=1x1"},
+            // Over a row pitch (a row at a time): bytes of rows of 20 in xmm, f32 into an output pitch, bf16
+            // converted once with its rows apart, f16 rows of 9 elements apart in both.
+            {"maxpool dt=u8 layout=ncx src=2x3x10x20 k=3x5 pb=1x2 pe=1x2 src_strides=1500x500x50x1 dst_strides=1200x400x40x1"},
+            {"maxpool dt=f32 layout=ncx src=1x3x9x11 k=3x3 pb=1x1 pe=1x1 dst_strides=400x130x13x1"},
+            {"maxpool dt=bf16 layout=ncx src=1x2x20x20 k=5x5 pb=2x2 pe=2x2 src_strides=1600x800x36x1"},
+            {"maxpool dt=f16 layout=ncx src=1x2x12x9 k=3x3 pb=1x1 pe=1x1 src_strides=400x200x16x1 dst_strides=300x150x12x1"}}},
         // 2-D u8/s8 max pools in bands on a core with byte permutes (AVX512_VBMI): the stem's rows of 56 outputs
         // from two registers, GoogLeNet's two 14-output rows a band (ceil_torch: the last column and row
         // overhang), Inception's, SPPF's and SPP's windows at stride 1, a dilated 3x3 with p1 (the second window's
@@ -557,7 +563,7 @@ const std::vector<StrategyRow>& strategy_registry() {
         // Planar lanes at stride 2, taps one element apart, loaded as stored: windows of 2 taps (one pair), 3 (a
         // pair and a single tap) and 4 (two pairs), rows whose last vector is partial or whole, the first and
         // last windows in the padding, 1-D to 3-D, adaptive bins at stride 2, f64's 64-bit lanes. AVX-512 pairs the
-        // taps of its plain items (not masked ones, not bf16, whose lanes there are even-word loads).
+        // taps of its plain items (not masked ones; bf16 as one word load of whole dwords beside its even-word loads).
         {paired_tap_loads, {avx512, avx2}, {
             {"maxpool dt=f32 layout=ncx src=2x3x10x37 k=2x2 s=2x2"},
             {"maxpool dt=f32 layout=ncx src=1x2x3x9x45 k=1x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1 round=ceil"},
@@ -569,8 +575,8 @@ const std::vector<StrategyRow>& strategy_registry() {
             // of 3 taps whose last one loads its even elements alone
             {"maxpool dt=bf16 layout=ncx src=1x3x14x14 k=2x2 s=2x2", {}, {avx2}},
             {"maxpool dt=bf16 layout=ncx src=2x2x9x6 k=2x2 s=2x2 round=ceil", {}, {avx2}},
-            {"maxpool dt=bf16 layout=ncx src=1x2x4x40 k=2x2 s=2x2", {}, {avx2}},
-            {"maxpool dt=bf16 layout=ncx src=1x3x41 k=3 s=2 pb=1 pe=1", {}, {avx2}}}},
+            {"maxpool dt=bf16 layout=ncx src=1x2x4x40 k=2x2 s=2x2"},
+            {"maxpool dt=bf16 layout=ncx src=1x3x41 k=3 s=2 pb=1 pe=1"}}},
         // Channels last without opmasks, a partial vector read back from its last channel: pixels narrower than
         // a register (k2 s2 without padding splits off the first item, whose tap has no pixel before it; 7 s8
         // channels need 4 pixels of room), a tail after a whole vector, floats (NaN policies from the run), 64-bit
@@ -700,11 +706,12 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"adaptivemaxpool layout=nCx16c src=1x17x13x13 out=4x3"},
             {"maxpool layout=ncx src=1x5x9x8 k=3x3 s=1x2 pb=1x1 pe=1x1 src_strides=720x144x16x2 dst_strides=360x72x8x2"}}},
         // Planar rows of views with a row pitch in src, dst or both (a global pool and a stride-2 plane whose
-        // planes stack, with indices of their own strides, 3-D).
+        // planes stack, with indices of their own strides, 3-D; at stride 1 rows narrower than a vector, which flat
+        // planes decline over a pitch).
         {row_pitch, {avx512, avx2}, {
             {"maxpool layout=ncx src=2x3x7x7 k=7x7 src_strides=180x60x10x1 dst_strides=6x2x1x1"},
             {"maxpool layout=ncx src=1x6x14x14 k=2x2 s=2x2 src_strides=1344x224x16x1 dst_strides=378x63x9x1"},
-            {"maxpool layout=ncx src=1x3x9x11 k=3x3 s=1x1 pb=1x1 pe=1x1 dst_strides=400x130x13x1"},
+            {"maxpool layout=ncx src=1x3x9x6 k=3x3 s=1x1 pb=1x1 pe=1x1 dst_strides=240x80x8x1"},
             {"maxpool layout=ncx src=1x2x4x6x7 k=2x3x3 s=1x2x2 pb=0x1x1 pe=0x1x1 src_strides=800x400x96x12x1"},
             {"adaptivemaxpool layout=ncx src=1x4x13x13 out=3x3 src_strides=1000x250x16x1"}}},
         // Blocked bytes at stride 1 along the width whose width taps reach further than blocked_byte_pixels' (5 or
