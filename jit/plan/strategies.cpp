@@ -548,10 +548,12 @@ const std::vector<StrategyRow>& strategy_registry() {
             // AVX-512's plain items
             {"maxpool dt=bf16 layout=nxc src=2x64x21x12 k=4x3 s=2x1 pb=1x1 pe=2x1"},
             // separable rows at stride 2, a load's even and odd elements the two phases: the even elements in
-            // phase 1 (a pad of 1) and a last load of 9 elements; in phase 0 and a last load of 12; a last load
-            // of 2 elements (one vector, deinterleaved) under a dilation
+            // phase 1 (a pad of 1) and a last load of 9 elements; in phase 0 and a last load of 12 (AVX-512 keeps
+            // bf16 rows of fewer outputs than a vector in the row code: there rows of 22); a last load of 2
+            // elements (one vector, deinterleaved) under a dilation
             {"maxpool dt=bf16 layout=ncx src=1x3x29x57 k=3x3 s=2x2 pb=1x1 pe=1x1"},
-            {"maxpool dt=bf16 layout=ncx src=1x2x28x28 k=3x3 s=2x2 round=ceil_torch"},
+            {"maxpool dt=bf16 layout=ncx src=1x2x28x28 k=3x3 s=2x2 round=ceil_torch", {}, {avx2}},
+            {"maxpool dt=bf16 layout=ncx src=1x2x28x44 k=3x3 s=2x2 round=ceil_torch"},
             {"maxpool dt=bf16 layout=ncx src=1x2x40x50 k=3x3 s=4x2 d=2x3 pb=2x3 pe=2x3"}}},
         // Planar lanes at stride 2 of narrow data: rows whose last vector's span ends inside a 16-byte half or
         // past it, 1-D and 3-D, with indices.
