@@ -278,7 +278,11 @@ MaxPoolDesc Generator::max_pool_attempt() {
     // ranges of its pixels on several threads (KernelPlan::window_ranges).
     const bool global = chance(0.04);
     if (global) d.auto_pad = AutoPad::explicit_pads;
-    const bool empty_strides = chance(0.1), empty_dilations = chance(0.3), empty_pads = chance(0.1);
+    // Now and then outputs at their inputs' positions (stride 1, pads of the window's extent - 1: SPPF's and
+    // Inception's windows), which planar code takes as flat planes, over a view's row pitch too.
+    const bool at_inputs = !global && chance(0.05);
+    if (at_inputs) d.auto_pad = AutoPad::explicit_pads;
+    const bool empty_strides = chance(0.1), empty_dilations = chance(0.3), empty_pads = !at_inputs && chance(0.1);
     const bool pads_itself = d.auto_pad == AutoPad::same_upper || d.auto_pad == AutoPad::same_lower;
     for (int i = 0; i < sr; ++i) {
         const std::int64_t in = d.src.dims[static_cast<std::size_t>(i) + 2];
@@ -286,16 +290,17 @@ MaxPoolDesc Generator::max_pool_attempt() {
         std::int64_t k = chance(0.7) ? uniform(1, std::min<std::int64_t>(kmax, 5)) : uniform(1, kmax);
         if (global) k = in;
         const std::int64_t dil = global || empty_dilations || chance(0.7) ? 1 : uniform(2, 3);
-        const std::int64_t pb = global || empty_pads ? 0 : chance(0.5) ? 0 : uniform(0, k + 1);
-        const std::int64_t pe = global || empty_pads ? 0 : chance(0.5) ? pb : uniform(0, k + 1);
-        const std::int64_t stride = empty_strides || chance(0.5) ? 1 : uniform(1, 4);
+        const std::int64_t extent = (k - 1) * dil + 1;
+        const std::int64_t pb = at_inputs ? uniform(0, extent - 1) : global || empty_pads ? 0 : chance(0.5) ? 0 : uniform(0, k + 1);
+        const std::int64_t pe = at_inputs ? extent - 1 - pb : global || empty_pads ? 0 : chance(0.5) ? pb : uniform(0, k + 1);
+        const std::int64_t stride = at_inputs || empty_strides || chance(0.5) ? 1 : uniform(1, 4);
         const std::int64_t padded = in + (d.auto_pad == AutoPad::explicit_pads ? pb + pe : 0);
         // The dilated kernel must fit in the padded input, except that under ceil rounding it may reach up to
         // stride - 1 elements past it (same_* pads itself). Now and then take the widest such kernel, so that
         // the axis has one window that is short on both sides.
         const std::int64_t reach = padded + (d.rounding == Rounding::floor ? 0 : stride - 1);
         const std::int64_t widest = (reach - 1) / dil + 1;
-        if (!pads_itself && (widest - 1) * dil + 1 > padded && chance(0.15)) k = widest;
+        if (!at_inputs && !pads_itself && (widest - 1) * dil + 1 > padded && chance(0.15)) k = widest;
         while (!pads_itself && k > 1 && (k - 1) * dil + 1 > reach) --k;
         d.kernel.push_back(k);
         if (!empty_strides) d.strides.push_back(stride);
