@@ -525,6 +525,25 @@ TEST(PlanFacts, Bf16SeparableBuffersTakeWidenedPairs) {
                      .separable.widened_pairs);
 }
 
+// AVX-512 bf16 planar rows at stride 2 of fewer outputs than a vector keep the row code (even-word loads, paired
+// taps); rows of a vector or more, f32 and the AVX2 form keep separable rows, and so does the choice reuse=separable.
+TEST(PlanFacts, Avx512Bf16RowsShorterThanAVectorKeepTheRowCode) {
+    const auto separable = [](const std::string& line, jit::Isa isa) { return plan_of(line, isa).separable.enabled(); };
+    for (const char* line : {"maxpool dt=bf16 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch",
+                             "maxpool dt=bf16 layout=ncx src=1x256x20x20 k=3x3 s=2x2 pb=1x1 pe=1x1"}) {
+        EXPECT_FALSE(separable(line, jit::Isa::avx512)) << line;
+        EXPECT_TRUE(plan_of(line, jit::Isa::avx512).paired_tap_loads) << line;
+        EXPECT_TRUE(separable(line, jit::Isa::avx2)) << line;
+    }
+    EXPECT_TRUE(separable("maxpool dt=bf16 layout=ncx src=1x128x32x32 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx512));
+    EXPECT_TRUE(separable("maxpool dt=bf16 layout=ncx src=1x128x56x56 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx512));
+    EXPECT_TRUE(separable("maxpool dt=f32 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch", jit::Isa::avx512));
+    jit::PlanOptions forced;
+    forced.choice.reuse = pj::PlanChoice::Reuse::separable;
+    EXPECT_TRUE(plan_of("maxpool dt=bf16 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch", jit::Isa::avx512, forced)
+                    .separable.enabled());
+}
+
 TEST(PlanFacts, NcxRowsOfFewOutputsTakeTheWindowsTapsAsLanes) {
     // Global 3x3 (a plane of less than one vector): one output per row, so one item whose 3 lanes are the
     // window's width taps (one load per row).
