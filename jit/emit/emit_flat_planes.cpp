@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <string>
@@ -60,14 +61,15 @@ public:
         if (plan.strategy != Strategy::ncx_planes || plan.has_indices || !(bytes || dwords) ||
             (bytes && elem_ != 1) || (dwords && (elem_ != 4 || width_ != 32)) || (width_ != 16 && width_ != 32) ||
             flat_.width < 1 || flat_.height < 1 || flat_.pitch < flat_.width || flat_.out_pitch < flat_.width ||
-            (flat_.pitched() && flat_.width < lanes_) || flat_.elements() < lanes_ || flat_.pad_w < 0 || flat_.pad_w > reach ||
+            (flat_.pitched() && flat_.width < lanes_) || flat_.out_pitch > std::numeric_limits<std::int32_t>::max() / data_elem_ ||
+            flat_.elements() < lanes_ || flat_.pad_w < 0 || flat_.pad_w > reach ||
             reach_after < 0 || reach_after > reach || flat_.pad_h < 0 || flat_.pad_h >= flat_.extent_h() ||
             flat_.dilation_w < 1 || flat_.dilation_h < 1 || (watch_ && flat_.pad_w % flat_.dilation_w != 0) ||
             flat_.buffer_elements() * elem_ > max_buffer_bytes_ || (converted_ && (!widened_ || half_)))
             throw Error("jit: flat planes need u8/s8 planes of at least one 16- or 32-byte vector, or s32/f32/bf16/f16 "
                         "planes of a 32-byte one (bf16 and f16 widened), without indices, width taps at most 15 bytes "
                         "or 7 elements from their output, row pitches of the width or more (rows of a vector at least "
-                        "where one is not the width), a buffer of at most 64 KiB and, under a NaN watch, a width "
+                        "where one is not the width, an output row step under 2^31 bytes), a buffer of at most 64 KiB and, under a NaN watch, a width "
                         "tap at each output's column; only bf16 planes are converted once");
         generate();
         ready();

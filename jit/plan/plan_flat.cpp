@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <set>
 #include <string>
@@ -81,6 +82,9 @@ std::string Planner::flat_planes_declined() const {
     if (pitch < p_.in[1] || out_pitch < p_.in[1])
         return "rows that overlap (a row pitch of " + std::to_string(std::min(pitch, out_pitch)) + " under the width " +
                std::to_string(p_.in[1]) + ")";
+    // The output's row step is a 32-bit immediate (the source's pitch is bounded by the buffer below).
+    if (out_pitch > std::numeric_limits<std::int32_t>::max() / elem())
+        return "an output row pitch of " + std::to_string(out_pitch) + " elements: a row step past 2^31 bytes";
     // Each factor below max_flat_buffer_bytes first: no product can overflow.
     if (p_.in[0] > max_flat_buffer_bytes || pitch > max_flat_buffer_bytes ||
         (p_.in[0] + p_.pad_begin[0] + p_.pad_end[0]) * pitch * lane_bytes > max_flat_buffer_bytes)

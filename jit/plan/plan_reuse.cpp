@@ -654,8 +654,10 @@ void Planner::choose_separable() {
     // (2026-11-30): 20x20 p1 (10 outputs a row) 32.8 us separable against 23.5 in the row code, 28x28 p1 42.2
     // against 32.3, GoogLeNet's 1x480x28x28 ceil_torch 77.1 against 64.6; rows of a vector or more kept them:
     // 32x32 p1 16.0 against 18.0, 36x36 p1 37.5 against 43.3, 56x56 p1 50.9 against 62.4. f32 ran level at 28x28.
+    // A choice only the buffers honour (their size, bf16 pairs) keeps them.
     if (p_.dtype == DType::bf16 && caps_.even_word_loads && axis_.stride == 2 && !p_.has_indices &&
-        axis_.out < plan_.lanes && !reuse_is(PlanChoice::Reuse::separable))
+        axis_.out < plan_.lanes && !reuse_is(PlanChoice::Reuse::separable) && choice().separable_kib == 0 &&
+        choice().pairs != PlanChoice::Switch::on)
         return declined(step, "bf16 rows of fewer outputs than a vector: the row code loads even words and pairs taps");
     const std::int64_t lanes = plan_.lanes, lane_bytes_ = lane_bytes(plan_.compare);
     std::int64_t separable_buffer_bytes =

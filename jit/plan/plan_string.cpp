@@ -67,7 +67,9 @@ std::string to_string(const KernelPlan& plan) {
         if (bp.whole_row) s << " whole_row" << (bp.whole_rows_one_span() ? " one_span" : "");
     }
     if (plan.flat_planes.enabled())
-        s << " flat_planes=" << plan.flat_planes.vector_bytes << "x" << plan.flat_planes.vectors()
+        s << " flat_planes=" << plan.flat_planes.vector_bytes << "x"
+          << (plan.flat_planes.pitched() ? std::to_string(plan.flat_planes.row_vectors()) + "/row"
+                                         : std::to_string(plan.flat_planes.vectors()))
           << (plan.flat_planes.converts_plane ? " converted" : "")
           << (plan.flat_planes.pitched() ? " pitch=" + std::to_string(plan.flat_planes.pitch) + "/" +
                                                std::to_string(plan.flat_planes.out_pitch)

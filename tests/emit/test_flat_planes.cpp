@@ -122,7 +122,7 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
     // Declined: indices, a stride of 2, outputs not at their inputs (pads of k - 2), a width tap 16 bytes from its
     // output, a buffer of width maxima past 16 KiB (130x130 bytes), masks past 8 KiB (rows of 61 bytes: 61 phases
     // of 14 taps), source rows that overlap (a pitch of 10 under rows of 20), rows apart narrower than a vector
-    // (6 f32 over a pitch of 12), f64 and s64, an f32 tap 8 elements from its output, an f32 plane of fewer
+    // (6 f32 over a pitch of 12), an output row step of 2^31 bytes (a 32-bit immediate), f64 and s64, an f32 tap 8 elements from its output, an f32 plane of fewer
     // elements than a vector, channels last; dilated: pads short of the extent, f32 under propagate with no width
     // tap at the output's column (its NaN watch), a tap 16 bytes before its output; the choice planes=off.
     for (const char* line : {"maxpool dt=u8 layout=ncx src=1x3x20x20 k=5x5 pb=2x2 pe=2x2 idx=s32",
@@ -133,6 +133,7 @@ TEST(PlanFacts, FlatPlanesSpanEachPlaneInVectorsAcrossItsRows) {
                              "maxpool dt=u8 layout=ncx src=1x3x61x61 k=15x15 pb=7x7 pe=7x7",
                              "maxpool dt=u8 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1 src_strides=1200x400x10x1",
                              "maxpool dt=f32 layout=ncx src=1x3x6x6 k=3x3 pb=1x1 pe=1x1 src_strides=216x72x12x1",
+                             "maxpool dt=u8 layout=ncx src=1x1x2x32 k=3x3 pb=1x1 pe=1x1 dst_strides=4294967296x4294967296x2147483648x1",
                              "maxpool dt=f64 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
                              "maxpool dt=s64 layout=ncx src=1x3x20x20 k=3x3 pb=1x1 pe=1x1",
                              "maxpool dt=bf16 layout=ncx src=1x3x4x40 k=1x9 pb=0x8 pe=0x0",

@@ -526,7 +526,7 @@ TEST(PlanFacts, Bf16SeparableBuffersTakeWidenedPairs) {
 }
 
 // AVX-512 bf16 planar rows at stride 2 of fewer outputs than a vector keep the row code (even-word loads, paired
-// taps); rows of a vector or more, f32 and the AVX2 form keep separable rows, and so does the choice reuse=separable.
+// taps); rows of a vector or more, f32 and the AVX2 form keep separable rows.
 TEST(PlanFacts, Avx512Bf16RowsShorterThanAVectorKeepTheRowCode) {
     const auto separable = [](const std::string& line, jit::Isa isa) { return plan_of(line, isa).separable.enabled(); };
     for (const char* line : {"maxpool dt=bf16 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch",
@@ -538,10 +538,14 @@ TEST(PlanFacts, Avx512Bf16RowsShorterThanAVectorKeepTheRowCode) {
     EXPECT_TRUE(separable("maxpool dt=bf16 layout=ncx src=1x128x32x32 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx512));
     EXPECT_TRUE(separable("maxpool dt=bf16 layout=ncx src=1x128x56x56 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx512));
     EXPECT_TRUE(separable("maxpool dt=f32 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch", jit::Isa::avx512));
-    jit::PlanOptions forced;
+    // Choices that only the buffers honour keep them: reuse=separable, their size, bf16 pairs.
+    jit::PlanOptions forced, sized, pairs;
     forced.choice.reuse = pj::PlanChoice::Reuse::separable;
-    EXPECT_TRUE(plan_of("maxpool dt=bf16 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch", jit::Isa::avx512, forced)
-                    .separable.enabled());
+    sized.choice.separable_kib = 32;
+    pairs.choice.pairs = pj::PlanChoice::Switch::on;
+    for (const jit::PlanOptions& options : {forced, sized, pairs})
+        EXPECT_TRUE(plan_of("maxpool dt=bf16 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch", jit::Isa::avx512, options)
+                        .separable.enabled());
 }
 
 TEST(PlanFacts, NcxRowsOfFewOutputsTakeTheWindowsTapsAsLanes) {

@@ -310,7 +310,7 @@ MaxPoolDesc Generator::max_pool_attempt() {
             d.pads_end.push_back(pe);
         }
     }
-    if (chance(0.6)) {
+    if (!at_inputs && chance(0.6)) {  // flat planes take values only
         IndexSpec ix;
         ix.dtype = chance(0.5) ? DType::s32 : DType::s64;
         const std::int64_t rank = sr + 2;
