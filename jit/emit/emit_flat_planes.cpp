@@ -7,7 +7,8 @@
 // ignore skips them), and the exact copy gives each NaN lane the f32 NaN 0x7FC00000 | its bits, stored back as
 // its own 16 bits. A call computes `rows` planes of one image, one after another, each plane's elements as one
 // span of vectors that cross its rows (the last vector overlapping the one before where the plane is not whole
-// vectors):
+// vectors); where the input's or the output's rows lie apart (a view's row pitch), both passes take a row at a
+// time instead, its whole vectors and one overlapping the last (width_rows, height_rows):
 //
 //   - width pass: a vector's maximum over the width taps dx = j * dilation_w - pad_w, each tap loaded at
 //     the vector's offset + dx; the lanes whose tap lies in another row (column + dx outside [0, W)) take the

@@ -76,7 +76,7 @@ std::string Planner::flat_planes_declined() const {
         return "width taps more than " + std::to_string(reach) + " elements from their output";
     if (p_.kernel[0] > max_flat_kernel_rows) return "windows of more than " + std::to_string(max_flat_kernel_rows) + " rows";
     if (!memory_.rows_contiguous) return "a row's elements are apart in memory (a view)";
-    // A view's rows may lie apart (a row pitch): the plane is one span across their gaps.
+    // A view's rows may lie apart (a row pitch): the passes then take a row at a time.
     const auto flat_pitch = [&](std::int64_t row_stride) { return p_.in[0] > 1 ? row_stride : p_.in[1]; };
     const std::int64_t pitch = flat_pitch(p_.src_strides.spatial[0]), out_pitch = flat_pitch(p_.dst_strides.spatial[0]);
     if (pitch < p_.in[1] || out_pitch < p_.in[1])
