@@ -305,8 +305,9 @@ TEST_F(RuntimeCache, BytePermutesArePartOfTheKey) {
         EXPECT_FALSE(pj::detail::make_cache_key(problem).byte_permutes);
         pj::test::expect_matches_reference(pj::Primitive::create(d), d);
     }
+    // Without the feature, hiding it changes nothing: the second create finds the first one's key.
     EXPECT_EQ(pj::cache::stats().misses, vbmi ? 2u : 1u);
-    EXPECT_EQ(pj::cache::stats().hits, 0u);
+    EXPECT_EQ(pj::cache::stats().hits, vbmi ? 0u : 1u);
 }
 
 TEST_F(RuntimeCache, PrimitiveOutlivesClearAndEviction) {
