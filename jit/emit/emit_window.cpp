@@ -606,7 +606,7 @@ private:
 
 std::unique_ptr<CompiledKernel> compile(const KernelPlan& plan) {
     if (plan.flat_planes.enabled()) return compile_flat_planes(plan);
-    if (plan.byte_bands.enabled()) return compile_byte_bands(plan);
+    if (plan.byte_bands.enabled()) return plan.isa == Isa::avx2 ? compile_byte_shuffle_bands(plan) : compile_byte_bands(plan);
     if (plan.blocked_pixels.enabled()) return compile_blocked_pixels(plan);
     if (plan.strategy == Strategy::ncx_planes) return compile_planes(plan);
     if (plan.byte_planes.enabled()) return compile_byte_planes(plan);

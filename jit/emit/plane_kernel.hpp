@@ -32,6 +32,8 @@ std::unique_ptr<CompiledKernel> compile_byte_planes(const KernelPlan& plan);
 std::unique_ptr<CompiledKernel> compile_flat_planes(const KernelPlan& plan);
 // The compiler of plans with byte_bands (emit_byte_bands.cpp): throws pooljit::Error when it cannot emit them.
 std::unique_ptr<CompiledKernel> compile_byte_bands(const KernelPlan& plan);
+// The compiler of AVX2 plans with byte_bands (emit_byte_shuffle_bands.cpp): throws pooljit::Error when it cannot emit them.
+std::unique_ptr<CompiledKernel> compile_byte_shuffle_bands(const KernelPlan& plan);
 // The compiler of plans with blocked_pixels (emit_blocked_pixels.cpp): throws pooljit::Error when it cannot emit them.
 std::unique_ptr<CompiledKernel> compile_blocked_pixels(const KernelPlan& plan);
 

@@ -1,5 +1,6 @@
-// Byte bands (ByteBands): planar u8/s8 2-D max pools without indices on cores with byte permutes, a plane's outputs
-// a vector of byte lanes at a time, from the vertical maxima of the window rows and one permute a width tap.
+// Byte bands (ByteBands): planar u8/s8 2-D max pools without indices, a plane's outputs a vector of byte lanes at a
+// time, from the vertical maxima of the window rows and a gather of bytes a width tap: one byte permute on cores
+// with AVX512_VBMI (64 lanes), in-lane byte shuffles (vpshufb) in the AVX2 form (32 lanes).
 #include "jit/plan/planner.hpp"
 
 #include <pooljit/types.hpp>
@@ -13,15 +14,17 @@
 namespace pooljit::jit {
 namespace {
 
-// A band's outputs fill one zmm of byte lanes; its vertical maxima span one or two (a permute reads at most two).
-constexpr std::int64_t band_lanes = 64, max_band_span = 2 * band_lanes;
+// A band's outputs fill one vector of byte lanes; its vertical maxima span one or two (a permute reads at most two).
+constexpr std::int64_t permute_lanes = 64, shuffle_lanes = 32;
 // Straight-line code: a band row's chunks, and the bands of a plane outside its looped runs (chunks counted).
 constexpr std::size_t max_band_chunks = 16;
 constexpr std::int64_t max_unrolled_bands = 256, max_band_code_ops = 16384;
 // Offsets into a plane are 32-bit displacements.
 constexpr std::int64_t max_band_plane_bytes = std::int64_t{1} << 30;
 // How far ahead looped bands prefetch their input (choose_byte_bands).
-constexpr std::int64_t band_prefetch_distance = 2048, max_band_prefetch_lines = 64;
+constexpr std::int64_t band_prefetch_distance = 2048, shuffle_prefetch_distance = 24 * 1024, max_band_prefetch_lines = 64;
+// The shuffle form prefetches an image's planes past this many bytes.
+constexpr double shuffle_prefetch_planes = 512 * 1024;
 // Prefetch offsets stay 32-bit displacements: bands that step more than this prefetch nothing.
 constexpr std::int64_t max_band_prefetch_step = std::int64_t{1} << 20;
 
@@ -43,9 +46,13 @@ std::string Planner::byte_bands_declined() const {
     if (p_.op != OpKind::max_pool || p_.spatial_rank != 2) return "not a 2-D max pool";
     if (p_.dtype != DType::u8 && p_.dtype != DType::s8) return "not u8/s8 data";
     if (p_.has_indices) return "indices take 32-bit lanes";
-    if (caps_.vector_bytes != band_lanes || !caps_.opmasks || !caps_.two_source_permutes || !caps_.byte_max ||
-        !options_.core.byte_permutes)
-        return "bands are gathered by byte permutes (AVX512_VBMI) into opmasked byte lanes";
+    const bool permutes = caps_.vector_bytes == permute_lanes && caps_.opmasks && caps_.two_source_permutes &&
+                          caps_.byte_max && options_.core.byte_permutes;
+    const bool shuffles = caps_.vector_bytes == shuffle_lanes && caps_.byte_max;
+    if (!permutes && !shuffles)
+        return "bands are gathered by byte permutes (AVX512_VBMI) into opmasked byte lanes, or by byte shuffles in "
+               "256-bit vectors";
+    const std::int64_t band_lanes = caps_.vector_bytes, max_band_span = 2 * band_lanes;
     if (!memory_.rows_contiguous) return "a row's bytes are apart in memory (a view)";
     if (p_.in[0] > 1 && p_.src_strides.spatial[0] < p_.in[1])
         return "source rows that overlap (a row pitch of " + std::to_string(p_.src_strides.spatial[0]) + " under the width " +
@@ -61,6 +68,10 @@ std::string Planner::byte_bands_declined() const {
     };
     if (too_far(p_.in[0], p_.src_strides.spatial[0], p_.in[1]) || too_far(p_.out[0], p_.dst_strides.spatial[0], p_.out[1]))
         return "planes that span more than " + std::to_string(max_band_plane_bytes) + " bytes";
+    // The shuffle form has no masked loads: a load that reaches past the plane's bytes moves inside the plane and
+    // its bytes shift into place, so a plane holds a whole vector.
+    if (!permutes && (p_.in[0] - 1) * (p_.in[0] > 1 ? p_.src_strides.spatial[0] : 0) + p_.in[1] < band_lanes)
+        return "planes of fewer than " + std::to_string(band_lanes) + " bytes (a load moved inside the plane)";
     if (p_.kernel[0] > max_band_span || p_.kernel[1] > max_band_span)
         return "windows of more than " + std::to_string(max_band_span) + " taps along an axis";
     // Strides, dilations and pads bounded too: every row and column offset of a window (and its product with a
@@ -85,6 +96,24 @@ void Planner::choose_byte_bands() {
     // A window of the whole plane: one output a band, where the planes' maxima reduced together take a few
     // operations a plane (a global 7x7 pool, 16x2048 planes: 192 us in bands, 35 reduced).
     if (plan_.byte_planes.enabled()) return declined(step, "whole planes reduce together (byte planes)");
+    // The shuffle form's bands leave windows at stride 1 whose outputs sit at their inputs to flat planes
+    // (Inception, SPPF, SPP: at the channels-last time on Zen 3).
+    const bool shuffles = caps_.vector_bytes == shuffle_lanes;
+    if (shuffles && plan_.flat_planes.enabled() && choice().bands != PlanChoice::Switch::on)
+        return declined(step, "flat planes serve these planes (the 256-bit form)");
+    const std::int64_t band_lanes = caps_.vector_bytes, max_band_span = 2 * band_lanes;
+    // A tap of the shuffle form costs up to four shuffles and maxima where a row of byte pairs costs a shift, a max
+    // and a pack: bands win where the byte rows leave lanes idle (short rows) or windows overlap, and lose on
+    // long rows of windows apart. Zen 3, u8 ncx, 400 KB planes, one thread, the byte rows' time -> the bands':
+    // k2 s2 with 10-14 outputs a row 0.73-0.75x, 28-56 outputs 1.10-1.31x, 112 1.22-1.44x; k3 s2 p1 with 7-56
+    // outputs 0.21-0.59x, 75 0.96-1.0x, 112 1.20x.
+    if (shuffles && choice().bands != PlanChoice::Switch::on) {
+        if (p_.out[1] > 2 * band_lanes)
+            return declined(step, "rows of more than " + std::to_string(2 * band_lanes) + " outputs (the 256-bit form)");
+        if (p_.kernel[1] <= p_.stride[1] && p_.out[1] >= band_lanes / 2)
+            return declined(step, "windows apart along the width in rows of " + std::to_string(band_lanes / 2) +
+                                      " outputs or more (the 256-bit form)");
+    }
     ByteBands bands;
     bands.height = p_.in[0];
     bands.width = p_.in[1];
@@ -125,9 +154,11 @@ void Planner::choose_byte_bands() {
         return c - lowest(j0, n) + 1;
     };
     // Whole rows a band where a row fits: as many rows as cost the fewest operations an output (the vertical
-    // maxima of one or two registers a window row, the permutes and their maxima).
+    // maxima of one or two registers a window row, the permutes and their maxima; a shuffle gathers from one
+    // 128-bit half, so a width tap takes up to two shuffles a register).
     const auto cost = [&](std::int64_t rows, std::int64_t registers) {
-        return static_cast<double>((bands.kernel_h - 1) * registers + 2 * bands.kernel_w - 1) /
+        const std::int64_t gathers = shuffles ? 2 * registers : 1;
+        return static_cast<double>((bands.kernel_h - 1) * registers + 2 * gathers * bands.kernel_w - 1) /
                static_cast<double>(rows * OW);
     };
     int rows = 0;
@@ -229,10 +260,20 @@ void Planner::choose_byte_bands() {
     // max_band_prefetch_lines; looped bands only.
     const std::int64_t band_step = rows * bands.stride_h * P;
     const bool looped_runs = std::any_of(bands.runs.begin(), bands.runs.end(), [](const ByteBandRun& r) { return r.looped; });
-    if (choice().prefetch_kib >= 0 && looped_runs && rows * bands.stride_h * ((W + 63) / 64) <= max_band_prefetch_lines &&
+    // The shuffle form prefetches, 24 KiB ahead, only where an image's planes pass 512 KiB (Zen 3's L2). Zen 3,
+    // one thread, u8 ncx, the tuner's interleaved times without prefetch against 2 KiB ahead, k3 s2 p1 over 400 KB
+    // of planes in the caches: 14x14 29.1 / 30.3 us, 20x20 27.5 / 32.4, 32x32 13.6 / 16.2, 80x80 16.0 / 17.7,
+    // 112x112 14.3 / 15.5, 64x64 13.7 / 13.4. Without against 6 and 24 KiB ahead: the stem (802 KB, hot) 31.9 /
+    // 32.9 / 33.6, and at batch 16 (the plan does not see the batch) 1335 / 835 / 837; I3D's k1x3x3 s1x2x2
+    // (25.7 MB, its frames folded into planes) 2156 / 1414 / 1426.
+    const bool large = static_cast<double>(p_.channels) * static_cast<double>(bands.extent()) > shuffle_prefetch_planes;
+    const bool prefetch = shuffles ? choice().prefetch_kib > 0 || (choice().prefetch_kib == 0 && large)
+                                   : choice().prefetch_kib >= 0;
+    const std::int64_t distance = shuffles ? shuffle_prefetch_distance : band_prefetch_distance;
+    if (prefetch && looped_runs && rows * bands.stride_h * ((W + 63) / 64) <= max_band_prefetch_lines &&
         band_step <= max_band_prefetch_step)
         bands.prefetch_distance = choice().prefetch_kib > 0 ? std::int64_t{choice().prefetch_kib} * 1024
-                                                            : std::max(band_prefetch_distance, 2 * band_step);
+                                                            : std::max(distance, 2 * band_step);
     take_plane_code();
     plan_.byte_bands = bands;
     plan_.scan_rows_for_nan = plan_.watch_rows_for_nan = false;

@@ -139,6 +139,8 @@ const std::vector<StrategyRow>& strategy_registry() {
     constexpr PlanOptions byte_permutes{.core = {.byte_permutes = true}};
     // Byte permutes where the rules would give a 2-D max pool byte bands: planes in registers by choice.
     constexpr PlanOptions byte_permutes_no_bands{.choice = {.bands = PlanChoice::Switch::off}, .core = {.byte_permutes = true}};
+    // The AVX2 form's byte bands take most planar bytes at stride 2 (their rows' examples ask for no bands).
+    constexpr PlanOptions no_bands{.choice = {.bands = PlanChoice::Switch::off}};
     // The AVX2 form takes vertical rows by choice only.
     constexpr PlanOptions vertical_on{.choice = {.vertical = PlanChoice::Switch::on}};
     static const std::vector<StrategyRow> rows = {
@@ -387,25 +389,29 @@ const std::vector<StrategyRow>& strategy_registry() {
         // skip input rows, windows wholly in the last rows (pads up to the extent), a band of fewer rows at the
         // plane's end, planes of one row and of one column, planes where no band lies inside (every load masked),
         // adaptive bins that are a max pool's windows, channel planes apart in a view, and row pitches.
-        {byte_bands, {avx512}, {
+        // The AVX2 form gathers by byte shuffles (32 lanes), leaves windows whose outputs sit at their inputs to
+        // flat planes and planes under 32 bytes to the row code; planes of 32-63 bytes move every load inside.
+        {byte_bands, {avx512, avx2}, {
             {"maxpool dt=u8 layout=ncx src=1x3x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", byte_permutes},
             {"maxpool dt=s8 layout=ncx src=2x3x28x28 k=3x3 s=2x2 round=ceil_torch", byte_permutes},
-            {"maxpool dt=u8 layout=ncx src=1x4x28x28 k=3x3 pb=1x1 pe=1x1", byte_permutes},
-            {"maxpool dt=s8 layout=ncx src=1x3x20x20 k=5x5 pb=2x2 pe=2x2", byte_permutes},
-            {"maxpool dt=u8 layout=ncx src=1x2x40x40 k=9x9 pb=4x4 pe=4x4", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=1x4x28x28 k=3x3 pb=1x1 pe=1x1", byte_permutes, {avx512}},
+            {"maxpool dt=s8 layout=ncx src=1x3x20x20 k=5x5 pb=2x2 pe=2x2", byte_permutes, {avx512}},
+            {"maxpool dt=u8 layout=ncx src=1x2x40x40 k=9x9 pb=4x4 pe=4x4", byte_permutes, {avx512}},
             {"maxpool dt=s8 layout=ncx src=1x3x56x56 k=3x3 d=2x2 pb=1x1 pe=1x1", byte_permutes},
-            {"maxpool dt=u8 layout=ncx src=1x2x11x150 k=3x3 s=2x2 pb=1x1 pe=1x1", byte_permutes},
-            {"maxpool dt=s8 layout=ncx src=1x2x7x300 k=2x5 s=1x3 d=1x2 pb=0x3 pe=1x4 round=ceil", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=1x2x11x150 k=3x3 s=2x2 pb=1x1 pe=1x1", byte_permutes, {avx512}},
+            {"maxpool dt=s8 layout=ncx src=1x2x7x300 k=2x5 s=1x3 d=1x2 pb=0x3 pe=1x4 round=ceil", byte_permutes, {avx512}},
             {"maxpool dt=u8 layout=ncx src=1x3x30x33 k=2x3 s=4x4 pb=1x2 pe=1x2", byte_permutes},
             {"maxpool dt=s8 layout=ncx src=1x2x9x10 k=3x3 s=2x2 d=2x1 pb=4x2 pe=4x2", byte_permutes},
             {"maxpool dt=u8 layout=ncx src=1x3x1x70 k=1x4 s=1x2 pb=0x1 pe=0x1", byte_permutes},
             {"maxpool dt=s8 layout=ncx src=1x3x70x1 k=4x1 s=2x1 pb=1x0 pe=2x0", byte_permutes},
-            {"maxpool dt=u8 layout=ncx src=2x5x5x5 k=2x2 s=1x1", byte_permutes},
+            {"maxpool dt=u8 layout=ncx src=2x5x5x5 k=2x2 s=1x1", byte_permutes, {avx512}},
+            {"maxpool dt=u8 layout=ncx src=2x5x6x6 k=2x2 s=1x1", byte_permutes},
+            {"maxpool dt=s8 layout=ncx src=1x3x40x9 k=3x2 s=2x2 round=ceil dst_strides=400x100x5x1", byte_permutes},
             {"adaptivemaxpool dt=u8 layout=ncx src=2x3x13x13 out=2x2", byte_permutes},
             {"adaptivemaxpool dt=s8 layout=ncx src=1x3x13x13 out=7x7", byte_permutes},
             {"maxpool dt=u8 layout=ncx src=2x3x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1 src_strides=2048x512x16x1 dst_strides=512x128x8x1", byte_permutes},
             {"maxpool dt=s8 layout=ncx src=1x3x28x28 k=3x3 s=2x2 round=ceil_torch src_strides=3360x1120x40x1 dst_strides=840x280x20x1", byte_permutes},
-            {"maxpool dt=u8 layout=ncx src=2x2x30x130 k=3x3 pb=1x1 pe=1x1 src_strides=12000x6000x200x1", byte_permutes}}},
+            {"maxpool dt=u8 layout=ncx src=2x2x30x130 k=3x3 pb=1x1 pe=1x1 src_strides=12000x6000x200x1", byte_permutes, {avx512}}}},
         // Masked borders (SPPF-like, its last column's pad dropped: flat planes take SPPF), a width stride of 2 (paired lanes) with border rows of fewer taps and ceil
         // rounding, a width dilation, a stride along h equal to the dilation.
         {row_ring, {avx512}, {
@@ -602,10 +608,10 @@ const std::vector<StrategyRow>& strategy_registry() {
         // apart), SPP's 9x9 one column short of its pads (flat planes take SPP), ceil rounding past the padded row, a plane taller than one pass of the buffers,
         // calls whose rows step other than the buffers' (one row at a time: a channel slice's planes).
         {byte_rows, {avx512, avx2}, {
-            {"maxpool dt=u8 layout=ncx src=1x3x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=u8 layout=ncx src=1x3x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", no_bands},
             {"maxpool dt=u8 layout=ncx src=2x3x37x131 k=2x2 s=2x2 pb=1x1 pe=1x1"},
             {"maxpool dt=s8 layout=ncx src=1x2x21x71 k=3x3 s=1x1 pb=1x1 pe=1x0"},
-            {"maxpool dt=s8 layout=ncx src=1x2x23x97 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil"},
+            {"maxpool dt=s8 layout=ncx src=1x2x23x97 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil", no_bands},
             {"maxpool dt=u8 layout=ncx src=1x2x21x100 k=3x3 d=2x1 pb=2x1 pe=2x0"},
             {"maxpool dt=u8 layout=ncx src=1x2x40x120 k=9x9 pb=4x4 pe=4x3"},
             {"maxpool dt=u8 layout=ncx src=1x1x300x301 k=3x3 s=2x1"},
@@ -621,7 +627,7 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=ncx src=1x2x6x300 k=2x2 s=2x2"},
             {"maxpool dt=u8 layout=ncx src=2x3x1001 k=3 s=2"},
             {"maxpool dt=s8 layout=ncx src=1x2x300 k=4 s=2"},
-            {"maxpool dt=u8 layout=ncx src=1x2x21x99 k=3x3 s=2x2"},
+            {"maxpool dt=u8 layout=ncx src=1x2x21x99 k=3x3 s=2x2", no_bands},
             {"maxpool dt=s8 layout=ncx src=1x2x20x80 k=4x1 s=1x2 d=2x1"},
             // 3-D: C3D's 2x2x2 at stride 2, windows of 4 planes, of 2 dilated planes and 2 rows, and of rows 1 apart
             {"maxpool dt=u8 layout=ncx src=1x3x4x9x70 k=2x2x2 s=2x2x2"},
@@ -631,29 +637,29 @@ const std::vector<StrategyRow>& strategy_registry() {
             // loads; AVX-512's masked loads leave those lanes empty) and above the first row (calls of fewer rows): the stem's rows (a first chunk
             // and a short last one read back from the row's end), MobileNet's s8 rows (the empty value -128), a
             // row shorter than a register, 3 bytes of padding before a 1-D row, dilated rows under padding
-            {"maxpool dt=u8 layout=ncx src=1x2x16x112 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=u8 layout=ncx src=1x2x16x112 k=3x3 s=2x2 pb=1x1 pe=1x1", no_bands},
             {"maxpool dt=s8 layout=ncx src=2x2x12x150 k=3x3 s=2x2 pb=1x1 pe=1x1"},
-            {"maxpool dt=s8 layout=ncx src=1x2x14x22 k=3x3 s=2x2 pb=1x1 pe=1x1"},
+            {"maxpool dt=s8 layout=ncx src=1x2x14x22 k=3x3 s=2x2 pb=1x1 pe=1x1", no_bands},
             {"maxpool dt=s8 layout=ncx src=1x2x300 k=4 s=2 pb=3 pe=0"},
             {"maxpool dt=u8 layout=ncx src=1x2x20x80 k=3x2 s=2x2 d=2x1 pb=2x1 pe=0x0"},
             // Windows that overhang the row's end and the last row (the bytes past the row's end in a load's register
             // take the empty value, the last row's calls have fewer rows): the ceil stem's rows, GoogLeNet's
             // s8 rows (-128), a last chunk of one output whose third tap lies past the row, a row shorter than a
             // register with padding on both sides, a 1-D row of 4 taps overhanging by 2
-            {"maxpool dt=u8 layout=ncx src=1x2x12x112 k=3x3 s=2x2 round=ceil"},
-            {"maxpool dt=s8 layout=ncx src=2x3x28x28 k=3x3 s=2x2 round=ceil_torch"},
-            {"maxpool dt=s8 layout=ncx src=1x2x9x66 k=3x3 s=2x2 round=ceil"},
-            {"maxpool dt=u8 layout=ncx src=1x2x12x19 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil"},
+            {"maxpool dt=u8 layout=ncx src=1x2x12x112 k=3x3 s=2x2 round=ceil", no_bands},
+            {"maxpool dt=s8 layout=ncx src=2x3x28x28 k=3x3 s=2x2 round=ceil_torch", no_bands},
+            {"maxpool dt=s8 layout=ncx src=1x2x9x66 k=3x3 s=2x2 round=ceil", no_bands},
+            {"maxpool dt=u8 layout=ncx src=1x2x12x19 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil", no_bands},
             {"maxpool dt=s8 layout=ncx src=1x2x301 k=4 s=2 pb=1 pe=3 round=ceil_torch"},
             // AVX2: rows of 5 to 7 outputs in planes of 25 outputs or more (VGG pool5; 10x10 padded, past the end)
-            {"maxpool dt=u8 layout=ncx src=2x3x14x14 k=2x2 s=2x2", {}, {avx2}},
-            {"maxpool dt=s8 layout=ncx src=1x3x10x10 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil", {}, {avx2}},
+            {"maxpool dt=u8 layout=ncx src=2x3x14x14 k=2x2 s=2x2", no_bands, {avx2}},
+            {"maxpool dt=s8 layout=ncx src=1x3x10x10 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil", no_bands, {avx2}},
             // AVX2: rows before a call's last load and store whole registers past their bytes, in planes that
             // stack (row_read_reach): views with a row pitch in src (more bytes to reach into) and in dst (rows
             // that do not abut: exact stores, the gaps untouched), and a source whose rows all alias one row (no
             // reach past it)
-            {"maxpool dt=u8 layout=ncx src=1x3x14x14 k=2x2 s=2x2 src_strides=700x224x16x1 dst_strides=378x63x9x1", {}, {avx2}},
-            {"maxpool dt=s8 layout=ncx src=2x3x12x28 k=3x3 s=2x2 round=ceil_torch src_strides=1500x400x33x1"},
+            {"maxpool dt=u8 layout=ncx src=1x3x14x14 k=2x2 s=2x2 src_strides=700x224x16x1 dst_strides=378x63x9x1", no_bands, {avx2}},
+            {"maxpool dt=s8 layout=ncx src=2x3x12x28 k=3x3 s=2x2 round=ceil_torch src_strides=1500x400x33x1", no_bands},
             {"maxpool dt=u8 layout=ncx src=1x3x10x14 k=2x2 s=2x2 src_strides=42x14x0x1", {}, {avx2}},
             // A run of output rows whose windows are all the input's two rows (AVX2: no reach past them)
             {"maxpool dt=u8 layout=ncx src=2x2x2x66 k=4x2 s=1x2 pb=2x0 pe=1x0"},
@@ -664,10 +670,10 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=ncx src=2x3x2x60 k=2x2 s=2x2 src_strides=120x0x60x1", {}, {avx2}},
             // AVX2: adaptive bins that are a max pool's windows, as that max pool (13 -> 6: k3 s2; 14 -> 7 in planes
             // that stack; 6 -> 3 along h, 21 -> 10 along w; 13 -> 7: k3 s2 and a padded element at each end)
-            {"adaptivemaxpool dt=u8 layout=ncx src=2x3x13x13 out=6x6", {}, {avx2}},
-            {"adaptivemaxpool dt=s8 layout=ncx src=1x3x13x13 out=7x7", {}, {avx2}},
-            {"adaptivemaxpool dt=s8 layout=ncx src=1x5x14x14 out=7x7", {}, {avx2}},
-            {"adaptivemaxpool dt=u8 layout=ncx src=1x3x6x21 out=3x10", {}, {avx2}}}},
+            {"adaptivemaxpool dt=u8 layout=ncx src=2x3x13x13 out=6x6", no_bands, {avx2}},
+            {"adaptivemaxpool dt=s8 layout=ncx src=1x3x13x13 out=7x7", no_bands, {avx2}},
+            {"adaptivemaxpool dt=s8 layout=ncx src=1x5x14x14 out=7x7", no_bands, {avx2}},
+            {"adaptivemaxpool dt=u8 layout=ncx src=1x3x6x21 out=3x10", no_bands, {avx2}}}},
         // Windows that reach 2^31 index units in planes of more than 2^31 elements (planned, never run), and the
         // same choice forced on problems small enough to run.
         {wide_index_lanes, {avx512, avx2}, {

@@ -419,11 +419,15 @@ TEST(PlanFacts, ChannelsLastBytesWithoutIndicesCompareInByteLanes) {
     EXPECT_EQ(narrow.lanes, 32);
     EXPECT_EQ(narrow.channel_block, 64);
     EXPECT_EQ(narrow.channel_tail, 6);
-    // With indices, or planar, the bytes are widened to 32-bit lanes as before.
+    // With indices, or planar without byte bands, the bytes are widened to 32-bit lanes as before; the AVX2 form's
+    // byte bands compare planar bytes in bytes (test_byte_shuffle_bands.cpp).
+    jit::PlanOptions no_bands;
+    no_bands.choice.bands = pj::PlanChoice::Switch::off;
     for (const jit::Isa isa : {jit::Isa::avx512, jit::Isa::avx2}) {
         EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=1x64x9x9 k=3x3 idx=s32", isa).compare, jit::CompareType::s32);
-        EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x64x9x9 k=3x3", isa).compare, jit::CompareType::s32);
+        EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x64x9x9 k=3x3", isa, no_bands).compare, jit::CompareType::s32);
     }
+    EXPECT_EQ(plan_of("maxpool dt=u8 layout=ncx src=1x64x9x9 k=3x3", jit::Isa::avx2).compare, jit::CompareType::u8);
 }
 
 // Planar items whose loads at a whole register's width stay inside the input row load whole registers; the

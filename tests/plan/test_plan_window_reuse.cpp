@@ -255,7 +255,7 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     // Not: a register ring took the rows (AVX-512 SPPF), windows that share no row (k2 s2), a
     // stride and dilation that are not multiples of one another, widened bytes at stride 2 along h where masked
     // rows widen their taps (AVX-512 u8 rows of 14 outputs, too few for byte rows), a width stride of 3, nxc,
-    // 1-D. (Byte rows take the u8 stem on both ISAs, and k2 s2.)
+    // 1-D. (Byte rows take the u8 stem, in the AVX2 form with planes=off, and k2 s2.)
     // (SPPF's planes go to flat planes by the rules; the choice planes=off keeps the rows.)
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx512, rows).separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=f32 layout=ncx src=1x512x20x20 k=5x5 pb=2x2 pe=2x2", jit::Isa::avx2, rows).separable.enabled());
@@ -265,7 +265,7 @@ TEST(PlanFacts, NcxRowsNoRingHoldsAreSeparable) {
     EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x480x28x28 k=3x3 s=2x2 round=ceil_torch").separable.byte_pairs);
     EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1").separable.enabled());
     EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x3x40x40 k=2x2 s=2x2", jit::Isa::avx2).separable.enabled());
-    EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2).separable.enabled());
+    EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", jit::Isa::avx2, rows).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x40x90 k=3x3 s=1x3", jit::Isa::avx2).separable.enabled());
     EXPECT_FALSE(plan_of("maxpool dt=f32 layout=ncx src=1x3x400 k=9 pb=4 pe=4", jit::Isa::avx2).separable.enabled());
 }
