@@ -119,15 +119,17 @@ IsaForm rules_isa_form(const Problem& p, const CpuTraits& traits, bool blocks_fo
             if (isa == Isa::avx512) f.avx512_plan = std::move(avx512_plan);
             return f;
         };
-        // u8/s8 rows the 256-bit form compares in byte lanes (byte rows, or flat planes: the same 256-bit code in
-        // both forms), where the AVX-512 form widens bytes to 32-bit lanes or gathers small planes by permutes.
+        // u8/s8 rows the 256-bit form compares in byte lanes (byte rows, byte bands by shuffles, or flat planes: the
+        // same 256-bit code in both forms), where the AVX-512 form widens bytes to 32-bit lanes or gathers small
+        // planes by permutes (its bands against the 256-bit form's not measured on a core without byte permutes).
         // Intel Xeon (Emerald Rapids), u8 ncx: VGG pool5 4.4 us against 13.6, GoogLeNet 32 against 91, MobileNet
         // 31 against 44, the stem 36 against 44. On cores that split 512-bit operations, after small planes.
         const auto takes_byte_rows = [&] {
             if ((p.dtype != DType::u8 && p.dtype != DType::s8) || p.has_indices) return false;
             try {
                 const KernelPlan avx2 = make_plan(p, Isa::avx2);
-                return (avx2.separable.enabled() && lane_bytes(avx2.compare) == 1) || avx2.flat_planes.enabled();
+                return (avx2.separable.enabled() && lane_bytes(avx2.compare) == 1) || avx2.flat_planes.enabled() ||
+                       avx2.byte_bands.enabled();
             } catch (const Error&) {  // the AVX2 form does not plan it: the rules below
                 return false;
             }

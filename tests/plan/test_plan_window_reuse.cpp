@@ -18,6 +18,7 @@ namespace jit = pooljit::jit;
 
 namespace {
 
+using pooljit::testing::bands_off;
 using pooljit::testing::plan_of;
 
 // Planes in registers: for each output vector (outputs flat across the plane's rows) and each tap ordinal, the
@@ -678,7 +679,7 @@ TEST(PlanWindowReuse, Bf16ChannelsWithATailTakeBlocksThatDivideThem) {
 // executor's row table (up to 65536 output rows) where its last windows pass the last row, not where every
 // window lies inside; 3-D windows must lie inside.
 TEST(PlanWindowReuse, BytePairsPastTheEndInOneAndTwoDimensions) {
-    const auto pairs = [](const char* line, jit::Isa isa) { return plan_of(line, isa).separable.byte_pairs; };
+    const auto pairs = [](const char* line, jit::Isa isa) { return plan_of(line, isa, bands_off()).separable.byte_pairs; };
     const char* const one_d = "maxpool dt=s8 layout=ncx src=1x2x130 k=3 s=2 round=ceil";
     EXPECT_TRUE(pairs(one_d, jit::Isa::avx2));
     EXPECT_TRUE(pairs(one_d, jit::Isa::avx512));
@@ -696,13 +697,13 @@ TEST(PlanWindowReuse, BytePairsPastTheEndInOneAndTwoDimensions) {
 // short input), rows that alias one another (a 0 row stride), calls of one output row a plane over channels
 // that do not stack, and AVX-512 (opmasks) stay exact.
 TEST(PlanWindowReuse, BytePairRowsBeforeACallsLastReachPastTheirBytesOnAvx2) {
-    const jit::KernelPlan pool5 = plan_of("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx2);
+    const jit::KernelPlan pool5 = plan_of("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx2, bands_off());
     ASSERT_TRUE(pool5.separable.byte_pairs);
     EXPECT_TRUE(pool5.stacked_planes);
     EXPECT_EQ(pool5.separable.row_read_reach, 14 + 14);
     EXPECT_TRUE(pool5.separable.rows_store_whole);
     const jit::KernelPlan pitched =
-        plan_of("maxpool dt=u8 layout=ncx src=1x3x14x14 k=2x2 s=2x2 src_strides=700x224x16x1 dst_strides=378x63x9x1", jit::Isa::avx2);
+        plan_of("maxpool dt=u8 layout=ncx src=1x3x14x14 k=2x2 s=2x2 src_strides=700x224x16x1 dst_strides=378x63x9x1", jit::Isa::avx2, bands_off());
     ASSERT_TRUE(pitched.separable.byte_pairs);
     EXPECT_EQ(pitched.separable.row_read_reach, 16 + 14);
     EXPECT_FALSE(pitched.separable.rows_store_whole);  // 2 bytes of gap after each output row
@@ -732,24 +733,23 @@ TEST(PlanWindowReuse, BytePairRowsBeforeACallsLastReachPastTheirBytesOnAvx2) {
     EXPECT_FALSE(wide.separable.rows_store_whole);
 }
 
-// Adaptive bins that are a max pool's windows (13 -> 6: k3 s2; 13 -> 7: k3 s2 with a padded element at each end)
-// are planned as that max pool where it takes byte pairs (u8/s8 planar rows on AVX2); other data, bins that are
-// no max pool's (30 -> 11), indices (32-bit lanes) and AVX-512 (rows of 6 outputs are short of its byte pairs)
-// keep the adaptive plan.
+// Adaptive bins that are a max pool's windows (13 -> 6: k3 s2; 13 -> 7: k3 s2, a padded element at each end) are
+// planned as that max pool where it takes byte pairs (u8/s8 planar rows on AVX2, without bands); other data, bins
+// no max pool's (30 -> 11), indices (32-bit lanes) and AVX-512 (rows of 6 outputs too short) keep the adaptive plan.
 TEST(PlanWindowReuse, EvenAdaptiveBinsTakeTheirMaxPoolsBytePairs) {
     const auto planned_as_max_pool = [](const jit::KernelPlan& plan) {
         return std::any_of(plan.choices.begin(), plan.choices.end(),
                            [](const std::string& c) { return c.starts_with("adaptive_bins"); });
     };
-    const jit::KernelPlan six = plan_of("adaptivemaxpool dt=u8 layout=ncx src=1x256x13x13 out=6x6", jit::Isa::avx2);
+    const jit::KernelPlan six = plan_of("adaptivemaxpool dt=u8 layout=ncx src=1x256x13x13 out=6x6", jit::Isa::avx2, bands_off());
     EXPECT_TRUE(six.separable.byte_pairs);
     EXPECT_TRUE(planned_as_max_pool(six));
     EXPECT_EQ(six.kernel_w, 3);
     EXPECT_EQ(six.stride_w, 2);
-    const jit::KernelPlan seven = plan_of("adaptivemaxpool dt=s8 layout=ncx src=1x64x14x14 out=7x7", jit::Isa::avx2);
+    const jit::KernelPlan seven = plan_of("adaptivemaxpool dt=s8 layout=ncx src=1x64x14x14 out=7x7", jit::Isa::avx2, bands_off());
     EXPECT_TRUE(seven.separable.byte_pairs);
     EXPECT_TRUE(seven.stacked_planes);
-    const jit::KernelPlan padded = plan_of("adaptivemaxpool dt=u8 layout=ncx src=1x512x13x13 out=7x7", jit::Isa::avx2);
+    const jit::KernelPlan padded = plan_of("adaptivemaxpool dt=u8 layout=ncx src=1x512x13x13 out=7x7", jit::Isa::avx2, bands_off());
     EXPECT_TRUE(padded.separable.byte_pairs);
     EXPECT_EQ(padded.kernel_w, 3);
     EXPECT_EQ(padded.pad_w, 1);
@@ -776,7 +776,7 @@ TEST(PlanWindowReuse, ByteRowsAtStrideTwoHoldEightKibOfBuffers) {
     const char* const ceil_stem = "maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 round=ceil";
     for (const char* stem_line : {padded_stem, ceil_stem})
         for (const jit::Isa isa : {jit::Isa::avx2, jit::Isa::avx512})
-            EXPECT_TRUE(plan_of(stem_line, isa).separable.byte_pairs) << stem_line << " on " << jit::to_string(isa);
+            EXPECT_TRUE(plan_of(stem_line, isa, bands_off()).separable.byte_pairs) << stem_line << " on " << jit::to_string(isa);
     const char* const k5_stem = "maxpool dt=u8 layout=ncx src=1x64x112x112 k=5x5 s=2x2 pb=2x2 pe=2x2";
     const jit::KernelPlan stem = plan_of(k5_stem, jit::Isa::avx512);
     ASSERT_TRUE(stem.separable.enabled());

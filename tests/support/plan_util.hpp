@@ -18,4 +18,11 @@ inline jit::KernelPlan plan_of(const std::string& line, jit::Isa isa = jit::Isa:
     return jit::make_plan(problem_of(line), isa, options);
 }
 
+// The choice bands=off: planar bytes keep the row code in the AVX2 form (whose rules give most of them byte bands).
+inline jit::PlanOptions bands_off() {
+    jit::PlanOptions options;
+    options.choice.bands = PlanChoice::Switch::off;
+    return options;
+}
+
 }  // namespace pooljit::testing
