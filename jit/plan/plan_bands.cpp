@@ -57,6 +57,10 @@ std::string Planner::byte_bands_declined() const {
     if (p_.in[0] > 1 && p_.src_strides.spatial[0] < p_.in[1])
         return "source rows that overlap (a row pitch of " + std::to_string(p_.src_strides.spatial[0]) + " under the width " +
                std::to_string(p_.in[1]) + ")";
+    // A view of no elements may give its output rows a pitch under their width (nothing aliases where nothing is).
+    if (p_.out[0] > 1 && p_.dst_strides.spatial[0] < p_.out[1])
+        return "output rows that overlap (a row pitch of " + std::to_string(p_.dst_strides.spatial[0]) + " under the width " +
+               std::to_string(p_.out[1]) + ")";
     if (choice().bands == PlanChoice::Switch::off) return "the choice bands=off";
     if (choice().planes == PlanChoice::Switch::off) return "the choice planes=off";
     if (reuse_is(PlanChoice::Reuse::ring) || reuse_is(PlanChoice::Reuse::separable)) return "the choice of reuse";

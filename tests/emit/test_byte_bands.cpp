@@ -151,13 +151,13 @@ TEST(PlanFacts, ByteBandsGatherEveryWindowFromItsRowsMaxima) {
     }
 }
 
-// Declined: no byte permutes (the AVX-512 form), indices, f32, 1-D, source rows that overlap (a row pitch under the width),
-// elements of a row apart (a width stride of 2), a window wider than 128 bytes, dilations and strides past 2^30
-// (a row offset times the pitch would pass 64 bits: 2^58 + 1 rows of 64 bytes wrap to the next row), rows of more
-// than 1024 outputs (16 chunks of 64), 64x64 windows over a 64x64 plane padded by 63 (252 straight-line bands of
-// 256 operations each: past 16384), a whole-plane
-// window (byte planes reduce planes together), the choices bands=off and planes=off. bands=on where no bands
-// serve is refused by name.
+// Declined: no byte permutes (the AVX-512 form), indices, f32, 1-D, source rows that overlap (a row pitch under
+// the width), elements of a row apart (a width stride of 2), a window wider than 128 bytes, dilations and strides
+// past 2^30 (a row offset times the pitch would pass 64 bits: 2^58 + 1 rows of 64 bytes wrap to the next row),
+// rows of more than 1024 outputs (16 chunks of 64), 64x64 windows over a 64x64 plane padded by 63 (252
+// straight-line bands of 256 operations each: past 16384), a whole-plane window (byte planes reduce planes
+// together), output rows under a pitch smaller than their width (no channels), the choices bands=off and
+// planes=off. bands=on where no bands serve is refused by name.
 TEST(PlanFacts, ByteBandsDeclineWhatTheyCannotGather) {
     const char* const stem = "maxpool dt=u8 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1";
     EXPECT_FALSE(plan_of(stem, jit::Isa::avx512).byte_bands.enabled());
@@ -174,7 +174,8 @@ TEST(PlanFacts, ByteBandsDeclineWhatTheyCannotGather) {
                              "maxpool dt=u8 layout=ncx src=1x1x4x2 k=2x1 s=1099511627776x1 d=1099511627775x1 pb=1099511627775x0 pe=1099511627776x0",
                              "maxpool dt=u8 layout=ncx src=1x1x2x1100 k=1x2 s=1x1",
                              "maxpool dt=u8 layout=ncx src=1x1x64x64 k=64x64 pb=63x63 pe=63x63",
-                             "maxpool dt=u8 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1"}) {
+                             "maxpool dt=u8 layout=nxc src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
+                             "maxpool dt=s8 layout=ncx src=2x0x6x6 k=1x2 s=1x3 d=1x3 dst_strides=0x1x0x0"}) {
         SCOPED_TRACE(line);
         EXPECT_FALSE(plan_of(line, jit::Isa::avx512, vbmi()).byte_bands.enabled());
     }

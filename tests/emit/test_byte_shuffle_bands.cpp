@@ -100,7 +100,7 @@ TEST(PlanFacts, ByteShuffleBandsGatherEveryWindowInTheAvx2Form) {
 
 // Declined in the AVX2 form: a plane of fewer than 32 bytes (a load cannot move inside it), windows at stride 1
 // whose outputs sit at their inputs (flat planes take them unless bands=on asks), indices, f32, windows wider than
-// 64 bytes; by the rules (bands=on takes them), rows of more than 64 outputs and windows apart along the width in
+// 64 bytes, output rows under a pitch smaller than their width (a view of no channels); by the rules (bands=on takes them), rows of more than 64 outputs and windows apart along the width in
 // rows of 16 outputs or more (byte pairs).
 TEST(PlanFacts, ByteShuffleBandsDeclineWhatTheyCannotGather) {
     for (const char* line : {"maxpool dt=u8 layout=ncx src=1x32x150x150 k=3x3 s=2x2 pb=1x1 pe=1x1",
@@ -114,7 +114,8 @@ TEST(PlanFacts, ByteShuffleBandsDeclineWhatTheyCannotGather) {
     for (const char* line : {"maxpool dt=u8 layout=ncx src=2x5x5x5 k=2x2",
                              "maxpool dt=u8 layout=ncx src=1x192x28x28 k=3x3 pb=1x1 pe=1x1 idx=s32",
                              "maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
-                             "maxpool dt=u8 layout=ncx src=1x3x4x400 k=2x66"}) {
+                             "maxpool dt=u8 layout=ncx src=1x3x4x400 k=2x66",
+                             "maxpool dt=s8 layout=ncx src=2x0x6x6 k=1x2 s=1x3 d=1x3 dst_strides=0x1x0x0"}) {
         SCOPED_TRACE(line);
         EXPECT_FALSE(plan_of(line, jit::Isa::avx2).byte_bands.enabled());
     }
