@@ -107,16 +107,18 @@ void Planner::choose_byte_bands() {
         return declined(step, "flat planes serve these planes (the 256-bit form)");
     const std::int64_t band_lanes = caps_.vector_bytes, max_band_span = 2 * band_lanes;
     // A tap of the shuffle form costs up to four shuffles and maxima where a row of byte pairs costs a shift, a max
-    // and a pack: bands win where the byte rows leave lanes idle (short rows) or windows overlap, and lose on
-    // long rows of windows apart. Zen 3, u8 ncx, 400 KB planes, one thread, the byte rows' time -> the bands':
-    // k2 s2 with 10-14 outputs a row 0.73-0.75x, 28-56 outputs 1.10-1.31x, 112 1.22-1.44x; k3 s2 p1 with 7-56
-    // outputs 0.21-0.59x, 75 0.96-1.0x, 112 1.20x.
-    if (shuffles && choice().bands != PlanChoice::Switch::on) {
+    // and a pack: bands win where windows overlap along the width in rows the byte rows leave partly idle, and
+    // lose on long rows and on windows apart. Zen 3, u8 ncx, one thread, the byte rows' time -> the bands' (400 KB
+    // of planes, two processes, 3 runs): k3 s2 p1 with 7-56 outputs a row 0.21-0.59x, 75 0.96-1.0x, 112 1.20x;
+    // k2 s2 with 10-14 outputs 0.73-0.75x, 28-56 1.10-1.31x, 112 1.22-1.44x; in one process (bands=off by wisdom
+    // beside the rules, 3 runs, the lowest): VGG pool5 (7 outputs) 4.47 against 4.51 us, k2 s2 over 20x20 24.3
+    // against 25.0, the stem 35.1 against 32.2, GoogLeNet 34.7 against 16.4.
+    // (Rows the row code would widen to 32-bit lanes take bands.)
+    if (shuffles && choice().bands != PlanChoice::Switch::on && lane_bytes(plan_.compare) == 1) {
         if (p_.out[1] > 2 * band_lanes)
-            return declined(step, "rows of more than " + std::to_string(2 * band_lanes) + " outputs (the 256-bit form)");
-        if (p_.kernel[1] <= p_.stride[1] && p_.out[1] >= band_lanes / 2)
-            return declined(step, "windows apart along the width in rows of " + std::to_string(band_lanes / 2) +
-                                      " outputs or more (the 256-bit form)");
+            return declined(step, "byte rows of more than " + std::to_string(2 * band_lanes) + " outputs (the 256-bit form)");
+        if (plan_.separable.byte_pairs && (p_.kernel[1] - 1) * p_.dilation[1] + 1 <= p_.stride[1])
+            return declined(step, "byte pairs of windows apart along the width (the 256-bit form)");
     }
     ByteBands bands;
     bands.height = p_.in[0];

@@ -389,8 +389,9 @@ const std::vector<StrategyRow>& strategy_registry() {
         // skip input rows, windows wholly in the last rows (pads up to the extent), a band of fewer rows at the
         // plane's end, planes of one row and of one column, planes where no band lies inside (every load masked),
         // adaptive bins that are a max pool's windows, channel planes apart in a view, and row pitches.
-        // The AVX2 form gathers by byte shuffles (32 lanes), leaves windows whose outputs sit at their inputs to
-        // flat planes and planes under 32 bytes to the row code; planes of 32-63 bytes move every load inside.
+        // The AVX2 form gathers by byte shuffles (32 lanes); it leaves windows whose outputs sit at their inputs
+        // to flat planes, planes under 32 bytes to the row code, and byte rows of more than 64 outputs and byte
+        // pairs of windows apart to those; planes of 32-63 bytes move every load inside.
         {byte_bands, {avx512, avx2}, {
             {"maxpool dt=u8 layout=ncx src=1x3x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1", byte_permutes},
             {"maxpool dt=s8 layout=ncx src=2x3x28x28 k=3x3 s=2x2 round=ceil_torch", byte_permutes},
@@ -399,14 +400,14 @@ const std::vector<StrategyRow>& strategy_registry() {
             {"maxpool dt=u8 layout=ncx src=1x2x40x40 k=9x9 pb=4x4 pe=4x4", byte_permutes, {avx512}},
             {"maxpool dt=s8 layout=ncx src=1x3x56x56 k=3x3 d=2x2 pb=1x1 pe=1x1", byte_permutes},
             {"maxpool dt=u8 layout=ncx src=1x2x11x150 k=3x3 s=2x2 pb=1x1 pe=1x1", byte_permutes, {avx512}},
-            {"maxpool dt=s8 layout=ncx src=1x2x7x300 k=2x5 s=1x3 d=1x2 pb=0x3 pe=1x4 round=ceil", byte_permutes, {avx512}},
+            {"maxpool dt=s8 layout=ncx src=1x2x7x300 k=2x5 s=1x3 d=1x2 pb=0x3 pe=1x4 round=ceil", byte_permutes},
             {"maxpool dt=u8 layout=ncx src=1x3x30x33 k=2x3 s=4x4 pb=1x2 pe=1x2", byte_permutes},
             {"maxpool dt=s8 layout=ncx src=1x2x9x10 k=3x3 s=2x2 d=2x1 pb=4x2 pe=4x2", byte_permutes},
             {"maxpool dt=u8 layout=ncx src=1x3x1x70 k=1x4 s=1x2 pb=0x1 pe=0x1", byte_permutes},
             {"maxpool dt=s8 layout=ncx src=1x3x70x1 k=4x1 s=2x1 pb=1x0 pe=2x0", byte_permutes},
             {"maxpool dt=u8 layout=ncx src=2x5x5x5 k=2x2 s=1x1", byte_permutes, {avx512}},
             {"maxpool dt=u8 layout=ncx src=2x5x6x6 k=2x2 s=1x1", byte_permutes},
-            {"maxpool dt=s8 layout=ncx src=1x3x40x9 k=3x2 s=2x2 round=ceil dst_strides=400x100x5x1", byte_permutes},
+            {"maxpool dt=s8 layout=ncx src=1x3x40x9 k=3x3 s=2x2 round=ceil dst_strides=400x100x5x1", byte_permutes},
             {"adaptivemaxpool dt=u8 layout=ncx src=2x3x13x13 out=2x2", byte_permutes},
             {"adaptivemaxpool dt=s8 layout=ncx src=1x3x13x13 out=7x7", byte_permutes},
             {"maxpool dt=u8 layout=ncx src=2x3x16x16 k=3x3 s=2x2 pb=1x1 pe=1x1 src_strides=2048x512x16x1 dst_strides=512x128x8x1", byte_permutes},

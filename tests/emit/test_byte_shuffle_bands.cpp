@@ -83,7 +83,7 @@ TEST(PlanFacts, ByteShuffleBandsGatherEveryWindowInTheAvx2Form) {
     expect_lanes_read_their_windows(googlenet, 2, 1, 0);
     EXPECT_EQ(googlenet.byte_bands.prefetch_distance, 0);
 
-    const jit::KernelPlan pool5 = plan_of("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx2);
+    const jit::KernelPlan pool5 = plan_of("maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2", jit::Isa::avx2, bands_on());
     ASSERT_TRUE(pool5.byte_bands.enabled());
     EXPECT_EQ(pool5.byte_bands.chunks.front().outputs, 7);
     expect_lanes_read_their_windows(pool5, 2, 1, 0);
@@ -100,17 +100,18 @@ TEST(PlanFacts, ByteShuffleBandsGatherEveryWindowInTheAvx2Form) {
 
 // Declined in the AVX2 form: a plane of fewer than 32 bytes (a load cannot move inside it), windows at stride 1
 // whose outputs sit at their inputs (flat planes take them unless bands=on asks), indices, f32, windows wider than
-// 64 bytes, output rows under a pitch smaller than their width (a view of no channels); by the rules (bands=on takes them), rows of more than 64 outputs and windows apart along the width in
-// rows of 16 outputs or more (byte pairs).
+// 64 bytes, output rows under a pitch smaller than their width (a view of no channels); by the rules (bands=on
+// takes them), rows of more than 64 outputs and windows apart along the width (byte pairs).
 TEST(PlanFacts, ByteShuffleBandsDeclineWhatTheyCannotGather) {
     for (const char* line : {"maxpool dt=u8 layout=ncx src=1x32x150x150 k=3x3 s=2x2 pb=1x1 pe=1x1",
                              "maxpool dt=u8 layout=ncx src=1x64x56x56 k=2x2 s=2x2",
-                             "maxpool dt=s8 layout=ncx src=1x64x32x32 k=2x2 s=2x2"}) {
+                             "maxpool dt=s8 layout=ncx src=1x64x30x30 k=2x2 s=2x2",
+                             "maxpool dt=u8 layout=ncx src=1x512x14x14 k=2x2 s=2x2"}) {
         SCOPED_TRACE(line);
         EXPECT_FALSE(plan_of(line, jit::Isa::avx2).byte_bands.enabled());
         EXPECT_TRUE(plan_of(line, jit::Isa::avx2, bands_on()).byte_bands.enabled());
     }
-    EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x64x30x30 k=2x2 s=2x2", jit::Isa::avx2).byte_bands.enabled());
+    EXPECT_TRUE(plan_of("maxpool dt=u8 layout=ncx src=1x64x30x30 k=3x2 s=2x1", jit::Isa::avx2).byte_bands.enabled());
     for (const char* line : {"maxpool dt=u8 layout=ncx src=2x5x5x5 k=2x2",
                              "maxpool dt=u8 layout=ncx src=1x192x28x28 k=3x3 pb=1x1 pe=1x1 idx=s32",
                              "maxpool dt=f32 layout=ncx src=1x64x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1",
