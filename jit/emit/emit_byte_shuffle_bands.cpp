@@ -13,7 +13,8 @@
 //     their lanes with zeros (the empty value) in the lanes outside the plane: nothing outside the plane is read;
 //   - stores: a band's lanes (fewer than 32 in short rows) store as whole vectors where they fill one, and
 //     otherwise as two overlapping stores of the largest piece that fits (16, 8, 4 or 2 bytes) or single bytes:
-//     nothing else of the output is written.
+//     nothing else of the output is written. A row's chunk that later chunks of the row follow stores a whole
+//     vector inside the row, whose lanes past its outputs those chunks then overwrite.
 //
 // Integer maxima have no order to keep: ties have equal bits.
 #include "jit/emit/plane_kernel.hpp"
@@ -223,9 +224,12 @@ private:
             }
             if (signed_) vpxor(maximum_, maximum_, sign_);
             // Output rows that abut take one store; a row pitch, one store a row from its lanes moved down first.
+            // A chunk of a row that the row's later chunks follow stores a whole vector where the row holds it:
+            // its lanes past the chunk's outputs are the next chunk's outputs, which that chunk stores after.
+            const bool followed = c + 1 < bands_.chunks.size() && chunk.out_begin + lanes_ <= bands_.out_width;
             if (rows == 1 || bands_.out_pitch == bands_.out_width) {
                 store_first(dst + static_cast<std::int32_t>(dst_at + chunk.out_begin), maximum_,
-                            static_cast<int>(rows * chunk.outputs));
+                            followed ? lanes_ : static_cast<int>(rows * chunk.outputs));
                 continue;
             }
             for (std::int64_t g = rows - 1; g >= 0; --g) {
