@@ -244,9 +244,11 @@ void Planner::choose_byte_bands() {
     if (unrolled > max_unrolled_bands)
         return declined(step, std::to_string(unrolled) + " bands of straight-line code a plane (at most " +
                                   std::to_string(max_unrolled_bands) + ")");
-    // And their operations (a window row's loads and a width tap's permute and max each): 128x128 windows in 256
-    // straight-line bands would be a megabyte of code.
-    const std::int64_t band_ops = 2 * std::int64_t{bands.kernel_h} + 2 * std::int64_t{bands.kernel_w};
+    // And their operations (a window row's loads and a width tap's permute and max each; the shuffle form's moved
+    // loads take up to 6 and its taps up to 4 shuffles and maxima): 128x128 windows in 256 straight-line bands
+    // would be a megabyte of code.
+    const std::int64_t row_ops = shuffles ? 6 : 2, tap_ops = shuffles ? 8 : 2;
+    const std::int64_t band_ops = row_ops * std::int64_t{bands.kernel_h} + tap_ops * std::int64_t{bands.kernel_w};
     if ((unrolled + static_cast<std::int64_t>(bands.chunks.size())) * band_ops > max_band_code_ops)
         return declined(step, "more than " + std::to_string(max_band_code_ops) + " operations of straight-line code");
     for (std::int64_t b = 0; b < count;) {

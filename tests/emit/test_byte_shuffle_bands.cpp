@@ -6,6 +6,7 @@
 #include "jit/isa/isa.hpp"
 #include "jit/plan/strategies.hpp"
 #include "support/cpu_isas.hpp"
+#include "support/guarded_buffer.hpp"
 #include "support/plan_util.hpp"
 #include "support/tie_data.hpp"
 
@@ -13,7 +14,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -129,7 +132,7 @@ TEST(PlanFacts, ByteShuffleBandsDeclineWhatTheyCannotGather) {
 // Integer ties, the lowest value and random bytes, on 1 and 2 threads, bands asked for: the suite's shapes, planes
 // of 32 to 63 bytes (every straight-line load moved inside the plane, from both ends), output rows of each store
 // size (1-5, 7, 8, 9, 16, 17, 31 and 32 bytes), several rows a band (stored at once, and a row at a time under an
-// output row pitch), columns in chunks, windows in the padding, s8 and u8.
+// output row pitch: 2, 3 and 4 bytes a row), columns in chunks, windows in the padding, s8 and u8.
 TEST(ByteShuffleBands, MatchTheReferenceOnTiesTheLowestValueAndRandomBytes) {
     POOLJIT_SKIP_UNLESS_CPU_RUNS(jit::Isa::avx2);
     pj::PlanChoice choice = pj::test::choice_for(jit::Isa::avx2);
@@ -165,6 +168,9 @@ TEST(ByteShuffleBands, MatchTheReferenceOnTiesTheLowestValueAndRandomBytes) {
                                  "maxpool dt=u8 layout=ncx src=1x2x40x34 k=2x2 s=2x2",
                                  "maxpool dt=s8 layout=ncx src=1x2x40x62 k=2x2 s=2x2",
                                  "maxpool dt=u8 layout=ncx src=1x2x33x31 k=2x3 s=1x1 pb=1x1",
+                                 "maxpool dt=u8 layout=ncx src=1x2x2x40 k=1x40",
+                                 "maxpool dt=s8 layout=ncx src=1x2x40x4 k=1x3 dst_strides=400x200x5x1",
+                                 "maxpool dt=u8 layout=ncx src=1x2x40x6 k=3x3 s=1x2 round=ceil dst_strides=400x200x4x1",
                                  "maxpool dt=u8 layout=ncx src=2x3x10x12 k=3x5 s=2x2 pb=1x2 pe=1x2 dst_strides=300x50x6x1",
                                  "maxpool dt=s8 layout=ncx src=2x3x28x28 k=3x3 s=2x2 round=ceil_torch src_strides=3360x1120x40x1",
                                  "maxpool dt=u8 layout=ncx src=1x3x30x8 k=2x2 s=2x2 dst_strides=600x200x9x1",
@@ -187,6 +193,38 @@ TEST(ByteShuffleBands, MatchTheReferenceOnTiesTheLowestValueAndRandomBytes) {
         }
     }
     pj::set_num_threads(0);
+}
+
+// Guard pages against both ends of the source and the output (generated code is invisible to ASan): planes of 32
+// to 63 bytes, where every straight-line load moves inside the plane from either end, and the one store of a
+// single byte a row, on the only plane of the tensor, so a byte read or written past the plane faults.
+TEST(ByteShuffleBands, StayInsideTheCallersBuffers) {
+    POOLJIT_SKIP_UNLESS_CPU_RUNS(jit::Isa::avx2);
+    pj::PlanChoice choice = pj::test::choice_for(jit::Isa::avx2);
+    choice.bands = pj::PlanChoice::Switch::on;
+    for (const char* line : {"maxpool dt=u8 layout=ncx src=1x1x6x6 k=2x2",
+                             "maxpool dt=s8 layout=ncx src=1x1x2x16 k=2x2 pb=1x1 pe=1x1",
+                             "maxpool dt=u8 layout=ncx src=1x1x7x9 k=3x3 s=2x2 pb=1x1 pe=1x1 round=ceil",
+                             "maxpool dt=s8 layout=ncx src=1x1x2x40 k=1x40",
+                             "maxpool dt=u8 layout=ncx src=1x1x40x1 k=3x1 s=2x1 pb=1x0 pe=1x0",
+                             "adaptivemaxpool dt=u8 layout=ncx src=1x1x13x13 out=6x6",
+                             "maxpool dt=s8 layout=ncx src=1x1x112x112 k=3x3 s=2x2 pb=1x1 pe=1x1"}) {
+        SCOPED_TRACE(line);
+        const pj::Primitive p = pj::create(pj::parse_problem(line), choice);
+        ASSERT_EQ(p.impl_name(), "jit:avx2");
+        const std::size_t src_bytes = pj::casegen::byte_size(p.src_desc()), dst_bytes = pj::casegen::byte_size(p.dst_desc());
+        std::mt19937_64 rng(11);
+        std::vector<std::uint8_t> src(src_bytes), want(dst_bytes);
+        for (std::uint8_t& b : src) b = static_cast<std::uint8_t>(rng());
+        pj::reference::execute(p.problem(), src.data(), want.data(), nullptr);
+        for (const pj::test::GuardSide side : {pj::test::GuardSide::after_end, pj::test::GuardSide::before_start}) {
+            SCOPED_TRACE(pj::test::to_string(side));
+            const pj::test::GuardedBuffer g_src(src_bytes, side), g_dst(dst_bytes, side);
+            std::memcpy(g_src.data(), src.data(), src_bytes);
+            p.execute(g_src.data(), g_dst.data(), nullptr);
+            EXPECT_EQ(g_dst.bytes(), want);
+        }
+    }
 }
 
 }  // namespace
