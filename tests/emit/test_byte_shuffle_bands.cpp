@@ -5,6 +5,7 @@
 // moved inside the plane), each store size from 1 to 32 bytes, row pitches in the source and the output.
 #include "jit/isa/isa.hpp"
 #include "jit/plan/strategies.hpp"
+#include "support/byte_band_windows.hpp"
 #include "support/cpu_isas.hpp"
 #include "support/guarded_buffer.hpp"
 #include "support/plan_util.hpp"
@@ -14,7 +15,6 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -34,30 +34,9 @@ jit::PlanOptions bands_on() {
     return options;
 }
 
-// Every lane of every band reads, over its permutes, exactly its window's real columns (each at least once, no
-// other), from V's bytes of the chunk's registers: output (oh, ow) reads columns ow * sw - pw + k * dw inside [0, W).
+// The AVX2 form's bands: 32 lanes (support/byte_band_windows.hpp).
 void expect_lanes_read_their_windows(const jit::KernelPlan& plan, std::int64_t sw, std::int64_t dw, std::int64_t pw) {
-    const jit::ByteBands& b = plan.byte_bands;
-    ASSERT_TRUE(b.enabled());
-    ASSERT_EQ(plan.lanes, 32);
-    ASSERT_EQ(b.permutes.size(), b.chunks.size() * static_cast<std::size_t>(b.kernel_w));
-    for (const jit::ByteBandChunk& chunk : b.chunks) {
-        ASSERT_LE(chunk.outputs * b.rows, 32);
-        for (std::int64_t lane = 0; lane < chunk.outputs * b.rows; ++lane) {
-            const std::int64_t g = lane / chunk.outputs, ow = chunk.out_begin + lane % chunk.outputs;
-            std::vector<std::int64_t> expected, read;
-            for (std::int64_t k = 0; k < b.kernel_w; ++k)
-                if (const std::int64_t c = ow * sw - pw + k * dw; c >= 0 && c < b.width) expected.push_back(c);
-            for (int k = 0; k < b.kernel_w; ++k) {
-                const std::int64_t source = b.permutes[chunk.first_permute + static_cast<std::size_t>(k)][static_cast<std::size_t>(lane)];
-                ASSERT_LT(source, 32 * chunk.registers) << "lane " << lane;
-                const std::int64_t c = source + chunk.in_begin - g * b.stride_h * b.pitch;
-                if (std::find(read.begin(), read.end(), c) == read.end()) read.push_back(c);
-            }
-            std::sort(read.begin(), read.end());
-            EXPECT_EQ(read, expected) << "band row " << g << ", output column " << ow;
-        }
-    }
+    pj::test::expect_bands_read_the_windows(plan, 32, sw, dw, pw);
 }
 
 // The stem (112x112, k3 s2 p1) on AVX2: rows of 56 outputs in chunks of 32 (columns 0-63, two registers) and 24
