@@ -17,6 +17,7 @@
 //     vector inside the row, whose lanes past its outputs those chunks then overwrite.
 //
 // Integer maxima have no order to keep: ties have equal bits.
+#include "jit/emit/byte_band_runs.hpp"
 #include "jit/emit/plane_kernel.hpp"
 #include "jit/isa/code_pages.hpp"
 
@@ -260,31 +261,9 @@ private:
         test(planes_, planes_);
         jle(done, T_NEAR);
         L(plane_loop);
-        for (const ByteBandRun& run : bands_.runs) {
-            const std::int64_t row = run.begin * bands_.stride_h - bands_.pad_h;  // window row 0 of the first band
-            const std::int64_t src_at = row * bands_.pitch, dst_at = run.begin * bands_.out_pitch;
-            if (!run.looped) {
-                for (std::int64_t b = 0; b < run.count; ++b)
-                    band(src_, src_at + b * run.rows * bands_.stride_h * bands_.pitch, dst_,
-                         dst_at + b * run.rows * bands_.out_pitch, run.rows, false);
-                continue;
-            }
-            Label band_loop;
-            lea(src_cursor_, ptr[src_ + static_cast<std::int32_t>(src_at)]);
-            lea(dst_cursor_, ptr[dst_ + static_cast<std::int32_t>(dst_at)]);
-            mov(count_, run.count);
-            L(band_loop);
-            const std::int64_t step = run.rows * bands_.stride_h * bands_.pitch;
-            if (bands_.prefetch_distance > 0)
-                for (std::int64_t r = 0; r < run.rows * bands_.stride_h; ++r)
-                    for (std::int64_t line = 0; line < bands_.width; line += 64)
-                        prefetcht0(ptr[src_cursor_ + static_cast<std::int32_t>(bands_.prefetch_distance + r * bands_.pitch + line)]);
-            band(src_cursor_, 0, dst_cursor_, 0, run.rows, true);
-            add(src_cursor_, static_cast<std::int32_t>(step));
-            add(dst_cursor_, static_cast<std::int32_t>(run.rows * bands_.out_pitch));
-            dec(count_);
-            jnz(band_loop, T_NEAR);
-        }
+        emit_plane_bands(*this, bands_, {src_, dst_, src_cursor_, dst_cursor_, count_},
+                         [&](const Reg64& src, std::int64_t src_at, std::int64_t, const Reg64& dst, std::int64_t dst_at,
+                             std::int64_t rows, bool looped) { band(src, src_at, dst, dst_at, rows, looped); });
         add(src_, src_step_);
         add(dst_, dst_step_);
         dec(planes_);
