@@ -133,15 +133,17 @@ void WindowEmitter<Ops>::init_lowest(const ItemShape& s) {
     }
 }
 
-// Merges the tap at base + offset (its index in tap_index_) into every vector of the item. The fast path
-// compares as if no NaN were present and notes any NaN it loads; the exact path applies the NaN policy.
+// Merges the tap at base + offset (its index in tap_index_, or already prepared) into every vector of the item.
+// The fast path compares as if no NaN were present and notes any NaN it loads; the exact path applies the NaN
+// policy.
 template <typename Ops>
-void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast, int tap) {
+void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast, int tap,
+                                   bool index_prepared) {
     if (s.taps_as_lanes) {
         merge_row_of_taps(s, base, offset);
         return;
     }
-    if (plan_.has_indices) ops_.prepare_tap_index(tap_index_);
+    if (plan_.has_indices && !index_prepared) ops_.prepare_tap_index(tap_index_);
     for (int v = 0; v < vectors(s); ++v) {
         if constexpr (!Ops::needs_vector_masks) {
             if (s.masked != nullptr && tap >= 0) {
@@ -412,18 +414,24 @@ void WindowEmitter<Ops>::store_item(const ItemShape& s) {
         const Address values = at(dst_, first_lane * elem());
         if (raw_bits()) ops_.store_raw_f16(values, vec(regs_.raw[v]), vec(regs_.scratch), valid(s, v));
         else ops_.store_value(values, vec(regs_.acc[v]), vec(regs_.scratch), valid(s, v));
-        if (!plan_.has_indices) continue;
-        const std::int64_t entry = plan_.wide_index_math ? 8 : 4;
-        lea(big_offset_, ptr[rip + lane_table(s.lane_step)]);
-        const LaneAddress table = [&, first_lane, entry](int lane) {
-            return ptr[big_offset_ + static_cast<std::int32_t>((first_lane + lane) * entry)];
-        };
-        const LaneAddress out = [&, first_lane](int lane) {
-            return ptr[indices_ + static_cast<std::int32_t>((first_lane + lane) * index_elem())];
-        };
-        ops_.store_indices(out, table, vec(regs_.idx[v]), vec(base), vec(regs_.minus_one), vec(regs_.scratch),
-                           valid(s, v), fix);
+        if (plan_.has_indices) store_lane_indices(s, v, vec(base), fix);
     }
+}
+
+// Vector v's index lanes (regs_.idx[v]) to the indices output: the channel part `base` and each lane's part of
+// the lane table added.
+template <typename Ops>
+void WindowEmitter<Ops>::store_lane_indices(const ItemShape& s, int v, const Vmm& base, bool fix) {
+    const std::int64_t first_lane = std::int64_t{v} * plan_.lanes;
+    const std::int64_t entry = plan_.wide_index_math ? 8 : 4;
+    lea(big_offset_, ptr[rip + lane_table(s.lane_step)]);
+    const LaneAddress table = [&, first_lane, entry](int lane) {
+        return ptr[big_offset_ + static_cast<std::int32_t>((first_lane + lane) * entry)];
+    };
+    const LaneAddress out = [&, first_lane](int lane) {
+        return ptr[indices_ + static_cast<std::int32_t>((first_lane + lane) * index_elem())];
+    };
+    ops_.store_indices(out, table, vec(regs_.idx[v]), base, vec(regs_.minus_one), vec(regs_.scratch), valid(s, v), fix);
 }
 
 // Empty windows: the lowest value and index -1 in every lane of the item.
@@ -446,21 +454,23 @@ template void WindowEmitter<Avx512Ops>::load_item_vector(const ItemShape&, int, 
                                                          bool, int, std::int64_t);
 template void WindowEmitter<Avx512Ops>::init_from_first_tap(const ItemShape&, const Reg64&);
 template void WindowEmitter<Avx512Ops>::init_lowest(const ItemShape&);
-template void WindowEmitter<Avx512Ops>::merge_tap(const ItemShape&, const Reg64&, std::int64_t, bool, int);
+template void WindowEmitter<Avx512Ops>::merge_tap(const ItemShape&, const Reg64&, std::int64_t, bool, int, bool);
 template bool WindowEmitter<Avx512Ops>::merges_tap_pairs(const ItemShape&, bool) const;
 template void WindowEmitter<Avx512Ops>::merge_tap_pair(const ItemShape&, const Reg64&, std::int64_t, int);
 template void WindowEmitter<Avx512Ops>::merge_loaded_values(int, const Vmm&, bool, int);
 template void WindowEmitter<Avx512Ops>::store_item(const ItemShape&);
+template void WindowEmitter<Avx512Ops>::store_lane_indices(const ItemShape&, int, const Vmm&, bool);
 template void WindowEmitter<Avx512Ops>::store_empty_item(const ItemShape&);
 template void WindowEmitter<Avx2Ops>::load_item_vector(const ItemShape&, int, const Reg64&, std::int64_t, const Vmm&,
                                                        bool, int, std::int64_t);
 template void WindowEmitter<Avx2Ops>::init_from_first_tap(const ItemShape&, const Reg64&);
 template void WindowEmitter<Avx2Ops>::init_lowest(const ItemShape&);
-template void WindowEmitter<Avx2Ops>::merge_tap(const ItemShape&, const Reg64&, std::int64_t, bool, int);
+template void WindowEmitter<Avx2Ops>::merge_tap(const ItemShape&, const Reg64&, std::int64_t, bool, int, bool);
 template bool WindowEmitter<Avx2Ops>::merges_tap_pairs(const ItemShape&, bool) const;
 template void WindowEmitter<Avx2Ops>::merge_tap_pair(const ItemShape&, const Reg64&, std::int64_t, int);
 template void WindowEmitter<Avx2Ops>::merge_loaded_values(int, const Vmm&, bool, int);
 template void WindowEmitter<Avx2Ops>::store_item(const ItemShape&);
+template void WindowEmitter<Avx2Ops>::store_lane_indices(const ItemShape&, int, const Vmm&, bool);
 template void WindowEmitter<Avx2Ops>::store_empty_item(const ItemShape&);
 
 }  // namespace pooljit::jit

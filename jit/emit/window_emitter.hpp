@@ -93,11 +93,14 @@ private:
                          slot_passes_left = 344, slot_sweep_blocks = 352, slot_sweep_bytes = 360,
                          slot_sweep_index_bytes = 368, slot_sep_dst = 376, slot_sep_indices = 384,
                          slot_sep_index_base = 392, slot_sep_channel_base = 400, slot_sweep_dst_bytes = 408,
-                         slot_sep_prefetch_indices = 416, slot_vertical_taps = 424, frame_bytes = 440;
+                         slot_sep_prefetch_indices = 416, slot_vertical_taps = 424, slot_pass_index = 432,
+                         slot_pass_row_index = 440, slot_pass_buffer = 448, slot_pass_buffer_end = 456,
+                         slot_pass_tap_indices = 464, frame_bytes = 504;
     // A multiple of 16 plus 8: rsp 16-byte aligned after the return address and the six pushes, so the gather
     // area sits where its vectors do not split cache lines.
     static_assert(frame_bytes % 16 == 8);
-    // Separable rows: their buffers start here (then aligned to a cache line); frame_size() covers them.
+    // Separable rows: their buffers start here (then aligned to a cache line); frame_size() covers them. Tap passes
+    // with indices keep their index lanes there too (tap_pass_buffer_bytes).
     static constexpr int separable_area = frame_bytes;
 
     TraitResources resources() const {
@@ -386,7 +389,8 @@ private:
     void init_from_first_tap(const ItemShape& s, const Reg64& base);
     void init_lowest(const ItemShape& s);
     void merge_loaded_values(int v, const Vmm& fresh, bool fast, int tap);
-    void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast, int tap = -1);
+    void merge_tap(const ItemShape& s, const Reg64& base, std::int64_t offset, bool fast, int tap = -1,
+                   bool index_prepared = false);
     bool merges_tap_pairs(const ItemShape& s, bool fast) const;
     void merge_tap_pair(const ItemShape& s, const Reg64& base, std::int64_t offset, int tap);
     void merge_row_of_taps(const ItemShape& s, const Reg64& row, std::int64_t offset);
@@ -484,6 +488,11 @@ private:
     void emit_swept_item(const ItemShape& s, std::int64_t taps);
     void emit_tap_passes(const ItemShape& s, std::int64_t taps);
     void emit_tap_pass(const ItemShape& s, std::int64_t taps);
+    bool tap_passes_with_indices() const { return plan_.tap_pass_taps > 0 && plan_.has_indices; }
+    std::int64_t tap_pass_buffer_bytes() const;
+    void start_tap_pass_indices(const ItemShape& s);
+    void store_tap_pass_indices(const ItemShape& s);
+    void store_lane_indices(const ItemShape& s, int v, const Vmm& base, bool fix);
 
     // emit_window.cpp
     void emit_item(const ItemShape& s, std::int64_t taps);

@@ -262,6 +262,11 @@ public:
 
     // Once per tap, before the blends of its vectors: the tap's index, broadcast.
     void prepare_tap_index(const Xbyak::Reg64& index) { broadcast_gpr(tap_index(), index, format_.index_lanes_64); }
+    // Tap passes: the tap's 32-bit index in memory, broadcast.
+    void prepare_tap_index_from(const Xbyak::Address& index) {
+        if (format_.index_lanes_64) throw Error("jit:avx2: tap indices from memory are 32-bit lanes");
+        g_.vpbroadcastd(tap_index(), index);
+    }
     void blend_take_index(const Vmm& idx) { blend(idx, tap_index(), index_mask(take()), format_.index_lanes_64); }
     // Rings: the lanes that took a later row's maximum take that row's index too.
     void blend_take_index_from(const Vmm& idx, const Vmm& src) { blend(idx, src, index_mask(take()), format_.index_lanes_64); }

@@ -6,6 +6,7 @@
 #include "jit/isa/vec_trait.hpp"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace pooljit::jit {
@@ -171,9 +172,18 @@ public:
     }
 
     // Once per tap, before the blends of its vectors: where the tap's index comes from.
-    void prepare_tap_index(const Xbyak::Reg64& index) { tap_index_ = index; }
+    void prepare_tap_index(const Xbyak::Reg64& index) {
+        tap_index_ = index;
+        tap_index_address_.reset();
+    }
+    // Tap passes: the tap's 32-bit index in memory, broadcast into the lanes it takes.
+    void prepare_tap_index_from(const Xbyak::Address& index) {
+        if (format_.index_lanes_64) throw Error("jit:avx512: tap indices from memory are 32-bit lanes");
+        tap_index_address_.emplace(index);
+    }
     void blend_take_index(const Vmm& idx) {
-        if (format_.index_lanes_64) g_.vpbroadcastq(idx | take_, tap_index_);
+        if (tap_index_address_) g_.vpbroadcastd(idx | take_, *tap_index_address_);
+        else if (format_.index_lanes_64) g_.vpbroadcastq(idx | take_, tap_index_);
         else g_.vpbroadcastd(idx | take_, tap_index_.cvt32());
     }
 
@@ -644,6 +654,7 @@ private:
     const LaneFormat format_;
     TraitResources r_;
     Xbyak::Reg64 tap_index_;
+    std::optional<Xbyak::Address> tap_index_address_;  // prepare_tap_index_from's, until prepare_tap_index
     struct CachedMask {
         Xbyak::Opmask reg;
         std::uint64_t bits = 0;

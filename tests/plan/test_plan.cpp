@@ -543,13 +543,21 @@ TEST(PlanFacts, WidePixelsComputeLongWindowsInTapPasses) {
     EXPECT_EQ(plan_of("maxpool dt=bf16 layout=nxc src=1x512x28x28 k=5x5 s=4x4").tap_pass_taps, 8);
     // f16 keeps its partial maxima in the output as f16, exactly (its fast rows hold no NaN).
     EXPECT_EQ(plan_of("maxpool dt=f16 layout=nxc src=16x2048x7x7 k=7x7").tap_pass_taps, 8);
-    // Declined: pixels under 1 KiB, 3 width taps a pass (k3 s2 ran 0.5-1.0x), one pass, indices (they would
-    // pass through the output), dense windows (compare bound, one block a call).
+    // Indices beside 32-bit compare lanes: their lanes wait on the stack between passes (8 KiB for the call's
+    // 2048 channels), u8 widened to 32-bit lanes as well.
+    for (const jit::Isa isa : {jit::Isa::avx2, jit::Isa::avx512}) {
+        EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=16x2048x7x7 k=7x7 idx=s64", isa).tap_pass_taps, 8);
+        EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x1024x1024 k=1024 idx=s32", isa).tap_pass_taps, 8);
+        EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=16x2048x7x7 k=7x7 idx=s64", isa).tap_pass_taps, 8);
+        // 64-bit compare lanes take 64-bit index lanes: blocks.
+        EXPECT_EQ(plan_of("maxpool dt=f64 layout=nxc src=16x2048x7x7 k=7x7 idx=s64", isa).tap_pass_taps, 0);
+    }
+    // Declined: pixels under 1 KiB, 3 width taps a pass (k3 s2 ran 0.5-1.0x), one pass, dense windows (compare
+    // bound, one block a call).
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=16x128x7x7 k=7x7").tap_pass_taps, 0);
     EXPECT_EQ(plan_of("maxpool dt=u8 layout=nxc src=16x512x7x7 k=7x7").tap_pass_taps, 0);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x1024x28x28 k=3x3 s=2x2").tap_pass_taps, 0);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x1024x28x28 k=1x8 s=1x8").tap_pass_taps, 0);
-    EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=16x2048x7x7 k=7x7 idx=s64").tap_pass_taps, 0);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=1x2048x20x20 k=5x5 pb=2x2 pe=2x2").tap_pass_taps, 0);
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=ncx src=1x2048x7x7 k=7x7").tap_pass_taps, 0);
 }
