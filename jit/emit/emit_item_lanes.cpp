@@ -184,9 +184,13 @@ void WindowEmitter<Ops>::merge_tap(const ItemShape& s, const Reg64& base, std::i
             continue;
         }
         if (raw_bits()) load_item_vector(s, v, base, offset, vec(regs_.fresh_raw), true);
-        if (fast) ops_.compute_take_fast(vec(regs_.fresh), vec(regs_.acc[v]));
-        else ops_.compute_take(vec(regs_.fresh), vec(regs_.acc[v]));
-        ops_.blend_take(vec(regs_.acc[v]), vec(regs_.fresh));
+        if (fast) {
+            ops_.compute_take_fast(vec(regs_.fresh), vec(regs_.acc[v]));
+            ops_.take_fast(vec(regs_.acc[v]), vec(regs_.fresh));
+        } else {
+            ops_.compute_take(vec(regs_.fresh), vec(regs_.acc[v]));
+            ops_.blend_take(vec(regs_.acc[v]), vec(regs_.fresh));
+        }
         if (raw_bits()) ops_.blend_take(vec(regs_.raw[v]), vec(regs_.fresh_raw));
         if (plan_.has_indices) ops_.blend_take_index(vec(regs_.idx[v]));
     }

@@ -103,7 +103,7 @@ void WindowEmitter<Ops>::emit_separable_indices(Label& other_calls, Label& done)
                     }
                     vmovups(fresh, ptr[window_ + offset]);
                     ops_.compute_take_fast(fresh, acc(v));
-                    ops_.blend_take(acc(v), fresh);
+                    ops_.take_fast(acc(v), fresh);
                     ops_.blend_take_index_from(idx(v), ptr[index_row + offset]);
                 }
             }
@@ -183,7 +183,7 @@ void WindowEmitter<Ops>::emit_separable_indices(Label& other_calls, Label& done)
             for (int v = 0; v < vectors; ++v) {
                 vmovups(fresh, value_at(window_, v));
                 ops_.compute_take_fast(fresh, acc(v));
-                ops_.blend_take(acc(v), fresh);
+                ops_.take_fast(acc(v), fresh);
                 ops_.blend_take_index_from(idx(v), index_at(window_, v));
             }
             dec(tap_count_);

@@ -488,7 +488,7 @@ void WindowEmitter<Ops>::emit_separable_pixel_indices(Label& other_calls, Label&
         const auto merge_tap = [&](int i, std::int64_t position) {
             vmovups(fresh, value_at(position, i % V));
             ops_.compute_take_fast(fresh, acc(i));
-            ops_.blend_take(acc(i), fresh);
+            ops_.take_fast(acc(i), fresh);
             ops_.blend_take_index_from(idx(i), index_at(position));
         };
         const auto reduce_outputs = [&](int count) {
@@ -505,7 +505,7 @@ void WindowEmitter<Ops>::emit_separable_pixel_indices(Label& other_calls, Label&
                         vmovups(acc(left), value_at(unpaired, v));
                         vmovups(idx(left), index_at(unpaired));
                         ops_.compute_take_fast(acc(shared), acc(left));
-                        ops_.blend_take(acc(left), acc(shared));
+                        ops_.take_fast(acc(left), acc(shared));
                         ops_.blend_take_index_from(idx(left), idx(shared));
                         merge_tap(shared, unpaired + plan_.kernel_w);
                     }
@@ -562,7 +562,7 @@ void WindowEmitter<Ops>::emit_separable_pixel_indices(Label& other_calls, Label&
                     for (int v = 0; v < V; ++v) {
                         vmovups(fresh, ptr[h_ptr_ + static_cast<std::int32_t>(i * output_bytes + v * vb)]);
                         ops_.compute_take_fast(fresh, acc(i * V + v));
-                        ops_.blend_take(acc(i * V + v), fresh);
+                        ops_.take_fast(acc(i * V + v), fresh);
                         ops_.blend_take_index_from(idx(i * V + v),
                                                    ptr[h_ptr_ + static_cast<std::int32_t>(i * output_bytes + pixel + v * vb)]);
                     }

@@ -165,6 +165,8 @@ public:
         g_.jnz(exact_path, Xbyak::CodeGenerator::T_NEAR);  // ZF = 0 when any lane is unordered
     }
 
+    // After compute_take_fast: acc <- fresh where it took (a masked move, as the AVX2 form's max).
+    void take_fast(const Vmm& acc, const Vmm& fresh) { blend_take(acc, fresh); }
     void blend_take(const Vmm& acc, const Vmm& fresh) {
         if (byte_lanes()) g_.vmovdqu8(acc | take_, fresh);
         else if (lanes_64()) g_.vmovdqa64(acc | take_, fresh);
