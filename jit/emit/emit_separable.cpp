@@ -38,7 +38,8 @@ int WindowEmitter<Ops>::frame_size() const {
     if (!plan_.separable.enabled() && !tap_passes_with_indices()) return frame_bytes;
     // The slots, the buffers and room to align them to a cache line; a multiple of 16 plus 8 keeps rsp
     // 16-byte aligned after the six pushes.
-    const std::int64_t buffers = tap_passes_with_indices() ? tap_pass_buffer_bytes() : separable_buffer_bytes();
+    const std::int64_t buffers =
+        std::max(tap_passes_with_indices() ? tap_pass_buffer_bytes() : std::int64_t{0}, separable_buffer_bytes());
     const std::int64_t bytes = separable_area + buffers + 64;
     return static_cast<int>((bytes + 15) / 16 * 16 + 8);
 }

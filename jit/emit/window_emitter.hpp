@@ -488,7 +488,7 @@ private:
     void emit_swept_item(const ItemShape& s, std::int64_t taps);
     void emit_tap_passes(const ItemShape& s, std::int64_t taps);
     void emit_tap_pass(const ItemShape& s, std::int64_t taps);
-    bool tap_passes_with_indices() const { return plan_.tap_pass_taps > 0 && plan_.has_indices; }
+    bool tap_passes_with_indices() const { return plan_.tap_pass_taps > 0 && plan_.has_indices && sweep_ > 1; }
     std::int64_t tap_pass_buffer_bytes() const;
     void start_tap_pass_indices(const ItemShape& s);
     void store_tap_pass_indices(const ItemShape& s);

@@ -391,6 +391,7 @@ void Planner::choose_separable_pixels() {
             plan_.channel_block = std::int64_t{vectors} * plan_.lanes;
             plan_.channel_tail = 0;
             plan_.channel_sweep = 1;
+            plan_.tap_pass_taps = 0;  // passes sweep blocks
             chose("channel_blocks", "blocks of " + std::to_string(plan_.channel_block) +
                                         " channels, which divide them, for separable pixels (no tail block)");
         }
@@ -425,6 +426,7 @@ void Planner::choose_separable_pixels() {
     plan_.ring_row_interval = interval;
     plan_.width_ranges = false;  // a call computes whole rows
     plan_.channel_sweep = 1;     // a call's buffers hold one block (memory-bound rows take them only by choice)
+    plan_.tap_pass_taps = 0;     // and tap passes sweep blocks (a choice of separable pixels over wide pixels)
     chose(step, std::to_string(sep.group_rows) + " output rows a pass, " + std::to_string(sep.window_rows) +
                     " rows of maxima each, pixels of " + std::to_string(plan_.vectors_per_block * caps_.vector_bytes) + " bytes");
 }

@@ -430,6 +430,32 @@ TEST_P(JitIsa, WatchedRowsRerunExactAndTapPassesKeepScanOrder) {
         }
 }
 
+// Separable pixels chosen (reuse=separable, as the tuner tries) for windows whose wide pixels the rules sweep in
+// tap passes: the pixels' calls hold one block, so no tap pass is left in the plan, and the frame holds the pixels'
+// buffers (a frame sized for the passes' index lanes once let the buffers overwrite the return address). With
+// indices (the passes' buffer) and without; compared with the reference on tie and adversarial data.
+TEST_P(JitIsa, SeparablePixelsChosenOverTapPassesMatchTheReference) {
+    if (isa() != jit::Isa::avx2) GTEST_SKIP() << "separable pixels with indices are planned for the AVX2 form here";
+    pj::PlanChoice choice = pj::test::choice_for(isa());
+    choice.reuse = pj::PlanChoice::Reuse::separable;
+    for (const char* line : {"maxpool dt=f32 layout=nxc src=1x512x28x28 k=5x5 s=4x4 idx=s32",
+                             "maxpool dt=f32 layout=nxc src=1x512x28x28 k=5x5 s=3x3 idx=s64",
+                             "maxpool dt=f32 layout=nxc src=1x1024x20x20 k=5x5 s=3x3 idx=s32",
+                             "maxpool dt=f32 layout=nxc src=1x1024x20x20 k=5x5 s=3x3"}) {
+        SCOPED_TRACE(line);
+        const pj::Primitive p = pj::create(pj::parse_problem(line), choice);
+        const jit::KernelPlan plan = plan_on(jit::Isa::avx2, p.problem());
+        EXPECT_GT(plan.tap_pass_taps, 0);  // the rules' plan sweeps the pixels in passes
+        jit::PlanOptions forced;
+        forced.choice = choice;
+        const jit::KernelPlan chosen = jit::make_plan(p.problem(), jit::Isa::avx2, forced);
+        EXPECT_TRUE(chosen.separable.enabled());
+        EXPECT_EQ(chosen.tap_pass_taps, 0);
+        pj::test::expect_matches_reference_on_both_data_kinds(
+            p.problem(), line, [&](const void* s, void* d, void* i) { p.execute(s, d, i); });
+    }
+}
+
 // A shared watch adds each input element to the watch at the first tap of the call that loads it: the row's
 // first output and the call's first row (through a scan of its shared rows) watch all of theirs, later ones
 // only what the output (row) before did not load. So one NaN at each input position in turn, of a channel that

@@ -552,6 +552,13 @@ TEST(PlanFacts, WidePixelsComputeLongWindowsInTapPasses) {
         // 64-bit compare lanes take 64-bit index lanes: blocks.
         EXPECT_EQ(plan_of("maxpool dt=f64 layout=nxc src=16x2048x7x7 k=7x7 idx=s64", isa).tap_pass_taps, 0);
     }
+    // A choice of separable pixels makes calls of one block: no passes left (tests/emit: they would size the frame).
+    jit::PlanOptions separable;
+    separable.choice.reuse = pj::PlanChoice::Reuse::separable;
+    const jit::KernelPlan pixels = plan_of("maxpool dt=f32 layout=nxc src=1x512x28x28 k=5x5 s=4x4 idx=s32", jit::Isa::avx2, separable);
+    EXPECT_TRUE(pixels.separable.enabled());
+    EXPECT_EQ(pixels.channel_sweep, 1);
+    EXPECT_EQ(pixels.tap_pass_taps, 0);
     // Declined: pixels under 1 KiB, 3 width taps a pass (k3 s2 ran 0.5-1.0x), one pass, dense windows (compare
     // bound, one block a call).
     EXPECT_EQ(plan_of("maxpool dt=f32 layout=nxc src=16x128x7x7 k=7x7").tap_pass_taps, 0);
