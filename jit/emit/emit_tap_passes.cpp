@@ -24,6 +24,7 @@ void WindowEmitter<Ops>::emit_swept_item(const ItemShape& s, std::int64_t taps) 
 // stack slots), so tap_index_ holds the pass's first tap and h_index_ the destination block of emit_tap_pass.
 template <typename Ops>
 void WindowEmitter<Ops>::emit_tap_passes(const ItemShape& s, std::int64_t taps) {
+    static_assert(slot_pass_tap_indices + 4 * max_unrolled_width_taps <= separable_area + tap_pass_slot_bytes);
     const bool indices = plan_.has_indices;
     if (indices && (plan_.index_lanes_64 || plan_.index_relative_to_window || lane_bytes(plan_.compare) != 4 ||
                     plan_.tap_pass_taps > max_unrolled_width_taps))
@@ -87,11 +88,11 @@ void WindowEmitter<Ops>::emit_tap_passes(const ItemShape& s, std::int64_t taps) 
     store_tap_pass_indices(s);
 }
 
-// The stack buffer of tap passes with indices: the index lanes of every block a call sweeps, an index vector
-// beside each compare vector.
+// The stack area of tap passes with indices: their slots, then the index lanes of every block a call sweeps, an
+// index vector beside each compare vector.
 template <typename Ops>
 std::int64_t WindowEmitter<Ops>::tap_pass_buffer_bytes() const {
-    return plan_.channel_sweep * plan_.vectors_per_block * Ops::vector_bytes;
+    return tap_pass_slot_bytes + plan_.channel_sweep * plan_.vectors_per_block * Ops::vector_bytes;
 }
 
 // Tap passes with indices: the buffer, aligned to a cache line, in slot_pass_buffer and the end of this call's
@@ -100,7 +101,7 @@ std::int64_t WindowEmitter<Ops>::tap_pass_buffer_bytes() const {
 template <typename Ops>
 void WindowEmitter<Ops>::start_tap_pass_indices(const ItemShape& s) {
     const std::int64_t block_bytes = std::int64_t{vectors(s)} * Ops::vector_bytes;
-    lea(tap_ptr_, ptr[rsp + separable_area + 63]);
+    lea(tap_ptr_, ptr[rsp + separable_area + tap_pass_slot_bytes + 63]);
     and_(tap_ptr_, -64);
     mov(ptr[rsp + slot_pass_buffer], tap_ptr_);
     mov(scratch_, ptr[rsp + slot_sweep_blocks]);
@@ -148,11 +149,10 @@ void WindowEmitter<Ops>::emit_tap_pass(const ItemShape& s, std::int64_t taps) {
             mov(dword[rsp + slot_pass_tap_indices + 4 * static_cast<int>(t)], scratch_.cvt32());
         }
         mov(tap_count_, ptr[rsp + slot_pass_buffer]);
-    } else {
-        mov(tap_count_, ptr[rsp + slot_sweep_blocks]);
     }
     mov(tap_ptr_, tap_index_);
     mov(block_dst, dst_);
+    if (!indices) mov(tap_count_, ptr[rsp + slot_sweep_blocks]);
     place(block_loop);
     // Widened pairs (bf16) hold their partial maxima as even and odd elements: loaded and stored the same way.
     for (int v = 0; v < vectors(s); ++v) {

@@ -93,15 +93,17 @@ private:
                          slot_passes_left = 344, slot_sweep_blocks = 352, slot_sweep_bytes = 360,
                          slot_sweep_index_bytes = 368, slot_sep_dst = 376, slot_sep_indices = 384,
                          slot_sep_index_base = 392, slot_sep_channel_base = 400, slot_sweep_dst_bytes = 408,
-                         slot_sep_prefetch_indices = 416, slot_vertical_taps = 424, slot_pass_index = 432,
-                         slot_pass_row_index = 440, slot_pass_buffer = 448, slot_pass_buffer_end = 456,
-                         slot_pass_tap_indices = 464, frame_bytes = 504;
+                         slot_sep_prefetch_indices = 416, slot_vertical_taps = 424, frame_bytes = 440;
     // A multiple of 16 plus 8: rsp 16-byte aligned after the return address and the six pushes, so the gather
     // area sits where its vectors do not split cache lines.
     static_assert(frame_bytes % 16 == 8);
     // Separable rows: their buffers start here (then aligned to a cache line); frame_size() covers them. Tap passes
-    // with indices keep their index lanes there too (tap_pass_buffer_bytes).
+    // with indices keep their slots there (the pass's first tap index, its row's, the buffer and its end, and the
+    // pass's tap indices as 32-bit values), then their index lanes (tap_pass_buffer_bytes covers both).
     static constexpr int separable_area = frame_bytes;
+    static constexpr int slot_pass_index = separable_area, slot_pass_row_index = separable_area + 8,
+                         slot_pass_buffer = separable_area + 16, slot_pass_buffer_end = separable_area + 24,
+                         slot_pass_tap_indices = separable_area + 32, tap_pass_slot_bytes = 64;
 
     TraitResources resources() const {
         TraitResources r;
